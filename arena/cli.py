@@ -1,0 +1,47 @@
+"""``arena <command> …``: dispatch to the module that owns each command.
+
+Each command lives next to the code it drives and exposes ``main(argv) -> int``;
+modules are imported only when their command runs, so ``arena dealer`` does not
+pay for compiling solvers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# command -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "games": ("poker.cli", "list the shipped games, or print one game definition"),
+    "dealer": ("dealer.cli", "serve one ACPC match over TCP (reference dealer command line)"),
+    "agent": ("agent.cli", "connect to an ACPC dealer and play a strategy"),
+    "match": ("dealer.match", "run a whole local match: dealer, agents, results table"),
+    "solve": ("strategies.cfr.cli", "solve a game with CFR / CFR+ / PCS and write a strategy file"),
+    "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
+}
+
+
+def _usage() -> str:
+    width = max(len(name) for name in COMMANDS)
+    lines = ["usage: arena <command> [options]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines.append("\n`arena <command> --help` describes a command's options.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        print(_usage())
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command not in COMMANDS:
+        print(f"arena: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(COMMANDS[command][0])
+    result: int = module.main(rest)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""ACPC protocol text: MATCHSTATE views, agent responses and log STATE lines.
+
+Grammar and tolerances are SPEC.md §2.3–§2.5. The readers accept what the
+reference readers accept: case-insensitive cards, the legacy ``k``/``b`` and
+upper-case action letters, ``/`` anywhere in the betting (round boundaries come
+from the rules, not the slashes), optional ``|`` between hole sections, ``%d``
+raise sizes (leading blanks and a sign). Every action read is checked against
+:class:`poker.state.State`, so a MATCHSTATE with illegal betting does not parse.
+Writers emit only the canonical forms.
+
+Example (SPEC.md §5.1, the dealer's first message to seat 1)::
+
+    MATCHSTATE:0:0::3c4d|
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from poker.cards import card_from_text, cards_to_text
+from poker.deal import Deal
+from poker.gamedef import Game
+from poker.state import CALL, Action, ActionType, IllegalActionError, State
+
+__all__ = [
+    "ProtocolError",
+    "MatchState",
+    "Response",
+    "StateLine",
+    "VERSION_LINE",
+    "parse_action",
+    "parse_betting",
+    "parse_match_state",
+    "parse_response",
+    "view_of",
+    "format_value",
+    "format_state_line",
+    "parse_state_line",
+]
+
+VERSION_LINE = "VERSION:2.0.0"
+_ACTION_LETTERS = {"f": ActionType.FOLD, "c": ActionType.CALL, "k": ActionType.CALL, "r": ActionType.RAISE, "b": ActionType.RAISE}
+_SIZE = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
+_HEADER = re.compile(r"MATCHSTATE:(\d+):(\d+):")
+
+
+class ProtocolError(ValueError):
+    """Text that is not a valid protocol message; the message quotes it."""
+
+
+def parse_action(text: str, game: Game, start: int = 0) -> tuple[Action | None, int]:
+    """Read one action token at ``text[start:]`` like the reference ``readAction``.
+
+    Returns the action and the index after it. An unknown letter gives ``None``
+    (the dealer turns it into a call as an *invalid action*); a no-limit raise
+    without a readable size raises :class:`ProtocolError` (*bad action format*).
+    In limit games a raise never has a size, so ``r17218`` reads as ``r``."""
+    kind = _ACTION_LETTERS.get(text[start : start + 1].lower())
+    if kind is None:
+        return None, start
+    end = start + 1
+    if kind is ActionType.RAISE and not game.is_limit:
+        match = _SIZE.match(text, end)
+        if match is None:
+            raise ProtocolError(f"no-limit raise without a size in {text!r}")
+        size = int(match.group(1))
+        if not -(2**31) <= size < 2**31:
+            raise ProtocolError(f"raise size {size} in {text!r} does not fit a 32-bit integer")
+        return Action(kind, size), match.end()
+    return Action(kind), end
+
+
+def parse_betting(text: str, game: Game) -> State:
+    """The state reached by a betting string such as ``rrc/cr``; every action must
+    be legal. ``/`` characters are skipped wherever they appear."""
+    state, end = _read_betting(text, 0, game)
+    if end != len(text):
+        raise ProtocolError(f"unreadable betting {text[end:]!r} in {text!r}")
+    return state
+
+
+def _read_betting(text: str, pos: int, game: Game) -> tuple[State, int]:
+    state = State(game)
+    while pos < len(text):
+        if text[pos] == "/":
+            pos += 1
+            continue
+        try:
+            action, after = parse_action(text, game, pos)
+        except ProtocolError:
+            break
+        if action is None:
+            break
+        try:
+            state = state.apply(action)
+        except IllegalActionError as error:
+            raise ProtocolError(f"illegal action {text[pos:after]!r} in betting of {text!r}: {error}") from None
+        pos = after
+    return state, pos
+
+
+def _read_cards(text: str, pos: int, count: int) -> tuple[tuple[int, ...], int]:
+    """Read up to ``count`` cards; stops at the first non-card."""
+    cards: list[int] = []
+    while len(cards) < count:
+        try:
+            cards.append(card_from_text(text[pos : pos + 2]))
+        except ValueError:
+            break
+        pos += 2
+    return tuple(cards), pos
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """One player's view of a hand: ``hole[p]`` is empty where p's cards are
+    hidden; ``board`` holds the cards of every round reached. ``viewer`` is a
+    position (relative to the button), not a seat."""
+
+    viewer: int
+    hand_id: int
+    state: State
+    hole: tuple[tuple[int, ...], ...]
+    board: tuple[int, ...]
+
+    @property
+    def game(self) -> Game:
+        return self.state.game
+
+    def is_my_turn(self) -> bool:
+        """True when the hand is live and the viewer is to act: the only time to answer."""
+        return not self.state.finished and self.state.current_player() == self.viewer
+
+    def same_as(self, other: MatchState) -> bool:
+        """The reference ``matchStatesEqual``: viewer, hand, betting, board through
+        the current round, and the viewer's own cards (others' cards not compared)."""
+        return (
+            self.viewer == other.viewer
+            and self.hand_id == other.hand_id
+            and self.state.round == other.state.round
+            and self.state.actions == other.state.actions
+            and self.board == other.board
+            and self.hole[self.viewer] == other.hole[other.viewer]
+        )
+
+    def __str__(self) -> str:
+        cards = _cards_text(self.state, self.hole, self.board)
+        return f"MATCHSTATE:{self.viewer}:{self.hand_id}:{self.state.betting_string()}:{cards}"
+
+
+def _cards_text(state: State, hole: Sequence[Sequence[int]], board: Sequence[int]) -> str:
+    """Hole sections joined by '|', then the board of each round reached, '/'-led
+    from round 1 on (round 0's board, empty in standard games, follows directly)."""
+    game = state.game
+    text = "|".join(cards_to_text(h) for h in hole) + cards_to_text(board[: game.num_board_cards[0]])
+    for round_ in range(1, state.round + 1):
+        start = game.board_start(round_)
+        text += "/" + cards_to_text(board[start : start + game.num_board_cards[round_]])
+    return text
+
+
+def parse_match_state(text: str, game: Game) -> tuple[MatchState, int]:
+    """Read a MATCHSTATE at the start of ``text`` (``readMatchState``); returns the
+    view and how many characters it used, which is where a response puts ``:``."""
+    header = _HEADER.match(text)
+    if header is None:
+        raise ProtocolError(f"not a MATCHSTATE message: {text!r}")
+    viewer, hand_id = int(header.group(1)), int(header.group(2))
+    if viewer >= game.num_players:
+        raise ProtocolError(f"position {viewer} in {text!r} is not below numPlayers {game.num_players}")
+    if hand_id >= 2**32:
+        raise ProtocolError(f"hand number {hand_id} in {text!r} does not fit 32 bits")
+    state, pos = _read_betting(text, header.end(), game)
+    if text[pos : pos + 1] != ":":
+        raise ProtocolError(f"betting in {text!r} is not followed by ':' at column {pos}")
+    pos += 1
+    hole: list[tuple[int, ...]] = []
+    for p in range(game.num_players):
+        if p and text[pos : pos + 1] == "|":
+            pos += 1
+        cards, pos = _read_cards(text, pos, game.num_hole_cards)
+        if len(cards) not in (0, game.num_hole_cards):
+            raise ProtocolError(f"position {p} has {len(cards)} hole cards in {text!r}, expected {game.num_hole_cards}")
+        hole.append(cards)
+    board: list[int] = []
+    for round_ in range(state.round + 1):
+        if round_ and text[pos : pos + 1] == "/":
+            pos += 1
+        cards, pos = _read_cards(text, pos, game.num_board_cards[round_])
+        if len(cards) != game.num_board_cards[round_]:
+            raise ProtocolError(f"round {round_} needs {game.num_board_cards[round_]} board cards in {text!r}")
+        board.extend(cards)
+    seen = [c for h in hole for c in h] + board
+    if len(set(seen)) != len(seen):
+        raise ProtocolError(f"a card appears twice in {text!r}")
+    return MatchState(viewer, hand_id, state, tuple(hole), tuple(board)), pos
+
+
+@dataclass(frozen=True)
+class Response:
+    """An agent's reply: the state it answers and its action. ``action`` is
+    ``None`` for an unknown action letter; ``bad_format`` is set when no action
+    could be read at all (no ``:`` or a no-limit raise without size), in which case
+    the reference substitutes a call."""
+
+    match_state: MatchState
+    action: Action | None
+    bad_format: bool = False
+
+
+def parse_response(line: str, game: Game) -> Response:
+    """Read an agent's ``<matchstate>:<action>`` line as the dealer does. Raises
+    :class:`ProtocolError` when the state part does not parse; characters after
+    the action token are ignored."""
+    match_state, pos = parse_match_state(line, game)
+    if line[pos : pos + 1] != ":":
+        return Response(match_state, CALL, bad_format=True)
+    try:
+        action, _ = parse_action(line, game, pos + 1)
+    except ProtocolError:
+        return Response(match_state, CALL, bad_format=True)
+    return Response(match_state, action)
+
+
+def view_of(state: State, deal: Deal, *, hand_id: int, viewer: int) -> MatchState:
+    """What position ``viewer`` is shown: its own cards, others' only at a
+    showdown and only if they did not fold, and the board through the round."""
+    showdown = state.is_showdown()
+    hole = tuple(
+        cards if p == viewer or (showdown and not state.folded[p]) else ()
+        for p, cards in enumerate(deal.hole)
+    )
+    board = deal.board[: state.game.total_board_cards(state.round)]
+    return MatchState(viewer, hand_id, state, hole, board)
+
+
+def format_value(value: Fraction | float) -> str:
+    """A value as the reference prints it: six decimals, trailing zeros and point
+    removed (``10``, ``2.5``, ``3.333333``, ``-20000``)."""
+    text = f"{float(value):.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+@dataclass(frozen=True)
+class StateLine:
+    """One ``STATE:`` line of a ``.log``: everything about a finished hand, in
+    position order (names follow the seat rotation)."""
+
+    hand_id: int
+    state: State
+    deal: Deal
+    values: tuple[float, ...]
+    names: tuple[str, ...]
+
+
+def format_state_line(
+    state: State, deal: Deal, *, hand_id: int, values: Sequence[Fraction | float], names: Sequence[str]
+) -> str:
+    """``STATE:<hand>:<betting>:<all cards>:<values>:<names>``, all cards shown."""
+    cards = _cards_text(state, deal.hole, deal.board)
+    return (
+        f"STATE:{hand_id}:{state.betting_string()}:{cards}:"
+        f"{'|'.join(format_value(v) for v in values)}:{'|'.join(names)}"
+    )
+
+
+def parse_state_line(line: str, game: Game) -> StateLine:
+    """Read a ``.log`` STATE line. All hole cards must be present; the deal's
+    board holds the cards through the final round reached (a pre-flop fold-out
+    has none). Values are floats as printed."""
+    text = line.rstrip("\r\n")
+    if not text.startswith("STATE:"):
+        raise ProtocolError(f"not a STATE line: {line!r}")
+    try:
+        head, values_text, names_text = text.rsplit(":", 2)
+        as_view = "MATCHSTATE:0:" + head.removeprefix("STATE:")
+        ms, end = parse_match_state(as_view, game)
+        values = tuple(float(v) for v in values_text.split("|"))
+    except (ValueError, ProtocolError) as error:
+        raise ProtocolError(f"unreadable STATE line {line!r}: {error}") from None
+    if end != len(as_view):
+        raise ProtocolError(f"unreadable cards in STATE line {line!r}")
+    if any(len(h) != game.num_hole_cards for h in ms.hole):
+        raise ProtocolError(f"STATE line {line!r} does not show every hole card")
+    names = tuple(names_text.split("|"))
+    if len(values) != game.num_players or len(names) != game.num_players:
+        raise ProtocolError(f"STATE line {line!r} needs {game.num_players} values and names")
+    return StateLine(ms.hand_id, ms.state, Deal(hole=ms.hole, board=ms.board), values, names)

@@ -1,0 +1,127 @@
+"""Protocol text: MATCHSTATE, responses and STATE lines, tolerances and round trips."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from poker.deal import Dealer
+from poker.gamedef import load_game
+from poker.protocol import (
+    ProtocolError,
+    format_value,
+    parse_action,
+    parse_betting,
+    parse_match_state,
+    parse_response,
+    view_of,
+)
+from poker.state import CALL, Action, ActionType, State
+
+HUNL = load_game("hunl")
+HULHE = load_game("hulhe")
+
+
+def test_reader_tolerances_of_the_reference() -> None:
+    # lower-case ranks, upper-case suits, legacy letters, missing '|', slashes anywhere.
+    text = "MATCHSTATE:0:0:Kb/k/r:3C4D9d6c/6d7has"
+    seen, used = parse_match_state(text, HULHE)
+    assert used == len(text)
+    assert seen.state.betting_string() == "crc/r"  # slashes are recomputed, not read
+    assert str(seen) == "MATCHSTATE:0:0:crc/r:3c4d|9d6c/6d7hAs"
+    seen, _ = parse_match_state("MATCHSTATE:1:3:r 250:|9d6c", HUNL)  # %d skips blanks
+    assert seen.state.actions[0] == (Action.raise_to(250),)
+
+
+def test_response_parts_are_read_like_the_dealer() -> None:
+    response = parse_response("MATCHSTATE:1:0::|9d6c:r250 trailing junk", HUNL)
+    assert response.action == Action.raise_to(250) and not response.bad_format
+    assert parse_response("MATCHSTATE:0:0:c:3h7d|:r", HUNL).bad_format  # no size
+    assert parse_response("MATCHSTATE:0:0:c:3h7d|", HUNL).bad_format  # no ':'
+    assert parse_response("MATCHSTATE:0:0:c:3h7d|:x", HUNL).action is None  # unknown letter
+    assert parse_response("MATCHSTATE:0:0:c:3h7d|: r400", HUNL).action is None  # leading space
+    assert parse_response("MATCHSTATE:0:0:c:3h7d|:", HUNL).action is None  # empty
+    assert parse_response("MATCHSTATE:0:0:cc/:3h7d|/Ah4s6h:b300", HUNL).action == Action.raise_to(300)
+    assert parse_response("MATCHSTATE:0:0:r:3c4d|:r17218", HULHE).action == Action(ActionType.RAISE)
+
+
+@pytest.mark.parametrize(
+    ("game_name", "text", "message"),
+    [
+        ("hulhe", "garbage", "not a MATCHSTATE message"),
+        ("hulhe", "MATCHSTATE:2:0::3c4d|", "position 2 .* is not below numPlayers 2"),
+        ("hulhe", "MATCHSTATE:0:0:cf:3c4d|", "illegal action 'f'.*fold is not legal when a check is free"),
+        ("hulhe", "MATCHSTATE:0:0:cc:3c4d|", "round 1 needs 3 board cards"),
+        ("hulhe", "MATCHSTATE:0:0::3c4|", "position 0 has 1 hole cards"),
+        ("hulhe", "MATCHSTATE:0:0::3c3c|", "a card appears twice"),
+        ("hunl", "MATCHSTATE:0:0:r:3c4d|", "not followed by ':'"),  # no-limit r without size
+    ],
+)
+def test_malformed_match_states_are_rejected_with_the_reason(game_name: str, text: str, message: str) -> None:
+    with pytest.raises(ProtocolError, match=message):
+        parse_match_state(text, load_game(game_name))
+
+
+def test_action_tokens() -> None:
+    assert parse_action("F", HUNL) == (Action(ActionType.FOLD), 1)
+    assert parse_action("k", HUNL) == (CALL, 1)
+    assert parse_action("r-5", HUNL) == (Action.raise_to(-5), 3)  # clamped later by the dealer
+    assert parse_action("?", HUNL) == (None, 0)
+    with pytest.raises(ProtocolError, match="does not fit a 32-bit integer"):
+        parse_action("r99999999999", HUNL)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(10, "10"), (-20000, "-20000"), (2.5, "2.5"), (10 / 3, "3.333333"), (-10 / 3, "-3.333333"), (0.0, "0"), (-0.0000001, "0")],
+)
+def test_values_print_like_the_reference(value: float, text: str) -> None:
+    assert format_value(value) == text
+
+
+def test_folded_cards_are_never_shown_and_showdown_cards_are() -> None:
+    game = load_game("holdem.limit.3p")
+    deal = Dealer(game, seed=11).next_hand()
+    state = parse_betting("rcc/crfc/cc/rc", game)
+    views = [str(view_of(state, deal, hand_id=0, viewer=p)) for p in range(3)]
+    assert views == [
+        "MATCHSTATE:0:0:rcc/crfc/cc/rc:3c4d|9d6c|/AsKsTd/8h/3s",
+        "MATCHSTATE:1:0:rcc/crfc/cc/rc:3c4d|9d6c|/AsKsTd/8h/3s",
+        "MATCHSTATE:2:0:rcc/crfc/cc/rc:3c4d|9d6c|6d7h/AsKsTd/8h/3s",
+    ]
+
+
+def _random_playout(game_name: str, seed: int) -> list[str]:
+    """Every view of one random hand, to round-trip through the parser."""
+    import random
+
+    game = load_game(game_name)
+    rng = random.Random(seed)
+    deal = Dealer(game, seed=seed).next_hand()
+    state = State(game)
+    texts = []
+    while True:
+        texts += [str(view_of(state, deal, hand_id=seed, viewer=p)) for p in range(game.num_players)]
+        if state.finished:
+            return texts
+        bounds = state.raise_bounds()
+        choices = state.legal_actions(
+            raise_sizes=() if bounds is None else (rng.randint(*bounds),) if not game.is_limit else ()
+        )
+        state = state.apply(rng.choice(choices))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    game_name=st.sampled_from(["hulhe", "hunl", "holdem.limit.3p", "holdem.nolimit.6p", "leduc", "kuhn3p"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_every_view_round_trips(game_name: str, seed: int) -> None:
+    game = load_game(game_name)
+    for text in _random_playout(game_name, seed):
+        seen, used = parse_match_state(text, game)
+        assert used == len(text)
+        assert str(seen) == text
+        response = parse_response(f"{text}:c", game)
+        assert response.match_state.same_as(seen)
