@@ -73,6 +73,13 @@ def parse_action(text: str, game: Game, start: int = 0) -> tuple[Action | None, 
     return Action(kind), end
 
 
+# States reached by betting prefixes, so that the messages of one hand (each the
+# previous betting plus one action) cost one apply() each instead of a replay.
+# States are immutable, so sharing them is safe. Bounded: cleared when full.
+_PREFIX_CACHE: dict[tuple[Game, str], State] = {}
+_PREFIX_CACHE_SIZE = 65536
+
+
 def parse_betting(text: str, game: Game) -> State:
     """The state reached by a betting string such as ``rrc/cr``; every action must
     be legal. ``/`` characters are skipped wherever they appear."""
@@ -82,8 +89,18 @@ def parse_betting(text: str, game: Game) -> State:
     return state
 
 
+# States reached by betting prefixes, so that the messages of one hand (each the
+# previous betting plus one action) cost one apply() each instead of a replay.
+# States are immutable, so sharing them is safe. Bounded: cleared when full.
+_PREFIX_CACHE: dict[tuple[Game, str], State] = {}
+_PREFIX_CACHE_SIZE = 65536
+
+
 def _read_betting(text: str, pos: int, game: Game) -> tuple[State, int]:
-    state = State(game)
+    """Read actions from ``text[pos:]`` until a non-action; the state reached and
+    the index after the betting. Every action must be legal."""
+    start = pos
+    tokens: list[tuple[int, int, Action]] = []
     while pos < len(text):
         if text[pos] == "/":
             pos += 1
@@ -94,11 +111,27 @@ def _read_betting(text: str, pos: int, game: Game) -> tuple[State, int]:
             break
         if action is None:
             break
+        tokens.append((pos, after, action))
+        pos = after
+    # Resume from the longest prefix already seen (keys end at an action, so the
+    # canonical "rrc/" of one message is the prefix "rrc" of the next, "rrc/c").
+    state, first = State(game), 0
+    for k in range(len(tokens), 0, -1):
+        cached = _PREFIX_CACHE.get((game, text[start : tokens[k - 1][1]]))
+        if cached is not None:
+            state, first = cached, k
+            break
+    for token_start, after, action in tokens[first:]:
         try:
             state = state.apply(action)
         except IllegalActionError as error:
-            raise ProtocolError(f"illegal action {text[pos:after]!r} in betting of {text!r}: {error}") from None
-        pos = after
+            raise ProtocolError(
+                f"illegal action {text[token_start:after]!r} in betting of {text!r}: {error}"
+            ) from None
+    if tokens and first < len(tokens):
+        if len(_PREFIX_CACHE) >= _PREFIX_CACHE_SIZE:
+            _PREFIX_CACHE.clear()
+        _PREFIX_CACHE[(game, text[start : tokens[-1][1]])] = state
     return state, pos
 
 

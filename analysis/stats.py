@@ -1,0 +1,78 @@
+"""Means with 95% confidence intervals, and the unit a game's results are reported in.
+
+The interval is the normal approximation over independent per-hand values:
+``mean ± 1.96 · s / √n`` with ``s`` the sample standard deviation (``n − 1`` in
+the denominator). Poker results are sums of many hands, so the approximation
+is the one the ACPC used for its significance checks (SPEC.md §4.4); it needs
+at least two values.
+
+Units (ARCHITECTURE.md "Rules of the house"): hold'em-sized games (a full
+52-card deck) are reported in milli-big-blinds per game (hand),
+``1000 · chips / big_blind``; smaller games in chips per hand.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from poker.gamedef import Game
+
+__all__ = ["Z_95", "Estimate", "mean_ci", "Unit", "unit_of"]
+
+#: Two-sided 95% quantile of the standard normal distribution.
+Z_95: Final = 1.96
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean and the half-width of its 95% interval, over ``n`` values."""
+
+    mean: float
+    half_width: float
+    n: int
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.half_width
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.half_width
+
+    def scaled(self, factor: float) -> Estimate:
+        """The same estimate in another unit (``factor`` per unit of the values)."""
+        return Estimate(self.mean * factor, self.half_width * abs(factor), self.n)
+
+
+def mean_ci(values: Sequence[float] | npt.NDArray[np.float64], *, z: float = Z_95) -> Estimate:
+    """Mean of ``values`` and the half-width ``z · s / √n`` of its interval.
+
+    Raises:
+        ValueError: fewer than two values (no variance estimate).
+    """
+    data = np.asarray(values, dtype=np.float64)
+    if data.ndim != 1 or data.size < 2:
+        raise ValueError(f"a confidence interval needs at least two values in one dimension, got shape {data.shape}")
+    deviation = float(np.std(data, ddof=1))
+    return Estimate(float(np.mean(data)), z * deviation / math.sqrt(data.size), int(data.size))
+
+
+@dataclass(frozen=True)
+class Unit:
+    """How to report per-hand chip results: ``value_in_unit = chips * per_chip``."""
+
+    name: str
+    per_chip: float
+
+
+def unit_of(game: Game) -> Unit:
+    """mbb/g for hold'em (a full 52-card deck), chips/hand for smaller games."""
+    if game.num_suits * game.num_ranks == 52:
+        return Unit("mbb/g", 1000 / game.big_blind)
+    return Unit("chips/hand", 1.0)
