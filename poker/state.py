@@ -75,7 +75,19 @@ _LIMIT_RAISE = Action(ActionType.RAISE)
 class State:
     """The betting of one hand. Positions are relative to the button (ACPC "player")."""
 
-    __slots__ = ("game", "spent", "max_spent", "min_raise_to", "folded", "actions", "actors", "round", "finished")
+    __slots__ = (
+        "game",
+        "spent",
+        "max_spent",
+        "min_raise_to",
+        "folded",
+        "actions",
+        "actors",
+        "round",
+        "finished",
+        "_player",
+        "_raises",
+    )
 
     game: Game
     spent: tuple[int, ...]
@@ -86,6 +98,8 @@ class State:
     actors: tuple[tuple[int, ...], ...]
     round: int
     finished: bool
+    _player: int  # cached current player, -1 when finished
+    _raises: int  # cached raises in the current round
 
     def __init__(self, game: Game) -> None:
         """The state at the start of a hand: blinds posted, nothing dealt (``initState``)."""
@@ -98,6 +112,8 @@ class State:
         self.actors = ((),)
         self.round = 0
         self.finished = False
+        self._raises = 0
+        self._player = self._find_player()
 
     # -- queries -----------------------------------------------------------------
 
@@ -127,12 +143,17 @@ class State:
 
     def num_raises(self) -> int:
         """Raises made in the current round (blinds do not count)."""
-        return sum(1 for a in self.actions[self.round] if a.type is ActionType.RAISE)
+        return self._raises
 
     def current_player(self) -> int:
         """The position to act; the hand must not be finished."""
         if self.finished:
             raise IllegalActionError("the hand is finished; nobody is to act")
+        return self._player
+
+    def _find_player(self) -> int:
+        if self.finished:
+            return -1
         n = self.game.num_players
         actors = self.actors[self.round]
         p = (actors[-1] + 1) % n if actors else self.game.first_player[self.round]
@@ -285,7 +306,9 @@ class State:
         new.actors = self.actors[:-1] + (self.actors[-1] + (p,),)
         new.round = self.round
         new.finished = False
+        new._raises = self._raises + (action.type is ActionType.RAISE)
         new._close_round()
+        new._player = new._find_player()
         return new
 
     def _close_round(self) -> None:
@@ -300,6 +323,7 @@ class State:
             self.round += 1
             self.actions += ((),)
             self.actors += ((),)
+            self._raises = 0
             self.min_raise_to = self.max_spent + max(1, max(game.blind))
             return
         self.finished = True
