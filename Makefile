@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 
 # A local heads-up limit hold'em match between two simple agents, with results.
 match: $(STAMP)
-	$(VENV)/bin/arena match hulhe --hands 3000 --seed 7 --duplicate probe always-call
+	$(VENV)/bin/arena match hulhe --hands 3000 --seed 7 --duplicate random always-raise
 
 # The whole test suite (what CI runs).
 test: $(STAMP)

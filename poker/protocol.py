@@ -44,7 +44,8 @@ __all__ = [
 VERSION_LINE = "VERSION:2.0.0"
 _ACTION_LETTERS = {"f": ActionType.FOLD, "c": ActionType.CALL, "k": ActionType.CALL, "r": ActionType.RAISE, "b": ActionType.RAISE}
 _SIZE = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
-_HEADER = re.compile(r"MATCHSTATE:(\d+):(\d+):")
+# scanf's %u: leading blanks and a sign are accepted and the value wraps.
+_HEADER = re.compile(r"MATCHSTATE:[ \t\n\v\f\r]*([+-]?\d+):[ \t\n\v\f\r]*([+-]?\d+):")
 
 
 class ProtocolError(ValueError):
@@ -87,13 +88,6 @@ def parse_betting(text: str, game: Game) -> State:
     if end != len(text):
         raise ProtocolError(f"unreadable betting {text[end:]!r} in {text!r}")
     return state
-
-
-# States reached by betting prefixes, so that the messages of one hand (each the
-# previous betting plus one action) cost one apply() each instead of a replay.
-# States are immutable, so sharing them is safe. Bounded: cleared when full.
-_PREFIX_CACHE: dict[tuple[Game, str], State] = {}
-_PREFIX_CACHE_SIZE = 65536
 
 
 def _read_betting(text: str, pos: int, game: Game) -> tuple[State, int]:
@@ -201,11 +195,10 @@ def parse_match_state(text: str, game: Game) -> tuple[MatchState, int]:
     header = _HEADER.match(text)
     if header is None:
         raise ProtocolError(f"not a MATCHSTATE message: {text!r}")
-    viewer, hand_id = int(header.group(1)), int(header.group(2))
+    # The reference reads the position as a uint8 and the hand as a uint32, wrapping.
+    viewer, hand_id = int(header.group(1)) % 2**8, int(header.group(2)) % 2**32
     if viewer >= game.num_players:
         raise ProtocolError(f"position {viewer} in {text!r} is not below numPlayers {game.num_players}")
-    if hand_id >= 2**32:
-        raise ProtocolError(f"hand number {hand_id} in {text!r} does not fit 32 bits")
     state, pos = _read_betting(text, header.end(), game)
     if text[pos : pos + 1] != ":":
         raise ProtocolError(f"betting in {text!r} is not followed by ':' at column {pos}")
@@ -226,9 +219,8 @@ def parse_match_state(text: str, game: Game) -> tuple[MatchState, int]:
         if len(cards) != game.num_board_cards[round_]:
             raise ProtocolError(f"round {round_} needs {game.num_board_cards[round_]} board cards in {text!r}")
         board.extend(cards)
-    seen = [c for h in hole for c in h] + board
-    if len(set(seen)) != len(seen):
-        raise ProtocolError(f"a card appears twice in {text!r}")
+    # Like the reference reader, repeated cards are not rejected here: a view only
+    # has to be compared with the dealer's own (MatchState.same_as).
     return MatchState(viewer, hand_id, state, tuple(hole), tuple(board)), pos
 
 

@@ -54,13 +54,19 @@ def test_response_parts_are_read_like_the_dealer() -> None:
         ("hulhe", "MATCHSTATE:0:0:cf:3c4d|", "illegal action 'f'.*fold is not legal when a check is free"),
         ("hulhe", "MATCHSTATE:0:0:cc:3c4d|", "round 1 needs 3 board cards"),
         ("hulhe", "MATCHSTATE:0:0::3c4|", "position 0 has 1 hole cards"),
-        ("hulhe", "MATCHSTATE:0:0::3c3c|", "a card appears twice"),
         ("hunl", "MATCHSTATE:0:0:r:3c4d|", "not followed by ':'"),  # no-limit r without size
     ],
 )
 def test_malformed_match_states_are_rejected_with_the_reason(game_name: str, text: str, message: str) -> None:
     with pytest.raises(ProtocolError, match=message):
         parse_match_state(text, load_game(game_name))
+
+
+def test_header_numbers_are_read_like_scanf_unsigned() -> None:
+    seen, _ = parse_match_state("MATCHSTATE: 1:+7::|9d6c", HULHE)
+    assert (seen.viewer, seen.hand_id) == (1, 7)
+    seen, _ = parse_match_state(f"MATCHSTATE:0:{2**32 + 5}::3c4d|", HULHE)
+    assert seen.hand_id == 5  # uint32 wraps
 
 
 def test_action_tokens() -> None:

@@ -1,0 +1,532 @@
+"""One ACPC match over TCP, as the reference ``dealer`` plays it (SPEC.md §2–§3).
+
+:func:`serve_match` binds one listener per seat, prints the ports line, accepts
+the seats in order, checks each VERSION line, optionally replays a ``.tlog``,
+then plays the hands:
+
+1. for every state of a hand, send each seat its view and time the acting seat
+   from the end of that write;
+2. read only from the acting seat until a response is acceptable (SPEC.md §2.7:
+   comments skipped, unparsable or stale states warned about and skipped,
+   unreadable or illegal actions turned into calls, no-limit sizes clamped);
+3. apply the action (and log it to the ``.tlog``); at the end of the hand write
+   the STATE line (flushed), the hand record, and send the final views;
+4. rotate the button unless seats are fixed; deal the next hand.
+
+Every stderr text, ``.log`` and ``.tlog`` byte is the reference's. A match
+aborts (exit status 1, no SCORE) on a timeout, a disconnect or a bad version
+line, keeping every finished hand on disk.
+
+Departures, none visible to a well-behaved agent:
+
+* the acting seat's message is written first (each seat still gets its own
+  messages in the reference's order, and stderr echoes them in seat order);
+* a seat that stops reading for ``t_response`` aborts the match ("could not
+  send state") where the reference would block for ever;
+* ``strict`` (the protocol document's recommendation) aborts on the first bad
+  response instead of repairing it.
+
+Lines from agents are bytes: they are parsed as Latin-1 (so only ASCII can
+match) up to the first NUL, as the C string would be, and echoed with
+``surrogateescape`` so stderr gets the bytes received.
+
+Matches share nothing, so one process can serve many at once.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+import trio
+
+from dealer._scan import scan_unsigned
+from dealer.budget import TimeBudgets
+from dealer.log import (
+    LogError,
+    MatchLog,
+    TransactionLog,
+    format_header,
+    format_score,
+    format_timestamp,
+    format_transaction,
+    parse_transaction,
+)
+from dealer.messages import HandTexts
+from dealer.records import HandRecord, MatchHeader, RecordWriter, open_event_log
+from dealer.seats import Seat, SeatSetupError, listener_port, open_listeners
+from poker.deal import Dealer
+from poker.evaluate import rank_hand
+from poker.gamedef import Game
+from poker.protocol import ProtocolError, format_state_line, parse_action, parse_match_state, view_of
+from poker.state import CALL, Action, State
+
+__all__ = ["MatchConfig", "MatchResult", "serve_match"]
+
+_T = TypeVar("_T")
+_MAJOR, _MINOR = 2, 0
+_BAD_STATE = "WARNING: bad state format in response"
+_UNREQUESTED = "WARNING: ignoring un-requested response"
+_BAD_FORMAT = "WARNING: bad action format in response, changed to call"
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything the reference command line sets, plus our extensions
+    (``host``, ``log_dir``, ``records``, ``strict``). Times are milliseconds."""
+
+    match_name: str  # file prefix: <log_dir>/<match_name>.log / .tlog
+    game: Game
+    game_path: str  # as given on the command line (printed in the log header)
+    num_hands: int
+    seed: int
+    names: tuple[str, ...]  # seat order
+    ports: tuple[int, ...] = ()  # 0 or missing = OS picks
+    host: str = "127.0.0.1"
+    fixed_seats: bool = False
+    write_log: bool = True
+    write_tlog: bool = False
+    append: bool = False
+    quiet: bool = False
+    t_response_ms: int = 600000
+    t_hand_ms: int = 600000
+    t_per_hand_ms: int = 7000
+    start_timeout_ms: int = -1
+    log_dir: Path = Path(".")
+    records: bool = True  # msgpack hand records + structlog JSON events alongside the ACPC logs
+    strict: bool = False  # abort on the first invalid response (extension)
+
+    def path(self, suffix: str) -> Path:
+        """``<log_dir>/<match_name><suffix>``."""
+        return Path(self.log_dir) / f"{self.match_name}{suffix}"
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    totals: tuple[float, ...]  # per SEAT, chips
+    hands_played: int  # finished hands, replayed ones included
+    aborted: str | None  # the ERROR text if the match aborted
+    exit_status: int  # 0 ok, 1 abort (reference)
+
+
+class _Abort(Exception):
+    """Ends the match; ``output`` is exactly what goes to stderr."""
+
+    def __init__(self, output: str) -> None:
+        super().__init__(output)
+        self.output = output
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def _c_string(line: bytes) -> bytes:
+    """The line as C sees it: up to the first NUL."""
+    end = line.find(b"\0")
+    return line if end < 0 else line[:end]
+
+
+def _open(what: str, path: Path, opener: Callable[[Path], _T]) -> _T:
+    try:
+        return opener(path)
+    except OSError:
+        raise _Abort(f"ERROR: could not open {what} {path}\n") from None
+
+
+def _version_numbers(text: str) -> list[int]:
+    """The numbers ``sscanf(text, "VERSION:%u.%u.%u")`` reads (fewer on a mismatch)."""
+    numbers: list[int] = []
+    pos = len("VERSION:") - 1
+    separator = ":"
+    if not text.startswith("VERSION"):
+        return numbers
+    while len(numbers) < 3 and text[pos : pos + 1] == separator:
+        scanned = scan_unsigned(text, 32, pos + 1)
+        if scanned is None:
+            break
+        numbers.append(scanned[0])
+        pos, separator = scanned[1], "."
+    return numbers
+
+
+def _lines(text: str) -> list[str]:
+    """Split after each ``\\n`` only (``fgets``), keeping the newlines."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+async def serve_match(
+    config: MatchConfig,
+    *,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    task_status: trio.TaskStatus[tuple[int, ...]] = trio.TASK_STATUS_IGNORED,
+) -> MatchResult:
+    """Play one match and return its result; ``stdout``/``stderr`` default to
+    the process's. Calls ``task_status.started(ports)`` once the listeners are
+    bound and the ports line is printed. If the files or listeners cannot be
+    opened, the ERROR is printed and an aborted result returned without calling
+    ``started`` (so ``nursery.start`` raises ``RuntimeError``)."""
+    match = _Match(config, stdout or sys.stdout, stderr or sys.stderr)
+    return await match.serve(task_status)
+
+
+class _Match:
+    def __init__(self, config: MatchConfig, out: TextIO, err: TextIO) -> None:
+        self.config = config
+        self.game = config.game
+        self.n = config.game.num_players
+        self.out = out
+        self.err = err
+        self.quiet = config.quiet
+        self.log: MatchLog | None = None
+        self.tlog: TransactionLog | None = None
+        self.records: RecordWriter | None = None
+        self.events: Any = None
+        self.events_file: Any = None
+        self.seats: list[Seat] = []
+        self.budgets = TimeBudgets(
+            self.n,
+            response_us=config.t_response_ms * 1000,
+            hand_us=config.t_hand_ms * 1000,
+            match_us=config.t_per_hand_ms * 1000 * config.num_hands,
+        )
+        self.totals = [0.0] * self.n
+        self.dealer = Dealer(config.game, seed=config.seed)
+        self.hand_id = 0
+        self.player0_seat = 0
+        self.deal = self.dealer.next_hand()
+        self.state = State(config.game)
+        self.texts = HandTexts(config.game, self.deal, 0)
+        self.last_send_us = 0
+
+    # -- output ------------------------------------------------------------------
+
+    def write_err(self, text: str) -> None:
+        try:
+            self.err.write(text)
+        except UnicodeEncodeError:
+            self.err.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+
+    def warn(self, seat: Seat, text: str, line: bytes) -> None:
+        self.write_err(text + "\n")
+        if self.events is not None:
+            self.events.warning("response", seat=seat.index, text=text, line=line[:200].decode("latin-1"))
+        if self.config.strict:
+            raise _Abort(f"ERROR: strict mode: seat {seat.index + 1} sent an invalid response\n")
+
+    # -- setup -------------------------------------------------------------------
+
+    def open_files(self) -> None:
+        """Open the files the config asks for, as the reference does before it
+        listens (``w``, or ``a`` with ``append``)."""
+        config, append = self.config, self.config.append
+        if config.write_log:
+            self.log = _open("log file", config.path(".log"), lambda path: MatchLog(path, append=append))
+        if config.write_tlog:
+            self.tlog = _open("transaction file", config.path(".tlog"), lambda path: TransactionLog(path, append=append))
+        if config.records:
+            self.records = _open("hand records file", config.path(".hands.msgpack"), lambda path: RecordWriter(path, append=append))
+            self.events, self.events_file = _open(
+                "events file",
+                config.path(".events.jsonl"),
+                lambda path: open_event_log(path, append=append, match_name=config.match_name),
+            )
+
+    def close_files(self) -> None:
+        for file in (self.log, self.tlog, self.records, self.events_file):
+            if file is not None:
+                file.close()
+
+    async def serve(self, task_status: trio.TaskStatus[tuple[int, ...]]) -> MatchResult:
+        config = self.config
+        try:
+            self.open_files()
+            ports = config.ports[: self.n] + (0,) * (self.n - len(config.ports[: self.n]))
+            try:
+                listeners = await open_listeners(config.host, ports)
+            except SeatSetupError as error:
+                raise _Abort(f"{error}\n") from None
+            try:
+                bound = tuple(listener_port(listener) for listener in listeners)
+                self.announce(bound)
+                task_status.started(bound)
+                rank_hand(self.deal.hole[0] + self.deal.board)  # compile or load the evaluator before play
+                await self.accept(listeners)
+            finally:
+                for listener in listeners:
+                    listener.socket.close()
+            await self.play()
+        except _Abort as abort:
+            return self.aborted(abort)
+        finally:
+            with trio.CancelScope(shield=True):
+                for seat in self.seats:
+                    await seat.aclose()
+            self.close_files()
+        return MatchResult(tuple(self.totals), self.hand_id, None, 0)
+
+    def announce(self, ports: tuple[int, ...]) -> None:
+        """The ports line on stdout; the header on stderr and in the log."""
+        config = self.config
+        self.out.write(" ".join(str(port) for port in ports) + "\n")
+        self.out.flush()
+        header = format_header(
+            config.match_name,
+            config.game_path,
+            config.num_hands,
+            config.seed,
+            t_response_ms=config.t_response_ms,
+            t_hand_ms=config.t_hand_ms,
+            t_per_hand_ms=self.budgets.match_us // config.num_hands // 1000,
+        )
+        self.write_err(header)
+        if self.log is not None:
+            self.log.write(header)
+        if self.records is not None:
+            self.records.write(
+                MatchHeader(
+                    config.match_name, config.game, config.game_path, config.num_hands, config.seed,
+                    config.names, config.fixed_seats,
+                )
+            )
+        if self.events is not None:
+            self.events.info("listening", ports=list(ports), host=config.host, names=list(config.names))
+
+    def aborted(self, abort: _Abort) -> MatchResult:
+        self.write_err(abort.output)
+        reason = abort.output.rstrip("\n")
+        if self.events is not None:
+            self.events.error("aborted", reason=reason, hands=self.hand_id)
+        return MatchResult(tuple(self.totals), self.hand_id, reason, 1)
+
+    async def accept(self, listeners: list[trio.SocketListener]) -> None:
+        timeout_ms = self.config.start_timeout_ms
+        deadline = trio.current_time() + timeout_ms / 1000 if timeout_ms >= 0 else float("inf")
+        for index, listener in enumerate(listeners):
+            stream = None
+            with trio.move_on_at(deadline):
+                try:
+                    stream = await listener.accept()
+                except OSError:
+                    raise _Abort(f"ERROR: seat {index + 1} could not connect\n") from None
+            if stream is None:
+                raise _Abort(f"ERROR: timed out waiting for seat {index + 1} to connect\n")
+            listener.socket.close()
+            self.seats.append(Seat(index, stream))
+            if self.events is not None:
+                self.events.info("connected", seat=index, name=self.config.names[index])
+
+    async def check_version(self, seat: Seat) -> None:
+        try:
+            line = await seat.read_line()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            line = None
+        if not line:
+            raise _Abort(f"ERROR: could not read version string from seat {seat.index + 1}\n")
+        raw = _c_string(line)
+        numbers = _version_numbers(raw.decode("latin-1"))
+        if len(numbers) < 3:
+            raise _Abort(f"ERROR: invalid version string {raw.decode('utf-8', 'surrogateescape')}")
+        if numbers[0] != _MAJOR or numbers[1] > _MINOR:
+            self.write_err(f"ERROR: this server is currently using version {_MAJOR}.{_MINOR}.0\n")
+
+    # -- the match -----------------------------------------------------------------
+
+    async def play(self) -> None:
+        config = self.config
+        for seat in self.seats:
+            await self.check_version(seat)
+        self.last_send_us = _now_us()
+        if not self.quiet:
+            self.write_err(f"STARTED at {format_timestamp(self.last_send_us)}\n")
+        if self.events is not None:
+            self.events.info("started")
+        if self.tlog is not None and self.tlog.previous:
+            self.replay(self.tlog.previous)
+        while self.hand_id < config.num_hands:
+            await self.play_hand()
+        if not self.quiet:
+            self.write_err(f"FINISHED at {format_timestamp(self.last_send_us)}\n")
+        score = format_score(self.totals, config.names)
+        self.out.write(score + "\n")
+        self.out.flush()
+        self.write_err(score + "\n")
+        if self.log is not None:
+            self.log.write(score + "\n")
+        if self.events is not None:
+            self.events.info("finished", hands=self.hand_id, totals=self.totals)
+
+    def replay(self, text: str) -> None:
+        """Replay an interrupted match's ``.tlog`` (``processTransactionFile``)."""
+        for line in _lines(text):
+            try:
+                transaction = parse_transaction(line, self.game)
+            except LogError as error:
+                raise _Abort(str(error)) from None
+            if transaction.hand_id != self.hand_id:
+                raise _Abort(f"ERROR: handId mismatch in transaction log: {line}")
+            action = transaction.action
+            if action is None or not self.state.is_legal(action):
+                raise _Abort(f"ERROR: invalid action in transaction log: {line}")
+            seat = (self.state.current_player() + self.player0_seat) % self.n
+            if not self.budgets.charge(seat, transaction.send_us, transaction.recv_us):
+                raise _Abort(f"ERROR: seat {seat + 1} ran out of time in transaction file\n")
+            self.state = self.state.apply(action)
+            if self.state.finished:
+                self.score_hand()
+                self.next_hand()
+
+    def score_hand(self) -> tuple[Fraction, ...]:
+        """The finished hand's values by position, added to the seats' totals as
+        doubles in seat order, as the reference accumulates them."""
+        state, deal = self.state, self.deal
+        if state.is_showdown():
+            board = deal.board[: self.game.total_board_cards(state.round)]
+            ranks = [0 if state.folded[p] else rank_hand(hole + board) for p, hole in enumerate(deal.hole)]
+            values = state.values(ranks)
+        else:
+            values = state.values()
+        for p, value in enumerate(values):
+            self.totals[(p + self.player0_seat) % self.n] += float(value)
+        return values
+
+    def next_hand(self) -> None:
+        """``setUpNewHand``: next id, rotate the button, reset hand budgets, deal."""
+        self.hand_id += 1
+        if not self.config.fixed_seats:
+            self.player0_seat = (self.player0_seat + 1) % self.n
+        self.budgets.new_hand()
+        self.deal = self.dealer.next_hand()
+        self.state = State(self.game)
+        self.texts = HandTexts(self.game, self.deal, self.hand_id)
+
+    async def play_hand(self) -> None:
+        hand_id, n, player0_seat = self.hand_id, self.n, self.player0_seat
+        while not self.state.finished:
+            acting = self.state.current_player()
+            text, send_us = await self.broadcast(acting)
+            seat = self.seats[(acting + player0_seat) % n]
+            action, recv_us = await self.read_response(seat, acting, text, send_us)
+            if self.tlog is not None:
+                self.tlog.write(format_transaction(action, hand_id, send_us, recv_us))
+            self.state = self.state.apply(action)
+        values = self.score_hand()
+        if self.log is not None or self.records is not None:
+            seats = tuple((p + player0_seat) % n for p in range(n))
+            if self.log is not None:
+                names = [self.config.names[s] for s in seats]
+                line = format_state_line(self.state, self.deal, hand_id=hand_id, values=values, names=names)
+                self.log.write(line + "\n")
+            if self.records is not None:
+                floats = tuple(float(v) for v in values)
+                self.records.write(HandRecord.of(hand_id, seats, self.state, self.deal, floats))
+        await self.broadcast_final()
+        if not self.quiet and hand_id % 100 == 0:
+            for index, used in enumerate(self.budgets.used_match_us):
+                self.write_err(f"Seconds cumulatively spent in match for seat {index}: {used // 1_000_000}\n")
+        self.next_hand()
+
+    async def broadcast(self, acting: int) -> tuple[str, int]:
+        """Send every seat its view; returns the acting position's text and the
+        time its write finished (when its clock starts)."""
+        views = self.texts.views(self.state)
+        acting_seat = (acting + self.player0_seat) % self.n
+        stamps = await self.deliver([views[(seat - self.player0_seat) % self.n] for seat in range(self.n)], acting_seat)
+        self.last_send_us = stamps[acting_seat]
+        return views[acting], stamps[acting_seat]
+
+    async def broadcast_final(self) -> None:
+        views = self.texts.views(self.state)
+        await self.deliver([views[(seat - self.player0_seat) % self.n] for seat in range(self.n)], None)
+
+    async def deliver(self, texts: list[str], first: int | None) -> list[int]:
+        """Write ``texts[seat]`` to each seat and echo them in seat order, as the
+        reference does; returns when each write finished (0 where not needed).
+
+        The acting seat is written first so it can start thinking while the
+        others are written; no agent can tell, as each sees its own messages in
+        the reference's order. The reference blocks for ever on an agent that
+        stops reading; we give up after one response time."""
+        order = list(range(self.n))
+        if first is not None:
+            order.remove(first)
+            order.insert(0, first)
+        stamps = [0] * self.n
+        stamp_all = not self.quiet
+        timeout_s = self.config.t_response_ms / 1000
+        for seat in order:
+            try:
+                await self.seats[seat].send(f"{texts[seat]}\r\n".encode("ascii"), timeout_s=timeout_s)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                raise _Abort(f"ERROR: could not send state to seat {seat + 1}\n") from None
+            if stamp_all or seat == first:
+                stamps[seat] = _now_us()
+        if stamp_all:
+            for seat, text in enumerate(texts):
+                self.write_err(f"TO {seat + 1} at {format_timestamp(stamps[seat])} {text}\r\n")
+        return stamps
+
+    async def read_response(self, seat: Seat, position: int, expected: str, send_us: int) -> tuple[Action, int]:
+        """Read from the acting seat until a response is acceptable (SPEC.md §2.7).
+
+        ``expected`` is the text the seat was sent: an answer that starts with it
+        and ``:`` is about the current state without parsing it (it would parse
+        to exactly that state); anything else is parsed and compared as the
+        reference's ``matchStatesEqual`` does."""
+        game, state, quiet = self.game, self.state, self.quiet
+        t_response_us = self.budgets.response_us
+        number = seat.index + 1
+        while True:
+            start_us = _now_us()
+            try:
+                line = await seat.read_line(timeout_s=t_response_us / 1_000_000)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                line = None
+            if not line:
+                spent = (_now_us() - start_us) / 1_000_000
+                raise _Abort(
+                    f"ERROR: could not get action from seat {number}\n"
+                    f"{spent:.1f} seconds spent waiting; timeout {t_response_us / 1_000_000:.1f}\n"
+                )
+            recv_us = _now_us()
+            raw = _c_string(line)
+            if not quiet:
+                self.write_err(f"FROM {number} at {format_timestamp(recv_us)} {raw.decode('utf-8', 'surrogateescape')}")
+            if raw[:1] in (b"#", b";"):
+                await trio.lowlevel.checkpoint()  # a flood of ignored lines must not starve other matches
+                continue
+            if not self.budgets.charge(seat.index, send_us, recv_us):
+                raise _Abort(f"ERROR: seat {number} ran out of time\n")
+            text = raw.decode("latin-1")
+            end = len(expected)
+            if not (text.startswith(expected) and text[end : end + 1] == ":"):
+                try:
+                    seen, end = parse_match_state(text, game)
+                except ProtocolError:
+                    self.warn(seat, _BAD_STATE, raw)
+                    await trio.lowlevel.checkpoint()
+                    continue
+                if not seen.same_as(view_of(state, self.deal, hand_id=self.hand_id, viewer=position)):
+                    self.warn(seat, _UNREQUESTED, raw)
+                    await trio.lowlevel.checkpoint()
+                    continue
+            action: Action | None = None
+            if text[end : end + 1] == ":":
+                try:
+                    action, _ = parse_action(text, game, end + 1)
+                except ProtocolError:
+                    pass
+                else:
+                    fixed, warning = state.repair(action)
+                    if warning is not None:
+                        self.warn(seat, warning, raw)
+                    return fixed, recv_us
+            self.warn(seat, _BAD_FORMAT, raw)
+            return CALL, recv_us
