@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import msgpack  # type: ignore[import-untyped]
+import msgpack
 import numpy as np
 import structlog
 

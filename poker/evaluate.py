@@ -127,7 +127,7 @@ def rank_hand(cards: Sequence[int]) -> int:
     return int(out[0])
 
 
-def private_hands(deck_cards: Sequence[int], num_hole_cards: int) -> np.ndarray:
+def private_hands(deck_cards: Sequence[int] | np.ndarray, num_hole_cards: int) -> np.ndarray:
     """Every private hand the deck can deal, in canonical order (int8, (n_hands, h)).
 
     The rows are the ``num_hole_cards``-subsets of the deck, each listed in
@@ -141,7 +141,8 @@ def private_hands(deck_cards: Sequence[int], num_hole_cards: int) -> np.ndarray:
         raise ValueError(
             f"num_hole_cards {num_hole_cards!r} is outside 1..{deck.size} for a deck of {deck.size} cards"
         )
-    return deck[_k.combination_indices(deck.size, num_hole_cards)].astype(np.int8)
+    hands: np.ndarray = deck[_k.combination_indices(deck.size, num_hole_cards)].astype(np.int8)
+    return hands
 
 
 def showdown_values(hands: npt.ArrayLike, board: Sequence[int]) -> np.ndarray:
@@ -308,7 +309,7 @@ def _bad_hand_message(hand: np.ndarray, where: str) -> str:
     return f"card {repeated} appears more than once in {where} {cards}"
 
 
-def _distinct_cards(cards: Sequence[int], name: str) -> np.ndarray:
+def _distinct_cards(cards: Sequence[int] | np.ndarray, name: str) -> np.ndarray:
     """A 1-D int64 array of valid, distinct card ids, or a ValueError naming the bad one."""
     array = _integer_array(cards, name)
     if array.ndim != 1:
