@@ -49,7 +49,14 @@ import numpy.typing as npt
 
 from poker import _eval_kernels as _k
 
+# numba-callable building blocks, for other packages' kernels: a hand is a bitset of
+# ``card_bit(card)`` values and ``rank_cardset(bits)`` is its value as documented above.
+card_bit = _k.card_bit
+rank_cardset = _k.rank_cardset
+
 __all__ = [
+    "card_bit",
+    "rank_cardset",
     "HandClass",
     "hand_class",
     "rank_hand",

@@ -1,0 +1,1 @@
+"""The solver engine: public trees, CFR/CFR+ kernels, best response, strategy files."""

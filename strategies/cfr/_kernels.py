@@ -1,0 +1,549 @@
+"""Numba kernels of the public-tree solvers: pure functions over arrays.
+
+Everything here is ``@njit(cache=True, nogil=True)`` and takes only arrays and
+scalars; :mod:`strategies.cfr.solver` and :mod:`strategies.cfr.best_response`
+build the arrays and call these. The tree arrays travel as one tuple, ``tree``
+(:attr:`strategies.cfr.tree.Tree.kernel_arrays`; layout in
+:mod:`strategies.cfr.tree`)::
+
+    (kind int8[N], player int8[N], first_child int32[N], child_stride int32[N],
+     num_children int32[N], decision_index int32[N], board_index int32[N],
+     chance_weight float64[N], group_start int32[G + 1], board_mask float64[B, H],
+     hand_cards int64[H, k], hand_rank int32[B, H], rank_order int32[B, H],
+     num_valid int32[B], outcome int8[B, H, H] or int8[0, 0, 0],
+     sign float64[B, H, H] or float64[0, 0, 0], image_start int32[N + 1],
+     image_perm int32[M], hand_perm int32[P, H])
+
+where ``hand_cards`` numbers the cards by their index in the sorted deck (0..C-1,
+C = deck size), so per-card scratch sums have only C entries.
+
+Array layouts inside the kernels (the public API transposes strategies to
+``[D, A, H]``):
+
+* strategy-shaped arrays (current ``sigma``, ``regret``, ``cumulative``) are
+  ``float64[A, D, H]``: action, decision row, private hand. Action-major, so one
+  action's rows of a node group are one contiguous run of ``size * H`` numbers;
+  slots past a node's action count are never read.
+* reach is ``float64[2, N, H]``: the probability that each position's own actions
+  (and board card removal) lead to the node, holding each hand.
+* values are ``float64[N, H]`` for one position: counterfactual values, already
+  weighted by the opponent's reach and the chance probabilities below the root,
+  so at the root ``sum_h reach[p, 0, h] * values[0, h]`` divided by
+  ``Tree.root_pairs`` is the expected value.
+
+Decision and reach work runs per group on flat runs of ``size * H`` numbers (one
+betting history under all its boards), which the compiler vectorises; terminals
+and chance nodes run per node.
+
+Terminal payoffs come per node and position as ``payoff float64[N, 2, 3]``:
+``[win, tie, lose]`` chips at a showdown and the payoff (in slot 0) at a fold.
+The zero-sum default is ``(stake, 0, -stake)`` and ``(+/- the folder's chips)``;
+other arrays (tilts) make the game non-zero-sum.
+
+Terminal evaluation is O(H) per node (Johanson thesis ch2 §2.4, seed 000 §5.3):
+the opponent's reach over hands compatible with ours is the total minus the
+per-card sums of our cards, plus our own hand once for two-card hands
+(inclusion-exclusion); at a showdown one sweep over the hands sorted by rank
+accumulates the reach of weaker hands (and, downward, stronger ones) with the
+same per-card correction, ties being what is left. Trees with few hands use an
+H x H outcome table per board instead, which is faster there.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+DECISION = 0
+CHANCE = 1
+FOLD = 2
+SHOWDOWN = 3
+
+#: counterfactual_values modes
+MODE_VALUE = 0  # both positions play sigma_play: the values of the profile
+MODE_BEST_RESPONSE = 1  # the traverser maximises per hand
+MODE_CFR = 2  # values of the profile, and regret-matching regret updates
+MODE_CFR_PLUS = 3  # as MODE_CFR with regrets clipped at zero (regret-matching+)
+
+
+@njit(cache=True, nogil=True)
+def regret_matching(regret, num_actions, decision_player, position, sigma):
+    """sigma[a, d, h] = max(regret, 0) / its sum over actions, or uniform if that
+    sum is 0, for every decision row ``d`` of ``position`` (all rows if -1).
+    Arrays are ``[A, D, H]``."""
+    _, n_decisions, n_hands = regret.shape
+    total = np.empty(n_hands)
+    for d in range(n_decisions):
+        if position >= 0 and decision_player[d] != position:
+            continue
+        n = num_actions[d]
+        total[:] = 0.0
+        for a in range(n):
+            row = regret[a, d]
+            for h in range(n_hands):
+                total[h] += max(row[h], 0.0)
+        for a in range(n):
+            row = regret[a, d]
+            out = sigma[a, d]
+            for h in range(n_hands):
+                out[h] = max(row[h], 0.0) / total[h] if total[h] > 0.0 else 1.0 / n
+
+
+@njit(cache=True, nogil=True)
+def normalise(cumulative, num_actions, out):
+    """out = cumulative / its sum over actions, uniform where that sum is 0 (``[A, D, H]``)."""
+    _, n_decisions, n_hands = cumulative.shape
+    total = np.empty(n_hands)
+    for d in range(n_decisions):
+        n = num_actions[d]
+        total[:] = 0.0
+        for a in range(n):
+            for h in range(n_hands):
+                total[h] += cumulative[a, d, h]
+        for a in range(n):
+            for h in range(n_hands):
+                out[a, d, h] = cumulative[a, d, h] / total[h] if total[h] > 0.0 else 1.0 / n
+
+
+@njit(cache=True, nogil=True)
+def mix_fixed(sigma, fixed, p_conf, decision_player, restricted, sigma_play):
+    """The restricted position's played strategy ``p_conf * fixed + (1 - p_conf) *
+    sigma`` at its rows (Johanson thesis Eq 6.1); other rows are copied.
+    ``sigma``, ``fixed``, ``sigma_play`` are ``[A, D, H]``; ``p_conf`` is ``[D, H]``."""
+    n_actions, n_decisions, n_hands = sigma.shape
+    for a in range(n_actions):
+        for d in range(n_decisions):
+            if decision_player[d] == restricted:
+                for h in range(n_hands):
+                    p = p_conf[d, h]
+                    sigma_play[a, d, h] = p * fixed[a, d, h] + (1.0 - p) * sigma[a, d, h]
+            else:
+                for h in range(n_hands):
+                    sigma_play[a, d, h] = sigma[a, d, h]
+
+
+@njit(cache=True, nogil=True)
+def propagate_reach(tree, sigma_play, reach, only):
+    """Fill ``reach[:, 1:]`` top-down from ``reach[:, 0]`` (set by the caller), or
+    only ``reach[only]`` if ``only`` is 0 or 1 (the other position's reach is
+    left as it is: valid when only ``only``'s strategy changed); -1 for both."""
+    kind, player, first_child, child_stride, num_children, decision_index, board_index = tree[:7]
+    group_start = tree[8]
+    board_mask = tree[9]
+    _, n_nodes, n_hands = reach.shape
+    n_actions, n_decisions, _ = sigma_play.shape
+    flat_reach = reach.reshape(2, n_nodes * n_hands)
+    flat_sigma = sigma_play.reshape(n_actions, n_decisions * n_hands)
+    for g in range(group_start.shape[0] - 1):
+        start = group_start[g]
+        k = kind[start]
+        if k == DECISION:
+            width = (group_start[g + 1] - start) * n_hands
+            q = player[start]
+            mine = flat_reach[q]
+            theirs = flat_reach[1 - q]
+            source = start * n_hands
+            row = decision_index[start] * n_hands
+            for a in range(num_children[start]):
+                target = (first_child[start] + a * child_stride[start]) * n_hands
+                sigma_a = flat_sigma[a]
+                if only != 1 - q:
+                    for x in range(width):
+                        mine[target + x] = mine[source + x] * sigma_a[row + x]
+                if only != q:
+                    for x in range(width):
+                        theirs[target + x] = theirs[source + x]
+        elif k == CHANCE:
+            for node in range(start, group_start[g + 1]):
+                for j in range(num_children[node]):
+                    c = first_child[node] + j * child_stride[node]
+                    mask = board_mask[board_index[c]]
+                    for p in range(2):
+                        if only == 1 - p:
+                            continue
+                        for h in range(n_hands):
+                            reach[p, c, h] = reach[p, node, h] * mask[h]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fold_values(opp_reach, hand_cards, amount, out, card_sum):
+    """out[h] = amount * (opponent reach over hands sharing no card with h).
+    ``card_sum`` is scratch space of C floats (one per deck card)."""
+    n_hands, n_hole = hand_cards.shape
+    card_sum[:] = 0.0
+    total = 0.0
+    for h in range(n_hands):
+        r = opp_reach[h]
+        total += r
+        for j in range(n_hole):
+            card_sum[hand_cards[h, j]] += r
+    for h in range(n_hands):
+        compatible = total
+        for j in range(n_hole):
+            compatible -= card_sum[hand_cards[h, j]]
+        if n_hole == 2:
+            compatible += opp_reach[h]  # the identical hand was subtracted twice
+        out[h] = amount * compatible
+
+
+@njit(cache=True, nogil=True)
+def showdown_values(
+    opp_reach, hand_cards, order, n_valid, ranks, win, tie, lose, out, weaker, stronger, card_sum, total_cards
+):
+    """out[h] = win * W(h) + tie * T(h) + lose * L(h) for the valid hands of one
+    board, where W, T, L are the opponent reach over compatible weaker, equal and
+    stronger hands (hands that clash with the board get 0). ``weaker`` and
+    ``stronger`` (H floats) and ``card_sum``, ``total_cards`` (C floats, one per
+    deck card) are scratch space."""
+    n_hands, n_hole = hand_cards.shape
+    card_sum[:] = 0.0
+    # Upward sweep: reach of strictly weaker hands, by groups of equal rank.
+    running = 0.0
+    i = 0
+    while i < n_valid:
+        j = i
+        while j < n_valid and ranks[order[j]] == ranks[order[i]]:
+            j += 1
+        for t in range(i, j):
+            h = order[t]
+            s = running
+            for c in range(n_hole):
+                s -= card_sum[hand_cards[h, c]]
+            weaker[h] = s
+        for t in range(i, j):
+            h = order[t]
+            r = opp_reach[h]
+            running += r
+            for c in range(n_hole):
+                card_sum[hand_cards[h, c]] += r
+        i = j
+    total = running
+    total_cards[:] = card_sum
+    # Downward sweep: reach of strictly stronger hands.
+    card_sum[:] = 0.0
+    running = 0.0
+    i = n_valid - 1
+    while i >= 0:
+        j = i
+        while j >= 0 and ranks[order[j]] == ranks[order[i]]:
+            j -= 1
+        for t in range(i, j, -1):
+            h = order[t]
+            s = running
+            for c in range(n_hole):
+                s -= card_sum[hand_cards[h, c]]
+            stronger[h] = s
+        for t in range(i, j, -1):
+            h = order[t]
+            r = opp_reach[h]
+            running += r
+            for c in range(n_hole):
+                card_sum[hand_cards[h, c]] += r
+        i = j
+    out[:] = 0.0
+    for t in range(n_valid):
+        h = order[t]
+        v = win * weaker[h] + lose * stronger[h]
+        if tie != 0.0:
+            compatible = total
+            for c in range(n_hole):
+                compatible -= total_cards[hand_cards[h, c]]
+            if n_hole == 2:
+                compatible += opp_reach[h]
+            v += tie * (compatible - weaker[h] - stronger[h])
+        out[h] = v
+
+
+@njit(cache=True, nogil=True, inline="always")
+def showdown_values_dense(opp_reach, outcome, sign, win, tie, lose, out):
+    """The showdown by H x H tables: ``outcome`` codes (lose 0, tie 1, win 2, none
+    3) and ``sign`` (+1 win, -1 lose, 0 otherwise, as floats). With the zero-sum
+    payoff (lose = -win, tie = 0) out = win * sign @ opp_reach; otherwise each
+    pair's payoff is looked up by its code."""
+    n_hands = out.shape[0]
+    if tie == 0.0 and lose == -win:
+        for h in range(n_hands):
+            total = 0.0
+            row = sign[h]
+            for o in range(n_hands):
+                total += row[o] * opp_reach[o]
+            out[h] = win * total
+        return
+    table = np.array((lose, tie, win, 0.0))
+    for h in range(n_hands):
+        total = 0.0
+        for o in range(n_hands):
+            total += table[outcome[h, o]] * opp_reach[o]
+        out[h] = total
+
+
+@njit(cache=True, nogil=True)
+def counterfactual_values(
+    tree,
+    payoff,
+    position,
+    mode,
+    sigma,
+    sigma_play,
+    reach,
+    values,
+    regret,
+    cumulative,
+    average_weight,
+    p_conf,
+    restricted,
+):
+    """Bottom-up pass for ``position``: counterfactual values of every node into
+    ``values[N, H]`` against the opponent's reach in ``reach`` (from
+    :func:`propagate_reach`).
+
+    At the position's own decisions the value is ``sum_a sigma_play * child`` (or
+    the maximum over actions in ``MODE_BEST_RESPONSE``); at the opponent's, the
+    plain sum (its strategy is in the reach already). In the CFR modes the pass
+    also adds ``average_weight * reach * sigma`` to ``cumulative`` (if the weight
+    is positive) and ``(1 - p_conf) * (child - sum_a sigma * child)`` to
+    ``regret`` (``p_conf`` applies only if ``position == restricted``; an empty
+    ``p_conf`` means no restriction), clipping at zero in ``MODE_CFR_PLUS``.
+    """
+    kind, player, first_child, child_stride, num_children, decision_index, board_index, chance_weight = tree[:8]
+    group_start = tree[8]
+    board_mask, hand_cards, hand_rank, rank_order, num_valid, outcome, sign = tree[9:16]
+    image_start, image_perm, hand_perm = tree[16:]
+    n_nodes, n_hands = values.shape
+    n_actions, n_decisions, _ = sigma.shape
+    opp = 1 - position
+    mixing = position == restricted and p_conf.shape[0] > 0
+    dense = outcome.shape[0] > 0
+    n_cards = hand_cards.max() + 1
+    flat_values = values.reshape(n_nodes * n_hands)
+    flat_sigma = sigma.reshape(n_actions, n_decisions * n_hands)
+    flat_play = sigma_play.reshape(n_actions, n_decisions * n_hands)
+    own_reach = reach[position].reshape(n_nodes * n_hands)
+    if mode == MODE_CFR or mode == MODE_CFR_PLUS:
+        flat_regret = regret.reshape(n_actions, n_decisions * n_hands)
+        flat_cumulative = cumulative.reshape(n_actions, n_decisions * n_hands)
+    else:
+        flat_regret = np.zeros((0, 0))
+        flat_cumulative = np.zeros((0, 0))
+    flat_p_conf = p_conf.reshape(p_conf.size)
+    largest = 1
+    for g in range(group_start.shape[0] - 1):
+        largest = max(largest, group_start[g + 1] - group_start[g])
+    baseline = np.zeros(largest * n_hands)
+    weaker = np.zeros(n_hands)
+    stronger = np.zeros(n_hands)
+    card_sum = np.zeros(n_cards)
+    total_cards = np.zeros(n_cards)
+    for g in range(group_start.shape[0] - 2, -1, -1):
+        start = group_start[g]
+        end = group_start[g + 1]
+        k = kind[start]
+        if k == FOLD:
+            for node in range(start, end):
+                fold_values(reach[opp, node], hand_cards, payoff[node, position, 0], values[node], card_sum)
+        elif k == SHOWDOWN:
+            for node in range(start, end):
+                b = board_index[node]
+                if dense:
+                    showdown_values_dense(
+                        reach[opp, node],
+                        outcome[b],
+                        sign[b],
+                        payoff[node, position, 0],
+                        payoff[node, position, 1],
+                        payoff[node, position, 2],
+                        values[node],
+                    )
+                else:
+                    showdown_values(
+                        reach[opp, node],
+                        hand_cards,
+                        rank_order[b],
+                        num_valid[b],
+                        hand_rank[b],
+                        payoff[node, position, 0],
+                        payoff[node, position, 1],
+                        payoff[node, position, 2],
+                        values[node],
+                        weaker,
+                        stronger,
+                        card_sum,
+                        total_cards,
+                    )
+        elif k == CHANCE:
+            # Each child also stands for its suit-isomorphic images: the value of
+            # hand h on the image board under permutation p is the child's value
+            # of the hand p maps onto h (identity only without isomorphism).
+            for node in range(start, end):
+                w = chance_weight[node]
+                values[node, :] = 0.0
+                for j in range(num_children[node]):
+                    c = first_child[node] + j * child_stride[node]
+                    mask = board_mask[board_index[c]]
+                    for i in range(image_start[c], image_start[c + 1]):
+                        if image_perm[i] == 0:
+                            for h in range(n_hands):
+                                values[node, h] += w * mask[h] * values[c, h]
+                        else:
+                            perm = hand_perm[image_perm[i]]
+                            for h in range(n_hands):
+                                values[node, h] += w * mask[perm[h]] * values[c, perm[h]]
+        else:
+            width = (end - start) * n_hands
+            base = start * n_hands
+            n = num_children[start]
+            first = first_child[start] * n_hands
+            step = child_stride[start] * n_hands
+            if player[start] != position:
+                for x in range(width):
+                    total = 0.0
+                    for a in range(n):
+                        total += flat_values[first + a * step + x]
+                    flat_values[base + x] = total
+                continue
+            if mode == MODE_BEST_RESPONSE:
+                for x in range(width):
+                    best = flat_values[first + x]
+                    for a in range(1, n):
+                        best = max(best, flat_values[first + a * step + x])
+                    flat_values[base + x] = best
+                continue
+            row = decision_index[start] * n_hands
+            for x in range(width):
+                total = 0.0
+                for a in range(n):
+                    total += flat_play[a, row + x] * flat_values[first + a * step + x]
+                flat_values[base + x] = total
+            if mode == MODE_VALUE:
+                continue
+            if average_weight > 0.0:
+                for a in range(n):
+                    for x in range(width):
+                        flat_cumulative[a, row + x] += average_weight * own_reach[base + x] * flat_sigma[a, row + x]
+            if mixing:
+                for x in range(width):
+                    total = 0.0
+                    for a in range(n):
+                        total += flat_sigma[a, row + x] * flat_values[first + a * step + x]
+                    baseline[x] = total
+            for a in range(n):
+                for x in range(width):
+                    if mixing:
+                        delta = (1.0 - flat_p_conf[row + x]) * (flat_values[first + a * step + x] - baseline[x])
+                    else:
+                        delta = flat_values[first + a * step + x] - flat_values[base + x]
+                    r = flat_regret[a, row + x] + delta
+                    if mode == MODE_CFR_PLUS and r < 0.0:
+                        r = 0.0
+                    flat_regret[a, row + x] = r
+
+
+@njit(cache=True, nogil=True)
+def root_values(tree, payoff, strategy, mode, root_reach, reach, values, out):
+    """Both positions' root values against ``strategy`` (``[A, D, H]``) into
+    ``out[2, H]``: best-response values (``MODE_BEST_RESPONSE``) or the profile's
+    (``MODE_VALUE``). ``reach`` and ``values`` are scratch of the usual shapes."""
+    reach[:, 0, :] = root_reach
+    propagate_reach(tree, strategy, reach, -1)
+    empty = np.zeros((0, 0, 0))
+    for position in range(2):
+        counterfactual_values(
+            tree, payoff, position, mode, strategy, strategy, reach, values, empty, empty, 0.0, np.zeros((0, 0)), -1
+        )
+        out[position, :] = values[0]
+
+
+@njit(cache=True, nogil=True)
+def average_best_response(tree, payoff, cumulative, num_actions, root_reach, average, reach, values, out):
+    """:func:`normalise` ``cumulative`` into ``average``, then the best-response
+    :func:`root_values` against it into ``out[2, H]``."""
+    normalise(cumulative, num_actions, average)
+    root_values(tree, payoff, average, MODE_BEST_RESPONSE, root_reach, reach, values, out)
+
+
+@njit(cache=True, nogil=True)
+def run_iterations(
+    tree,
+    payoff,
+    decision_player,
+    num_actions,
+    root_reach,
+    first_iteration,
+    iterations,
+    plus,
+    alternating,
+    linear,
+    delay,
+    regret,
+    cumulative,
+    sigma,
+    sigma_play,
+    fixed,
+    p_conf,
+    restricted,
+    reach,
+    values,
+):
+    """Run CFR iterations ``first_iteration .. first_iteration + iterations - 1``
+    (numbered from 1) in place on ``regret``, ``cumulative`` and ``sigma``
+    (``[A, D, H]``); returns the number of the next iteration.
+
+    Each iteration, for each position in turn (``alternating``) or both against
+    the same profile: (1) mix the restricted position's fixed model in, (2) reach
+    top-down, (3) values bottom-up with regret and average updates (average
+    weight ``max(t - delay, 0)`` if ``linear`` else 1 from ``t > delay`` on),
+    (4) regret-match the updated position. ``sigma`` must hold the current
+    strategy on entry (uniform at the start); ``sigma_play`` is ``sigma`` itself
+    when nobody is restricted.
+    """
+    mode = MODE_CFR_PLUS if plus else MODE_CFR
+    mixing = p_conf.shape[0] > 0
+    for t in range(first_iteration, first_iteration + iterations):
+        if linear:
+            weight = float(max(t - delay, 0))
+        else:
+            weight = 1.0 if t > delay else 0.0
+        for step in range(2 if alternating else 1):
+            if mixing:
+                mix_fixed(sigma, fixed, p_conf, decision_player, restricted, sigma_play)
+            reach[:, 0, :] = root_reach
+            # With alternating updates only the last updated position's strategy
+            # changed since the previous pass (except on the very first pass).
+            fresh = t == first_iteration and step == 0
+            propagate_reach(tree, sigma_play, reach, -1 if fresh or not alternating or mixing else 1 - step)
+            if alternating:
+                counterfactual_values(
+                    tree,
+                    payoff,
+                    step,
+                    mode,
+                    sigma,
+                    sigma_play,
+                    reach,
+                    values,
+                    regret,
+                    cumulative,
+                    weight,
+                    p_conf,
+                    restricted,
+                )
+                regret_matching(regret, num_actions, decision_player, step, sigma)
+            else:
+                for p in range(2):
+                    counterfactual_values(
+                        tree,
+                        payoff,
+                        p,
+                        mode,
+                        sigma,
+                        sigma_play,
+                        reach,
+                        values,
+                        regret,
+                        cumulative,
+                        weight,
+                        p_conf,
+                        restricted,
+                    )
+                regret_matching(regret, num_actions, decision_player, -1, sigma)
+    return first_iteration + iterations

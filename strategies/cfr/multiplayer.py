@@ -1,0 +1,427 @@
+"""Vanilla CFR and exact best responses for small three-player games (3p Kuhn, 3p Leduc).
+
+Reference: Abou Risk & Szafron (2010), seed 003 §2.2: CFR is run unchanged on a
+three-player game (no convergence guarantee), and the result is checked with the
+seven-step epsilon: (1) CFR profile sigma; (2) a best response BR_i to
+sigma_{-i} for each position i; (3) the combined best-response profile; (4) the
+positions' utilities when all play sigma; (5) each BR_i's utility against two
+copies of sigma; (6) the gain per position; (7) epsilon = the average gain. The
+paper finds the BRs by CFR; here they are exact public-tree best responses.
+
+The same public-tree idea as the two-player solver, without its card-removal
+tricks: a tree node is a betting state and board, every node carries vectors over
+the private hands of each position, and a terminal's payoff to each position is a
+dense table over the three positions' hands, ``float64[3, H, H, H]`` (0 where hands
+clash with each other or the board), filled from :meth:`poker.state.State.values`
+once per terminal and per weak ordering of the three hand ranks. That is O(H^3) per
+terminal: fine for Kuhn (4 hands) and Leduc (8), not for hold'em.
+
+CFR here: regret matching, uniform average, simultaneous updates (every position
+against the same profile, as in the original CFR); values in chips (antes) per hand.
+Shapes: strategies ``float64[D, A, H]`` as in :mod:`strategies.cfr.solver`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from numba import njit
+
+from poker.evaluate import rank_hands
+from poker.gamedef import Game
+from poker.state import State
+from strategies.base import private_hands
+from strategies.cfr.tree import TreeError, tree_actions
+
+__all__ = ["MultiTree", "build_multi_tree", "MultiCFR", "seven_step_epsilon", "EpsilonCheck"]
+
+_DECISION, _CHANCE, _TERMINAL = 0, 1, 2
+_PLAYERS = 3
+
+
+@dataclass(frozen=True, eq=False)
+class MultiTree:
+    """A three-player public tree: nodes in breadth-first order (parents first),
+    children ``first_child .. first_child + num_children - 1``."""
+
+    game: Game
+    hands: npt.NDArray[np.int8]
+    states: tuple[State, ...]
+    boards: tuple[tuple[int, ...], ...]
+    kind: npt.NDArray[np.int8]
+    player: npt.NDArray[np.int8]
+    first_child: npt.NDArray[np.int32]
+    num_children: npt.NDArray[np.int32]
+    decision_index: npt.NDArray[np.int32]
+    terminal_index: npt.NDArray[np.int32]
+    chance_weight: npt.NDArray[np.float64]
+    board_mask: npt.NDArray[np.float64]  # [N, H]: the hand fits the node's board
+    payoff: npt.NDArray[np.float64]  # [T, 3, H, H, H]
+    num_deals: int  # ordered deals of private hands
+
+    @property
+    def num_decisions(self) -> int:
+        return int(np.count_nonzero(self.kind == _DECISION))
+
+    @property
+    def max_actions(self) -> int:
+        return int(self.num_children[self.kind == _DECISION].max())
+
+    @property
+    def decision_player(self) -> npt.NDArray[np.int8]:
+        players: npt.NDArray[np.int8] = self.player[self.kind == _DECISION]
+        return players
+
+    @property
+    def num_actions(self) -> npt.NDArray[np.int32]:
+        counts: npt.NDArray[np.int32] = self.num_children[self.kind == _DECISION]
+        return counts
+
+
+def build_multi_tree(game: Game) -> MultiTree:
+    """The public tree of a three-player game with small private-hand sets."""
+    if game.num_players != _PLAYERS:
+        raise TreeError(f"this solver is for 3 players; the game has {game.num_players}")
+    hands = private_hands(game)
+    if len(hands) > 64:
+        raise TreeError(f"dense three-player payoff tables need few private hands; the game has {len(hands)}")
+    deck = sorted(game.deck())
+    full_board = game.total_board_cards(game.num_rounds - 1)
+    states: list[State] = [State(game)]
+    boards: list[tuple[int, ...]] = [()]
+    kind, player, first_child, num_children, chance_weight = [], [], [], [], []
+    terminals: list[int] = []
+    node = 0
+    while node < len(states):
+        state, board = states[node], boards[node]
+        wanted = full_board if state.is_showdown() else game.total_board_cards(state.round)
+        children: list[tuple[State, tuple[int, ...]]] = []
+        if len(board) < wanted and not (state.finished and not state.is_showdown()):
+            dealt = wanted - len(board)
+            remaining = [c for c in deck if c not in board]
+            kind.append(_CHANCE)
+            player.append(-1)
+            chance_weight.append(1.0 / math.comb(len(remaining) - _PLAYERS * game.num_hole_cards, dealt))
+            children = [(state, board + combo) for combo in itertools.combinations(remaining, dealt)]
+        elif state.finished:
+            kind.append(_TERMINAL)
+            player.append(-1)
+            chance_weight.append(0.0)
+            terminals.append(node)
+        else:
+            kind.append(_DECISION)
+            player.append(state.current_player())
+            chance_weight.append(0.0)
+            children = [(state.apply(a), board) for a in tree_actions(state, None)]
+        first_child.append(len(states) if children else 0)
+        num_children.append(len(children))
+        for child in children:
+            states.append(child[0])
+            boards.append(child[1])
+        node += 1
+    kinds = np.array(kind, dtype=np.int8)
+    decision_index = np.full(len(kinds), -1, dtype=np.int32)
+    decision_index[kinds == _DECISION] = np.arange(int(np.count_nonzero(kinds == _DECISION)), dtype=np.int32)
+    terminal_index = np.full(len(kinds), -1, dtype=np.int32)
+    terminal_index[terminals] = np.arange(len(terminals), dtype=np.int32)
+    hand_sets = [set(int(c) for c in h) for h in hands]
+    board_mask = np.array([[0.0 if hs & set(b) else 1.0 for hs in hand_sets] for b in boards])
+    payoff = np.zeros((len(terminals), _PLAYERS, len(hands), len(hands), len(hands)))
+    for t, n in enumerate(terminals):
+        payoff[t] = _terminal_payoff(states[n], boards[n], hands)
+    deals = sum(1 for a, b, c in itertools.product(hand_sets, repeat=3) if not (a & b or a & c or b & c))
+    return MultiTree(
+        game=game,
+        hands=hands,
+        states=tuple(states),
+        boards=tuple(boards),
+        kind=kinds,
+        player=np.array(player, dtype=np.int8),
+        first_child=np.array(first_child, dtype=np.int32),
+        num_children=np.array(num_children, dtype=np.int32),
+        decision_index=decision_index,
+        terminal_index=terminal_index,
+        chance_weight=np.array(chance_weight),
+        board_mask=board_mask,
+        payoff=payoff,
+        num_deals=deals,
+    )
+
+
+def _terminal_payoff(state: State, board: tuple[int, ...], hands: npt.NDArray[np.int8]) -> npt.NDArray[np.float64]:
+    """``[3, H, H, H]`` chips per position for every deal of the three positions'
+    hands, 0 where hands clash; showdowns call ``state.values`` once per weak
+    ordering of the ranks (the side-pot rules stay in poker.state)."""
+    n = len(hands)
+    table = np.zeros((_PLAYERS, n, n, n))
+    sets = [set(int(c) for c in h) for h in hands]
+    fits = [not s & set(board) for s in sets]
+    ranks = None
+    if state.is_showdown():
+        ranks = np.full(n, -1, dtype=np.int64)
+        rows = [i for i in range(n) if fits[i]]
+        cards = np.concatenate([hands[rows], np.tile(np.array(board, dtype=np.int8), (len(rows), 1))], axis=1)
+        ranks[rows] = rank_hands(cards)
+    cache: dict[tuple[int, ...], tuple[float, ...]] = {}
+    for i, j, k in itertools.product(range(n), repeat=3):
+        if not (fits[i] and fits[j] and fits[k]) or sets[i] & sets[j] or sets[i] & sets[k] or sets[j] & sets[k]:
+            continue
+        if ranks is None:
+            pattern: tuple[int, ...] = ()
+        else:
+            trio = (int(ranks[i]), int(ranks[j]), int(ranks[k]))
+            pattern = tuple(sorted(set(trio)).index(r) for r in trio)  # the weak ordering
+        if pattern not in cache:
+            cache[pattern] = tuple(float(v) for v in state.values(pattern if ranks is not None else None))
+        table[:, i, j, k] = cache[pattern]
+    return table
+
+
+@njit(cache=True, nogil=True)
+def _terminal_values(payoff, position, reach, out):  # type: ignore[no-untyped-def]
+    """out[h] = sum over the other two positions' hands of their reaches times
+    ``payoff[position]`` (indexed by position 0, 1, 2 hands)."""
+    n = out.shape[0]
+    out[:] = 0.0
+    for a in range(n):
+        for b in range(n):
+            for c in range(n):
+                u = payoff[position, a, b, c]
+                if u == 0.0:
+                    continue
+                if position == 0:
+                    out[a] += u * reach[1, b] * reach[2, c]
+                elif position == 1:
+                    out[b] += u * reach[0, a] * reach[2, c]
+                else:
+                    out[c] += u * reach[0, a] * reach[1, b]
+
+
+@njit(cache=True, nogil=True)
+def _walk(  # type: ignore[no-untyped-def]
+    kind,
+    player,
+    first_child,
+    num_children,
+    decision_index,
+    terminal_index,
+    chance_weight,
+    board_mask,
+    payoff,
+    sigma,
+    position,
+    best,
+    reach,
+    values,
+):
+    """Reach top-down (``reach[3, N, H]``, root set by the caller), then
+    ``position``'s counterfactual values bottom-up into ``values[N, H]``: its own
+    decisions play ``sigma`` (``[D, A, H]``) or, if ``best``, the maximum."""
+    n_nodes, n_hands = values.shape
+    for node in range(n_nodes):
+        for j in range(num_children[node]):
+            c = first_child[node] + j
+            for p in range(3):
+                for h in range(n_hands):
+                    r = reach[p, node, h]
+                    if kind[node] == _CHANCE:
+                        r *= board_mask[c, h]
+                    elif kind[node] == _DECISION and player[node] == p:
+                        r *= sigma[decision_index[node], j, h]
+                    reach[p, c, h] = r
+    for node in range(n_nodes - 1, -1, -1):
+        k = kind[node]
+        first = first_child[node]
+        if k == _TERMINAL:
+            _terminal_values(payoff[terminal_index[node]], position, reach[:, node, :], values[node])
+        elif k == _CHANCE:
+            values[node, :] = 0.0
+            for j in range(num_children[node]):
+                for h in range(n_hands):
+                    values[node, h] += chance_weight[node] * board_mask[first + j, h] * values[first + j, h]
+        elif player[node] != position:
+            values[node, :] = 0.0
+            for j in range(num_children[node]):
+                for h in range(n_hands):
+                    values[node, h] += values[first + j, h]
+        elif best:
+            for h in range(n_hands):
+                top = values[first, h]
+                for j in range(1, num_children[node]):
+                    top = max(top, values[first + j, h])
+                values[node, h] = top
+        else:
+            d = decision_index[node]
+            values[node, :] = 0.0
+            for j in range(num_children[node]):
+                for h in range(n_hands):
+                    values[node, h] += sigma[d, j, h] * values[first + j, h]
+
+
+@njit(cache=True, nogil=True)
+def _cfr_iterations(  # type: ignore[no-untyped-def]
+    kind,
+    player,
+    first_child,
+    num_children,
+    decision_index,
+    terminal_index,
+    chance_weight,
+    board_mask,
+    payoff,
+    num_actions,
+    iterations,
+    regret,
+    cumulative,
+    sigma,
+    reach,
+    values,
+):
+    """Vanilla CFR, simultaneous updates, uniform average, in place."""
+    n_nodes, n_hands = values.shape
+    n_decisions = regret.shape[0]
+    updates = np.zeros((3,) + regret.shape)
+    for _ in range(iterations):
+        # (1) regret matching
+        for d in range(n_decisions):
+            n = num_actions[d]
+            for h in range(n_hands):
+                total = 0.0
+                for a in range(n):
+                    total += max(regret[d, a, h], 0.0)
+                for a in range(n):
+                    sigma[d, a, h] = max(regret[d, a, h], 0.0) / total if total > 0.0 else 1.0 / n
+        # (2)-(3) values per position against the same profile, regret deltas
+        updates[:] = 0.0
+        for position in range(3):
+            reach[:, 0, :] = 1.0
+            _walk(
+                kind,
+                player,
+                first_child,
+                num_children,
+                decision_index,
+                terminal_index,
+                chance_weight,
+                board_mask,
+                payoff,
+                sigma,
+                position,
+                False,
+                reach,
+                values,
+            )
+            for node in range(n_nodes):
+                if kind[node] != _DECISION or player[node] != position:
+                    continue
+                d = decision_index[node]
+                for a in range(num_children[node]):
+                    for h in range(n_hands):
+                        updates[position, d, a, h] = values[first_child[node] + a, h] - values[node, h]
+                        cumulative[d, a, h] += reach[position, node, h] * sigma[d, a, h]
+        # (4) add the regrets
+        for position in range(3):
+            for d in range(n_decisions):
+                for a in range(num_actions[d]):
+                    for h in range(n_hands):
+                        regret[d, a, h] += updates[position, d, a, h]
+
+
+class MultiCFR:
+    """Vanilla CFR state on a :class:`MultiTree`."""
+
+    def __init__(self, tree: MultiTree) -> None:
+        self.tree = tree
+        shape = (tree.num_decisions, tree.max_actions, len(tree.hands))
+        self.regret = np.zeros(shape)
+        self.cumulative = np.zeros(shape)
+        self._sigma = np.zeros(shape)
+        self._reach = np.zeros((_PLAYERS, len(tree.kind), len(tree.hands)))
+        self._values = np.zeros((len(tree.kind), len(tree.hands)))
+        self.iteration = 0
+
+    def run(self, iterations: int) -> None:
+        t = self.tree
+        _cfr_iterations(
+            t.kind,
+            t.player,
+            t.first_child,
+            t.num_children,
+            t.decision_index,
+            t.terminal_index,
+            t.chance_weight,
+            t.board_mask,
+            t.payoff,
+            t.num_actions,
+            iterations,
+            self.regret,
+            self.cumulative,
+            self._sigma,
+            self._reach,
+            self._values,
+        )
+        self.iteration += iterations
+
+    def average_strategy(self) -> npt.NDArray[np.float64]:
+        """Normalised cumulative strategy, uniform where it is zero."""
+        totals = self.cumulative.sum(axis=1, keepdims=True)
+        uniform = np.zeros_like(self.cumulative)
+        for d, n in enumerate(self.tree.num_actions):
+            uniform[d, :n] = 1.0 / n
+        average: npt.NDArray[np.float64] = np.where(
+            totals > 0, self.cumulative / np.where(totals > 0, totals, 1.0), uniform
+        )
+        return average
+
+    def root_value(self, strategy: npt.NDArray[np.float64], position: int, *, best: bool) -> float:
+        """Chips per hand of ``position`` when all play ``strategy`` or, if ``best``,
+        when it best-responds to the others' parts of it."""
+        t = self.tree
+        self._reach[:, 0, :] = 1.0
+        _walk(
+            t.kind,
+            t.player,
+            t.first_child,
+            t.num_children,
+            t.decision_index,
+            t.terminal_index,
+            t.chance_weight,
+            t.board_mask,
+            t.payoff,
+            strategy,
+            position,
+            best,
+            self._reach,
+            self._values,
+        )
+        return float(self._values[0].sum()) / self.tree.num_deals
+
+
+@dataclass(frozen=True)
+class EpsilonCheck:
+    """The seven-step check: per-position utilities of the profile, of each best
+    response against it, and epsilon = the mean gain (chips per hand)."""
+
+    profile_values: tuple[float, ...]
+    best_response_values: tuple[float, ...]
+
+    @property
+    def gains(self) -> tuple[float, ...]:
+        return tuple(b - v for b, v in zip(self.best_response_values, self.profile_values, strict=True))
+
+    @property
+    def epsilon(self) -> float:
+        return sum(self.gains) / len(self.gains)
+
+
+def seven_step_epsilon(solver: MultiCFR, strategy: npt.NDArray[np.float64] | None = None) -> EpsilonCheck:
+    """Seed 003's epsilon of ``strategy`` (default the solver's average profile)."""
+    profile = solver.average_strategy() if strategy is None else strategy
+    return EpsilonCheck(
+        tuple(solver.root_value(profile, p, best=False) for p in range(_PLAYERS)),
+        tuple(solver.root_value(profile, p, best=True) for p in range(_PLAYERS)),
+    )

@@ -1,0 +1,608 @@
+"""The public tree of a two-player game, flattened into arrays for the kernels.
+
+Reference: Johanson (2016) thesis ch2 §2.4 (public states, Definition 2: a
+partition of histories that no information set crosses; seed 000 §5.2) and Burch
+(2017) thesis Algorithm 3 (the public-tree form of CFR; seed 002 §2). A node is a
+public state: the betting (a :class:`poker.state.State`) and the board dealt so
+far. The private cards are not in the tree: every node carries, in the kernels,
+one value per private hand of each player.
+
+Every rule comes from :mod:`poker.state`: the legal actions of a node are
+``state.legal_actions(...)``, raise sizes are clamped into ``state.raise_bounds()``
+and children are ``state.apply(action)``. Limit games are built exactly. No-limit
+games go through a :class:`BettingAbstraction`: fold (when legal), call, raises to
+listed fractions of the pot and all-in, each clamped to the legal range, duplicates
+dropped.
+
+Node kinds: decision, chance (deal the next round's board cards: one child per
+set of cards, in ``itertools.combinations`` order of the remaining deck), fold
+terminal and showdown terminal. A hand that ends all-in before the last round is
+run out by one chance node that deals every missing board card at once.
+
+Layout. Nodes come in *groups*: the nodes of one betting history under every
+board dealt so far (Leduc round two: 6 nodes, one per board card). Groups are
+numbered breadth-first and the nodes of a group are contiguous (ordered by the
+parent's order, then deal), so the kernels sweep a group as one vector of
+``size * H`` values. Child ``a`` of node ``n`` is ``first_child[n] + a *
+child_stride[n]``: a decision group's children form one group per action
+(stride = group size); a chance node's deals are contiguous (stride 1). A parent
+precedes its children. N nodes, G groups, D decision nodes, B distinct boards,
+H private hands:
+
+=================  ===============  ==============================================
+``kind``           int8[N]          :class:`NodeKind`
+``player``         int8[N]          position to act (decision), position that
+                                    folded (fold terminal), else -1
+``round``          int8[N]          betting round of the node's state
+``parent``         int32[N]         -1 at the root
+``action_index``   int32[N]         index of the node among its parent's children
+``first_child``    int32[N]         first child id (0 for terminals)
+``child_stride``   int32[N]         id step between children (0 for terminals)
+``num_children``   int32[N]         actions (decision), boards (chance), else 0
+``group_start``    int32[G + 1]     group g is nodes ``group_start[g]`` up to
+                                    ``group_start[g + 1]``
+``decision_index`` int32[N]         row in the strategy arrays (node order, so
+                                    a group's rows are contiguous), -1 elsewhere
+``board_index``    int32[N]         row in ``boards`` / ``board_mask``
+``spent``          int64[N, 2]      chips committed per position
+``chance_weight``  float64[N]       1 / (deals the chance node can make once both
+                                    players' hands are known), 0 elsewhere
+``board_mask``     float64[B, H]    1 where the hand shares no card with the board
+``hand_rank``      int32[B, H]      ``poker.evaluate`` rank of hand + board on the
+                                    boards of showdown terminals, -1 if the hand
+                                    clashes with the board (or no showdown there)
+``rank_order``     int32[B, H]      the valid hands of each board by rank, weakest
+                                    first; ``num_valid[b]`` of them
+``image_start``    int32[N + 1]     a chance child n stands for the boards of the
+                                    suit permutations ``image_perm[image_start[n]
+                                    : image_start[n + 1]]`` (just the identity,
+                                    0, unless the tree uses suit isomorphism)
+``hand_perm``      int32[P, H]      hand_perm[p, h]: the hand permutation p maps
+                                    onto h (row 0 is the identity)
+=================  ===============  ==============================================
+
+Three or more players and private-hand dimensions other than "every
+``num_hole_cards`` subset of the deck" (card abstraction) are later extensions;
+the builder rejects games it cannot represent with a :class:`TreeError`.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from poker.gamedef import Game
+from poker.state import Action, ActionType, State
+from strategies.base import private_hands
+
+__all__ = [
+    "NodeKind",
+    "BettingAbstraction",
+    "Tree",
+    "TreeError",
+    "build_tree",
+    "tree_actions",
+    "zero_sum_payoff",
+    "NO_LIMIT_DEFAULT",
+]
+
+
+#: Codes of :attr:`Tree.outcome` (they index a payoff table ``(lose, tie, win, 0)``).
+LOSE, TIE, WIN, NO_SHOWDOWN = 0, 1, 2, 3
+#: Trees with at most this many private hands get dense showdown tables.
+DENSE_MAX_HANDS = 64
+
+
+class TreeError(ValueError):
+    """A game, root or abstraction the public-tree builder cannot represent."""
+
+
+class NodeKind(enum.IntEnum):
+    DECISION = 0
+    CHANCE = 1
+    FOLD = 2
+    SHOWDOWN = 3
+
+
+@dataclass(frozen=True)
+class BettingAbstraction:
+    """The raises a no-limit tree keeps: ``pot_fractions`` of the pot after calling
+    (raise to ``max_spent + fraction * (pot + amount_to_call)``, rounded to the
+    nearest chip) and, if ``all_in``, the whole stack. Every size is clamped into
+    the legal range of the state, so a fraction below the minimum raise becomes
+    the minimum raise. Limit games keep every legal action, and building a limit
+    tree with an abstraction is an error rather than silently ignored."""
+
+    pot_fractions: tuple[float, ...] = (1.0,)
+    all_in: bool = True
+
+    def __post_init__(self) -> None:
+        bad = [f for f in self.pot_fractions if not (f > 0 and math.isfinite(f))]
+        if bad:
+            raise TreeError(f"pot fractions must be positive and finite, got {bad[0]!r}")
+
+    def raise_to_sizes(self, state: State) -> list[int]:
+        """Raise-to chips of the kept raises in ``state`` (legal, sorted, distinct)."""
+        bounds = state.raise_bounds()
+        if bounds is None:
+            return []
+        low, high = bounds
+        pot_after_call = sum(state.spent) + state.amount_to_call()
+        sizes = {min(max(state.max_spent + round(f * pot_after_call), low), high) for f in self.pot_fractions}
+        if self.all_in:
+            sizes.add(high)
+        return sorted(sizes)
+
+    def describe(self) -> str:
+        """Short text for headers and logs, e.g. ``"pot fractions 0.5,1; all-in"``."""
+        fractions = ",".join(f"{f:g}" for f in self.pot_fractions) or "none"
+        return f"pot fractions {fractions}; {'all-in' if self.all_in else 'no all-in'}"
+
+
+#: No-limit default: fold, call, pot-sized raise, all-in (the DeepStack-Leduc set).
+NO_LIMIT_DEFAULT = BettingAbstraction()
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """A flattened public tree; see the module docstring for the array layout."""
+
+    game: Game
+    abstraction: BettingAbstraction | None
+    hands: npt.NDArray[np.int8]
+    states: tuple[State, ...]
+    boards: tuple[tuple[int, ...], ...]
+    kind: npt.NDArray[np.int8]
+    player: npt.NDArray[np.int8]
+    round: npt.NDArray[np.int8]
+    parent: npt.NDArray[np.int32]
+    action_index: npt.NDArray[np.int32]
+    first_child: npt.NDArray[np.int32]
+    child_stride: npt.NDArray[np.int32]
+    num_children: npt.NDArray[np.int32]
+    group_start: npt.NDArray[np.int32]
+    decision_index: npt.NDArray[np.int32]
+    board_index: npt.NDArray[np.int32]
+    spent: npt.NDArray[np.int64]
+    chance_weight: npt.NDArray[np.float64]
+    board_mask: npt.NDArray[np.float64]
+    hand_rank: npt.NDArray[np.int32]
+    rank_order: npt.NDArray[np.int32]
+    num_valid: npt.NDArray[np.int32]
+    isomorphism: bool
+    image_start: npt.NDArray[np.int32]
+    image_perm: npt.NDArray[np.int32]
+    hand_perm: npt.NDArray[np.int32]
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.kind)
+
+    @property
+    def num_hands(self) -> int:
+        return len(self.hands)
+
+    @property
+    def decision_nodes(self) -> npt.NDArray[np.int32]:
+        """Node id of each decision row, ``int32[D]``."""
+        return np.flatnonzero(self.kind == NodeKind.DECISION).astype(np.int32)
+
+    @property
+    def num_decisions(self) -> int:
+        return int(np.count_nonzero(self.kind == NodeKind.DECISION))
+
+    @property
+    def max_actions(self) -> int:
+        decisions = self.kind == NodeKind.DECISION
+        return int(self.num_children[decisions].max()) if decisions.any() else 0
+
+    def children(self, node: int) -> list[int]:
+        """Child ids of ``node`` in action (or deal) order."""
+        first, stride = int(self.first_child[node]), int(self.child_stride[node])
+        return [first + a * stride for a in range(int(self.num_children[node]))]
+
+    def actions(self, node: int) -> tuple[Action, ...]:
+        """The actions of a decision node, in child order."""
+        return tuple(self.states[c].actions[self.states[node].round][-1] for c in self.children(node))
+
+    def key(self, node: int) -> str:
+        """The public state as text: betting string, then the board cards by id,
+        e.g. ``"crc/r|6"``. Unique per node; strategy files use it to check that
+        a stored strategy belongs to the tree it is loaded on."""
+        board = ",".join(str(c) for c in self.boards[self.board_index[node]])
+        suffix = f"|{board}" if board else ""
+        if self.kind[node] == NodeKind.CHANCE:
+            suffix += "|deal"
+        return self.states[node].betting_string() + suffix
+
+    @cached_property
+    def kernel_arrays(self) -> tuple[Any, ...]:
+        """The tree tuple the kernels take (order in :mod:`strategies.cfr._kernels`)."""
+        return (
+            self.kind,
+            self.player,
+            self.first_child,
+            self.child_stride,
+            self.num_children,
+            self.decision_index,
+            self.board_index,
+            self.chance_weight,
+            self.group_start,
+            self.board_mask,
+            self.hand_slots,
+            self.hand_rank,
+            self.rank_order,
+            self.num_valid,
+            self.outcome,
+            self.sign,
+            self.image_start,
+            self.image_perm,
+            self.hand_perm,
+        )
+
+    @cached_property
+    def sign(self) -> npt.NDArray[np.float64]:
+        """:attr:`outcome` as +1 (win), -1 (lose), 0 (tie or no showdown) floats,
+        ``float64[B, H, H]``; empty when :attr:`outcome` is."""
+        codes = self.outcome
+        sign: npt.NDArray[np.float64] = (codes == WIN).astype(np.float64) - (codes == LOSE).astype(np.float64)
+        return sign
+
+    @cached_property
+    def outcome(self) -> npt.NDArray[np.int8]:
+        """Showdown outcome of every pair of hands on every board, ``int8[B, H, H]``
+        (:data:`LOSE`, :data:`TIE`, :data:`WIN` for the row hand, :data:`NO_SHOWDOWN`
+        where the hands clash with each other or the board), for trees with at most
+        :data:`DENSE_MAX_HANDS` hands; an empty ``int8[0, 0, 0]`` otherwise, and
+        the kernels then use the O(H) sorted sweep. For a handful of hands one
+        pass over an H x H table beats the sweep's bookkeeping (Leduc: about 7x)."""
+        if self.num_hands > DENSE_MAX_HANDS:
+            return np.zeros((0, 0, 0), dtype=np.int8)
+        ranks = self.hand_rank[:, :, None], self.hand_rank[:, None, :]
+        codes = np.where(ranks[0] > ranks[1], WIN, np.where(ranks[0] < ranks[1], LOSE, TIE)).astype(np.int8)
+        invalid = (self.hand_rank[:, :, None] < 0) | (self.hand_rank[:, None, :] < 0) | _clash_matrix(self.hands)[None]
+        codes[invalid] = NO_SHOWDOWN
+        return codes
+
+    @cached_property
+    def hand_slots(self) -> npt.NDArray[np.int64]:
+        """``hands`` with each card replaced by its index in the sorted deck."""
+        deck = np.array(sorted(self.game.deck()), dtype=np.int64)
+        return np.searchsorted(deck, self.hands).astype(np.int64)
+
+    @cached_property
+    def decision_player(self) -> npt.NDArray[np.int8]:
+        """Position to act at each decision row, ``int8[D]``."""
+        return self.player[self.decision_nodes]
+
+    @cached_property
+    def num_actions(self) -> npt.NDArray[np.int32]:
+        """Actions at each decision row, ``int32[D]``."""
+        return self.num_children[self.decision_nodes]
+
+    def root_pairs(self, reach0: npt.NDArray[np.float64], reach1: npt.NDArray[np.float64]) -> float:
+        """Sum of ``reach0[h] * reach1[o]`` over pairs of hands that share no card
+        with each other nor with the root board: the probability mass that the
+        kernels' counterfactual values at the root are to be divided by."""
+        mask = self.board_mask[self.board_index[0]]
+        return float((reach0 * mask) @ self._compatible @ (reach1 * mask))
+
+    @cached_property
+    def _compatible(self) -> npt.NDArray[np.float64]:
+        compatible: npt.NDArray[np.float64] = (~_clash_matrix(self.hands)).astype(np.float64)
+        return compatible
+
+    @cached_property
+    def payoff(self) -> npt.NDArray[np.float64]:
+        """The real game's payoffs (:func:`zero_sum_payoff`), computed once and
+        shared: do not modify it (take :func:`zero_sum_payoff` for a copy to tilt).
+        It is not flagged read-only because numba compiles read-only arrays as a
+        separate type, doubling the kernels' compile time."""
+        return zero_sum_payoff(self)
+
+
+def _clash_matrix(hands: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.bool_]:
+    """``bool[H, H]``: the two hands share a card."""
+    flags = np.zeros((len(hands), int(hands.max()) + 1), dtype=bool)
+    for column in range(hands.shape[1]):
+        flags[np.arange(len(hands)), hands[:, column]] = True
+    shared: npt.NDArray[np.bool_] = (flags.astype(np.int32) @ flags.T.astype(np.int32)) > 0
+    return shared
+
+
+def tree_actions(state: State, abstraction: BettingAbstraction | None) -> list[Action]:
+    """The actions a tree keeps at ``state``: all legal ones in a limit game, the
+    abstraction's in a no-limit game (fold and call when legal, then raises)."""
+    if state.game.is_limit:
+        return state.legal_actions()
+    if abstraction is None:
+        raise TreeError("a no-limit tree needs a betting abstraction")
+    sizes = abstraction.raise_to_sizes(state)
+    if sizes:
+        return state.legal_actions(sizes)
+    return [a for a in state.legal_actions() if a.type is not ActionType.RAISE]
+
+
+def build_tree(
+    game: Game,
+    abstraction: BettingAbstraction | None = None,
+    *,
+    root: State | None = None,
+    board: Sequence[int] = (),
+    isomorphism: bool = False,
+    max_entries: int = 50_000_000,
+) -> Tree:
+    """The public tree of ``game`` below ``root`` (default: the start of a hand).
+
+    ``board`` holds the board cards dealt so far: exactly
+    ``game.total_board_cards(root.round)`` of them, unless the root is a chance
+    point (the round's cards not yet dealt), where it may hold the previous
+    rounds' cards. No-limit games use ``abstraction`` (default
+    :data:`NO_LIMIT_DEFAULT`); limit games take none.
+
+    With ``isomorphism`` the first round that deals board cards keeps one board
+    per class of suit-isomorphic boards (Johanson thesis ch2 §2.4): the tree then
+    stands for strategies and ranges that are symmetric under suit permutations,
+    which CFR from uniform ranges produces, and is several times smaller
+    (Leduc: 3 boards instead of 6; hold'em: 1755 flops instead of 22100).
+
+    ``max_entries`` bounds nodes x private hands (each solver array of that shape
+    takes 8 bytes per entry); a bigger tree raises :class:`TreeError` early
+    instead of exhausting memory (full hold'em is far beyond it).
+
+    Raises:
+        TreeError: not a two-player game, more than two hole cards, a root and
+            board that do not fit together, an abstraction on a limit game, or
+            a tree over ``max_entries``.
+    """
+    if game.num_players != 2:
+        raise TreeError(f"the public-tree solver handles 2 players; the game has {game.num_players}")
+    if game.num_hole_cards > 2:
+        raise TreeError(f"card removal is implemented for 1 or 2 hole cards; the game deals {game.num_hole_cards}")
+    if game.is_limit and abstraction is not None:
+        raise TreeError("a limit game has no betting abstraction: every legal action is in the tree")
+    if not game.is_limit and abstraction is None:
+        abstraction = NO_LIMIT_DEFAULT
+    root = State(game) if root is None else root
+    if root.game != game:
+        raise TreeError("the root state belongs to another game")
+    board = tuple(board)
+    deck = set(game.deck())
+    if len(set(board)) != len(board) or not deck.issuperset(board):
+        raise TreeError(f"board {list(board)} repeats a card or holds a card outside the deck")
+    low = game.total_board_cards(root.round - 1) if root.round > 0 else 0
+    if not low <= len(board) <= game.total_board_cards(root.round):
+        raise TreeError(
+            f"a root in round {root.round} needs {game.total_board_cards(root.round)} board cards"
+            f" (or {low} before they are dealt), got {len(board)}"
+        )
+    if isomorphism and board:
+        raise TreeError("suit isomorphism needs a root with no board cards dealt yet")
+    return _Builder(game, abstraction, isomorphism, max_entries).build(root, board)
+
+
+class _Builder:
+    def __init__(self, game: Game, abstraction: BettingAbstraction | None, isomorphism: bool, max_entries: int) -> None:
+        self.game = game
+        self.max_entries = max_entries
+        self.abstraction = abstraction
+        self.isomorphism = isomorphism
+        self.hands = private_hands(game)
+        self.deck = sorted(game.deck())
+        self.board_ids: dict[tuple[int, ...], int] = {}
+        self.showdown_boards: set[int] = set()
+        # Suit permutations of the game's suits (the identity first) as card maps,
+        # and hand_perm[p, h] = the hand that permutation p maps onto hand h.
+        suits = sorted({c % 4 for c in self.deck})
+        self.card_maps = [
+            {c: (c // 4) * 4 + dict(zip(suits, image, strict=True))[c % 4] for c in self.deck}
+            for image in (itertools.permutations(suits) if isomorphism else [tuple(suits)])
+        ]
+        index = {tuple(int(c) for c in h): i for i, h in enumerate(self.hands)}
+        self.hand_perm = np.array(
+            [
+                [index[tuple(sorted({v: k for k, v in card_map.items()}[int(c)] for c in h))] for h in self.hands]
+                for card_map in self.card_maps
+            ],
+            dtype=np.int32,
+        )
+
+    def board_id(self, board: tuple[int, ...]) -> int:
+        return self.board_ids.setdefault(board, len(self.board_ids))
+
+    def build(self, root: State, root_board: tuple[int, ...]) -> Tree:
+        game = self.game
+        full_board = game.total_board_cards(game.num_rounds - 1)
+        hole_cards = 2 * game.num_hole_cards
+        states: list[State] = []
+        boards: list[tuple[int, ...]] = []
+        parent: list[int] = []
+        action_index: list[int] = []
+        kind: list[int] = []
+        player: list[int] = []
+        first_child: list[int] = []
+        child_stride: list[int] = []
+        num_children: list[int] = []
+        chance_weight: list[float] = []
+        group_start = [0]
+        # Suit permutations whose image each node's board stands for (chance children only).
+        images: list[list[int]] = [[]]
+        # A group: one betting state, the boards of its nodes, their parents and action index.
+        pending: deque[tuple[State, list[tuple[int, ...]], list[int], list[int]]] = deque(
+            [(root, [root_board], [-1], [-1])]
+        )
+        next_free = 1  # first node id not yet given to a group
+        while pending:
+            if next_free * len(self.hands) > self.max_entries:
+                raise TreeError(
+                    f"the public tree holds more than {next_free} nodes x {len(self.hands)} hands, over the limit of"
+                    f" {self.max_entries:,} (max_entries); solve a subtree, a smaller game or an abstraction instead"
+                )
+            state, group_boards, parents, indices = pending.popleft()
+            start, size = len(states), len(group_boards)
+            states.extend([state] * size)
+            boards.extend(group_boards)
+            parent.extend(parents)
+            action_index.extend(indices)
+            group_start.append(start + size)
+            wanted = full_board if state.is_showdown() else game.total_board_cards(state.round)
+            ids = list(range(start, start + size))
+            if len(group_boards[0]) < wanted and not (state.finished and not state.is_showdown()):
+                # Chance: the deals of each node are contiguous; one child group, node-major.
+                dealt = wanted - len(group_boards[0])
+                deals = [self.deals(board, dealt) for board in group_boards]
+                per_node = len(deals[0])
+                kind.extend([NodeKind.CHANCE] * size)
+                player.extend([-1] * size)
+                remaining = len(self.deck) - len(group_boards[0]) - hole_cards
+                chance_weight.extend([1.0 / math.comb(remaining, dealt)] * size)
+                first_child.extend(next_free + k * per_node for k in range(size))
+                child_stride.extend([1] * size)
+                num_children.extend([per_node] * size)
+                pending.append(
+                    (
+                        state,
+                        [deal for node_deals in deals for deal, _ in node_deals],
+                        [i for i in ids for _ in range(per_node)],
+                        list(range(per_node)) * size,
+                    )
+                )
+                images.extend(perms for node_deals in deals for _, perms in node_deals)
+                next_free += size * per_node
+            elif state.finished:
+                showdown = state.is_showdown()
+                kind.extend([NodeKind.SHOWDOWN if showdown else NodeKind.FOLD] * size)
+                player.extend([-1 if showdown else state.folded.index(True)] * size)
+                chance_weight.extend([0.0] * size)
+                first_child.extend([0] * size)
+                child_stride.extend([0] * size)
+                num_children.extend([0] * size)
+                if showdown:
+                    self.showdown_boards.update(self.board_id(b) for b in group_boards)
+            else:
+                # Decision: one child group per action, action-major, so child a of
+                # the k-th node of the group is first_child + a * size.
+                actions = tree_actions(state, self.abstraction)
+                kind.extend([NodeKind.DECISION] * size)
+                player.extend([state.current_player()] * size)
+                chance_weight.extend([0.0] * size)
+                first_child.extend(next_free + k for k in range(size))
+                child_stride.extend([size] * size)
+                num_children.extend([len(actions)] * size)
+                for a, action in enumerate(actions):
+                    pending.append((state.apply(action), list(group_boards), ids, [a] * size))
+                    images.extend([] for _ in range(size))
+                next_free += size * len(actions)
+
+        board_index = np.array([self.board_id(b) for b in boards], dtype=np.int32)
+        board_list = sorted(self.board_ids, key=self.board_ids.__getitem__)
+        image_start = np.zeros(len(images) + 1, dtype=np.int32)
+        image_start[1:] = np.cumsum([len(i) for i in images])
+        board_mask, hand_rank, rank_order, num_valid = self.board_tables(board_list)
+        kinds = np.array(kind, dtype=np.int8)
+        decision_index = np.full(len(kinds), -1, dtype=np.int32)
+        decisions = np.flatnonzero(kinds == NodeKind.DECISION)
+        decision_index[decisions] = np.arange(len(decisions), dtype=np.int32)
+        return Tree(
+            game=game,
+            abstraction=self.abstraction,
+            hands=self.hands,
+            states=tuple(states),
+            boards=tuple(board_list),
+            kind=kinds,
+            player=np.array(player, dtype=np.int8),
+            round=np.array([s.round for s in states], dtype=np.int8),
+            parent=np.array(parent, dtype=np.int32),
+            action_index=np.array(action_index, dtype=np.int32),
+            first_child=np.array(first_child, dtype=np.int32),
+            child_stride=np.array(child_stride, dtype=np.int32),
+            num_children=np.array(num_children, dtype=np.int32),
+            group_start=np.array(group_start, dtype=np.int32),
+            decision_index=decision_index,
+            board_index=board_index,
+            spent=np.array([s.spent for s in states], dtype=np.int64).reshape(len(states), 2),
+            chance_weight=np.array(chance_weight, dtype=np.float64),
+            board_mask=board_mask,
+            hand_rank=hand_rank,
+            rank_order=rank_order,
+            num_valid=num_valid,
+            isomorphism=self.isomorphism,
+            image_start=image_start,
+            image_perm=np.array([p for i in images for p in i], dtype=np.int32),
+            hand_perm=self.hand_perm,
+        )
+
+    def deals(self, board: tuple[int, ...], dealt: int) -> list[tuple[tuple[int, ...], list[int]]]:
+        """The boards a chance node at ``board`` deals, each with the suit
+        permutations (ids into :attr:`hand_perm`) whose images it stands for:
+        every deal with the identity alone, or with isomorphism at an empty board
+        one deal per class of suit-isomorphic deals."""
+        remaining = [c for c in self.deck if c not in board]
+        combos = [board + combo for combo in itertools.combinations(remaining, dealt)]
+        if not (self.isomorphism and not board):
+            return [(combo, [0]) for combo in combos]
+        result = []
+        seen: set[tuple[int, ...]] = set()
+        for combo in combos:
+            if combo in seen:
+                continue
+            perms: dict[tuple[int, ...], int] = {}
+            for p, card_map in enumerate(self.card_maps):
+                perms.setdefault(tuple(sorted(card_map[c] for c in combo)), p)
+            seen.update(perms)
+            result.append((combo, sorted(perms.values())))
+        return result
+
+    def board_tables(
+        self, boards: list[tuple[int, ...]]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+        from poker.evaluate import rank_hands
+
+        n_hands = len(self.hands)
+        board_mask = np.zeros((len(boards), n_hands), dtype=np.float64)
+        hand_rank = np.full((len(boards), n_hands), -1, dtype=np.int32)
+        rank_order = np.zeros((len(boards), n_hands), dtype=np.int32)
+        num_valid = np.zeros(len(boards), dtype=np.int32)
+        for b, board in enumerate(boards):
+            valid = ~np.isin(self.hands, board).any(axis=1)
+            board_mask[b] = valid
+            if b not in self.showdown_boards:
+                continue
+            rows = self.hands[valid]
+            cards = np.concatenate([rows, np.tile(np.array(board, dtype=np.int64), (len(rows), 1))], axis=1)
+            hand_rank[b, valid] = rank_hands(cards)
+            order = np.flatnonzero(valid)[np.argsort(hand_rank[b, valid], kind="stable")]
+            rank_order[b, : len(order)] = order
+            num_valid[b] = len(order)
+        return board_mask, hand_rank, rank_order, num_valid
+
+
+def zero_sum_payoff(tree: Tree) -> npt.NDArray[np.float64]:
+    """The real game's terminal payoffs, ``float64[N, 2, 3]`` (see
+    :mod:`strategies.cfr._kernels`): at a fold the folder loses its chips and the
+    other position wins them (slot 0); at a showdown the stake is the smaller
+    commitment (the rest goes back to the bigger stack) and each position has
+    ``[win, tie, lose] = [stake, 0, -stake]``. Other payoff arrays of this shape
+    (tilts) are what makes a solve non-zero-sum."""
+    payoff = np.zeros((tree.num_nodes, 2, 3), dtype=np.float64)
+    folds = np.flatnonzero(tree.kind == NodeKind.FOLD)
+    for node in folds:
+        folder = int(tree.player[node])
+        lost = float(tree.spent[node, folder])
+        payoff[node, folder, :] = -lost
+        payoff[node, 1 - folder, :] = lost
+    showdowns = np.flatnonzero(tree.kind == NodeKind.SHOWDOWN)
+    stake = tree.spent[showdowns].min(axis=1).astype(np.float64)
+    for position in range(2):
+        payoff[showdowns, position, 0] = stake
+        payoff[showdowns, position, 2] = -stake
+    return payoff
