@@ -19,6 +19,15 @@ A file is two msgpack objects in a row:
    ``float64[D, A, H]``) is always there; ``regret`` and ``cumulative`` are there
    when the file is also a checkpoint that :mod:`strategies.cfr.cli` can resume.
 
+``layout`` (absent in older files: ``"public-tree"``) says how the arrays are
+indexed. ``"public-tree"``: ``[D, A, H]`` on the tree of :func:`build_tree`.
+``"buckets"`` (public chance sampling, :mod:`strategies.cfr.pcs`): ``[A, R]``
+bucket tables on the betting-only tree (:func:`build_betting_tree`), columns
+per decision and bucket of the ``card_abstraction`` spec (rebuilt with
+:func:`strategies.cfr.abstraction.load_abstraction`); ``tree_digest`` then
+covers the betting tree's keys, and :attr:`StrategyFile.strategy` expands the
+table onto the full public tree (small games only).
+
 Writing goes to a temporary file in the same directory that then replaces the
 target, so an interrupted save never leaves half a file.
 """
@@ -29,6 +38,7 @@ import hashlib
 import os
 import tempfile
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -37,20 +47,30 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game, format_game, parse_game
-from strategies.cfr.tree import BettingAbstraction, Tree, build_tree
+from strategies.cfr.tree import (
+    BettingAbstraction,
+    BettingTree,
+    Tree,
+    build_betting_tree,
+    build_tree,
+)
 
 __all__ = [
+    "BUCKETS",
     "FORMAT",
     "FORMAT_VERSION",
+    "PUBLIC_TREE",
     "StrategyFile",
     "StrategyFileError",
-    "save_strategy",
     "load_strategy",
+    "save_strategy",
     "tree_digest",
 ]
 
 FORMAT = "acpc-arena-strategy"
 FORMAT_VERSION = 1
+PUBLIC_TREE = "public-tree"
+BUCKETS = "buckets"
 
 
 class StrategyFileError(ValueError):
@@ -71,19 +91,43 @@ class StrategyFile:
     settings: dict[str, Any] = field(default_factory=dict)
     card_abstraction: str = "none"
     isomorphism: bool = False
+    layout: str = PUBLIC_TREE
 
-    @property
+    @cached_property
     def strategy(self) -> npt.NDArray[np.float64]:
-        return self.arrays["strategy"]
+        """The average strategy ``[D, A, H]`` on :meth:`build_tree` (a bucket table
+        is expanded onto it, which needs a game small enough for that tree)."""
+        table: npt.NDArray[np.float64] = self.arrays["strategy"]
+        if self.layout == PUBLIC_TREE:
+            return table
+        expanded: npt.NDArray[np.float64] = self.bucket_strategy().tree_strategy(self.build_tree())
+        return expanded
 
     def build_tree(self) -> Tree:
-        """The public tree the arrays belong to (built again from the header)."""
+        """The public tree the arrays belong to (built again from the header); for
+        a bucket table, the full public tree its strategy is played on."""
         return build_tree(self.game, self.abstraction, isomorphism=self.isomorphism)
 
+    def bucket_strategy(self) -> Any:
+        """A bucket table's :class:`strategies.cfr.pcs.PCSStrategy` (card
+        abstraction rebuilt from its spec)."""
+        from strategies.cfr.abstraction import load_abstraction
+        from strategies.cfr.pcs import PCSStrategy
 
-def tree_digest(tree: Tree) -> str:
-    """SHA-256 over the decision-node keys (in row order) and the private hands."""
+        if self.layout != BUCKETS:
+            raise StrategyFileError("only a bucket-table strategy file has a bucket strategy")
+        abstraction = load_abstraction(self.card_abstraction, self.game)
+        return PCSStrategy(self.game, abstraction, self.arrays["strategy"], betting=self.abstraction)
+
+
+def tree_digest(tree: Tree | BettingTree) -> str:
+    """SHA-256 over the decision-node keys (in row order) and the private hands
+    (a betting tree: its decision keys alone)."""
     digest = hashlib.sha256()
+    if isinstance(tree, BettingTree):
+        for node in tree.decision_nodes:
+            digest.update(tree.key(int(node)).encode("ascii") + b"\n")
+        return digest.hexdigest()
     for node in tree.decision_nodes:
         digest.update(tree.key(int(node)).encode("ascii"))
         digest.update(b"\n")
@@ -107,12 +151,18 @@ def _unpack_array(name: str, packed: dict[str, Any]) -> npt.NDArray[Any]:
         raise StrategyFileError(f"array {name!r} is damaged: {error}") from None
 
 
-def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree) -> None:
-    """Write ``strategy_file`` (whose arrays are on ``tree``) to ``path`` atomically."""
-    expected = (tree.num_decisions, tree.max_actions, tree.num_hands)
-    for name, array in strategy_file.arrays.items():
-        if array.shape != expected:
-            raise StrategyFileError(f"array {name!r} has shape {array.shape}; the tree needs {expected}")
+def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | BettingTree) -> None:
+    """Write ``strategy_file`` (whose arrays are on ``tree``: a :class:`Tree`, or
+    the :class:`BettingTree` of a bucket table) to ``path`` atomically."""
+    if isinstance(tree, Tree) != (strategy_file.layout == PUBLIC_TREE):
+        raise StrategyFileError(f"a {strategy_file.layout!r} strategy file goes with the other kind of tree")
+    if isinstance(tree, Tree):
+        expected = (tree.num_decisions, tree.max_actions, tree.num_hands)
+        for name, array in strategy_file.arrays.items():
+            if array.shape != expected:
+                raise StrategyFileError(f"array {name!r} has shape {array.shape}; the tree needs {expected}")
+    elif len({array.shape for array in strategy_file.arrays.values()}) > 1:
+        raise StrategyFileError("the arrays of a bucket table must all have one shape")
     if "strategy" not in strategy_file.arrays:
         raise StrategyFileError("a strategy file needs a 'strategy' array")
     abstraction = strategy_file.abstraction
@@ -131,6 +181,7 @@ def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree) -> 
         "exploitability": strategy_file.exploitability,
         "exploitability_unit": "chips/hand",
         "tree_digest": tree_digest(tree),
+        "layout": strategy_file.layout,
         "arrays": sorted(strategy_file.arrays),
     }
     arrays = {name: _pack_array(array) for name, array in strategy_file.arrays.items()}
@@ -149,7 +200,8 @@ def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree) -> 
 
 def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile:
     """Read a strategy file and check it against its tree (``tree``, or the tree
-    built again from the header).
+    built again from the header; a bucket table is checked against its betting
+    tree and ``tree`` is not used).
 
     Raises:
         StrategyFileError: not a strategy file, an unknown version, damaged
@@ -184,11 +236,18 @@ def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile
         settings=dict(header.get("settings") or {}),
         card_abstraction=header["card_abstraction"],
         isomorphism=bool(header.get("suit_isomorphism", False)),
+        layout=str(header.get("layout", PUBLIC_TREE)),
     )
-    if result.card_abstraction != "none":
-        raise StrategyFileError(f"{path}: card abstraction {result.card_abstraction!r} is not supported yet")
-    tree = result.build_tree() if tree is None else tree
-    if tree_digest(tree) != header["tree_digest"]:
+    if result.layout not in (PUBLIC_TREE, BUCKETS):
+        raise StrategyFileError(f"{path}: unknown array layout {result.layout!r}")
+    if result.layout == PUBLIC_TREE and result.card_abstraction != "none":
+        raise StrategyFileError(f"{path}: a public-tree strategy with card abstraction {result.card_abstraction!r}")
+    checked: Tree | BettingTree
+    if result.layout == BUCKETS:
+        checked = build_betting_tree(game, abstraction)
+    else:
+        checked = result.build_tree() if tree is None else tree
+    if tree_digest(checked) != header["tree_digest"]:
         raise StrategyFileError(f"{path}: the arrays belong to a different public tree than the one they are loaded on")
     if "strategy" not in arrays:
         raise StrategyFileError(f"{path}: no 'strategy' array")
