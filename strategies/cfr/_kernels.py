@@ -127,42 +127,44 @@ def propagate_reach(tree, sigma_play, reach, only):
     """Fill ``reach[:, 1:]`` top-down from ``reach[:, 0]`` (set by the caller), or
     only ``reach[only]`` if ``only`` is 0 or 1 (the other position's reach is
     left as it is: valid when only ``only``'s strategy changed); -1 for both."""
+    for p in range(2):
+        if only == -1 or only == p:
+            _propagate_position(tree, sigma_play, reach[p].reshape(reach.shape[1] * reach.shape[2]), p, reach.shape[2])
+
+
+@njit(cache=True, nogil=True)
+def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
+    """:func:`propagate_reach` for position ``p``, on its flat ``[N * H]`` reach."""
     kind, player, first_child, child_stride, num_children, decision_index, board_index = tree[:7]
     group_start = tree[8]
     board_mask = tree[9]
-    _, n_nodes, n_hands = reach.shape
     n_actions, n_decisions, _ = sigma_play.shape
-    flat_reach = reach.reshape(2, n_nodes * n_hands)
     flat_sigma = sigma_play.reshape(n_actions, n_decisions * n_hands)
     for g in range(group_start.shape[0] - 1):
         start = group_start[g]
         k = kind[start]
         if k == DECISION:
             width = (group_start[g + 1] - start) * n_hands
-            q = player[start]
-            mine = flat_reach[q]
-            theirs = flat_reach[1 - q]
-            source = start * n_hands
-            row = decision_index[start] * n_hands
+            source = flat_reach[start * n_hands : start * n_hands + width]
             for a in range(num_children[start]):
-                target = (first_child[start] + a * child_stride[start]) * n_hands
-                sigma_a = flat_sigma[a]
-                if only != 1 - q:
+                first = (first_child[start] + a * child_stride[start]) * n_hands
+                target = flat_reach[first : first + width]
+                if player[start] == p:
+                    row = decision_index[start] * n_hands
+                    sigma_a = flat_sigma[a, row : row + width]
                     for x in range(width):
-                        mine[target + x] = mine[source + x] * sigma_a[row + x]
-                if only != q:
-                    for x in range(width):
-                        theirs[target + x] = theirs[source + x]
+                        target[x] = source[x] * sigma_a[x]
+                else:
+                    target[:] = source
         elif k == CHANCE:
             for node in range(start, group_start[g + 1]):
+                source = flat_reach[node * n_hands : (node + 1) * n_hands]
                 for j in range(num_children[node]):
                     c = first_child[node] + j * child_stride[node]
                     mask = board_mask[board_index[c]]
-                    for p in range(2):
-                        if only == 1 - p:
-                            continue
-                        for h in range(n_hands):
-                            reach[p, c, h] = reach[p, node, h] * mask[h]
+                    target = flat_reach[c * n_hands : (c + 1) * n_hands]
+                    for h in range(n_hands):
+                        target[h] = source[h] * mask[h]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -303,7 +305,10 @@ def counterfactual_values(
     also adds ``average_weight * reach * sigma`` to ``cumulative`` (if the weight
     is positive) and ``(1 - p_conf) * (child - sum_a sigma * child)`` to
     ``regret`` (``p_conf`` applies only if ``position == restricted``; an empty
-    ``p_conf`` means no restriction), clipping at zero in ``MODE_CFR_PLUS``.
+    ``p_conf`` means no restriction), clipping at zero in ``MODE_CFR_PLUS``, and
+    then regret-matches the position's rows of ``sigma`` (as
+    :func:`regret_matching`; each row is read only at its own node, so updating it
+    there changes nothing else in the pass). All in one sweep of each group.
     """
     kind, player, first_child, child_stride, num_children, decision_index, board_index, chance_weight = tree[:8]
     group_start = tree[8]
@@ -319,7 +324,8 @@ def counterfactual_values(
     flat_sigma = sigma.reshape(n_actions, n_decisions * n_hands)
     flat_play = sigma_play.reshape(n_actions, n_decisions * n_hands)
     own_reach = reach[position].reshape(n_nodes * n_hands)
-    if mode == MODE_CFR or mode == MODE_CFR_PLUS:
+    updating = mode == MODE_CFR or mode == MODE_CFR_PLUS
+    if updating:
         flat_regret = regret.reshape(n_actions, n_decisions * n_hands)
         flat_cumulative = cumulative.reshape(n_actions, n_decisions * n_hands)
     else:
@@ -329,7 +335,8 @@ def counterfactual_values(
     largest = 1
     for g in range(group_start.shape[0] - 1):
         largest = max(largest, group_start[g + 1] - group_start[g])
-    baseline = np.zeros(largest * n_hands)
+    positive = np.empty(largest * n_hands)
+    baseline = np.empty(largest * n_hands)
     weaker = np.zeros(n_hands)
     stronger = np.zeros(n_hands)
     card_sum = np.zeros(n_cards)
@@ -390,52 +397,112 @@ def counterfactual_values(
                                 values[node, h] += w * mask[perm[h]] * values[c, perm[h]]
         else:
             width = (end - start) * n_hands
-            base = start * n_hands
+            out = flat_values[start * n_hands : end * n_hands]
             n = num_children[start]
             first = first_child[start] * n_hands
             step = child_stride[start] * n_hands
-            if player[start] != position:
-                for x in range(width):
-                    total = 0.0
-                    for a in range(n):
-                        total += flat_values[first + a * step + x]
-                    flat_values[base + x] = total
-                continue
-            if mode == MODE_BEST_RESPONSE:
-                for x in range(width):
-                    best = flat_values[first + x]
-                    for a in range(1, n):
-                        best = max(best, flat_values[first + a * step + x])
-                    flat_values[base + x] = best
-                continue
             row = decision_index[start] * n_hands
-            for x in range(width):
-                total = 0.0
+            if player[start] != position:
+                out[:] = 0.0
                 for a in range(n):
-                    total += flat_play[a, row + x] * flat_values[first + a * step + x]
-                flat_values[base + x] = total
-            if mode == MODE_VALUE:
-                continue
-            if average_weight > 0.0:
-                for a in range(n):
+                    child = flat_values[first + a * step : first + a * step + width]
                     for x in range(width):
-                        flat_cumulative[a, row + x] += average_weight * own_reach[base + x] * flat_sigma[a, row + x]
+                        out[x] += child[x]
+            elif mode == MODE_BEST_RESPONSE:
+                out[:] = flat_values[first : first + width]
+                for a in range(1, n):
+                    child = flat_values[first + a * step : first + a * step + width]
+                    for x in range(width):
+                        out[x] = max(out[x], child[x])
+            else:
+                out[:] = 0.0
+                for a in range(n):
+                    child = flat_values[first + a * step : first + a * step + width]
+                    play = flat_play[a, row : row + width]
+                    for x in range(width):
+                        out[x] += play[x] * child[x]
+                if updating:
+                    _update_group(
+                        flat_values,
+                        flat_sigma,
+                        flat_regret,
+                        flat_cumulative,
+                        own_reach[start * n_hands : end * n_hands],
+                        flat_p_conf,
+                        mixing,
+                        mode == MODE_CFR_PLUS,
+                        average_weight,
+                        out,
+                        first,
+                        step,
+                        row,
+                        width,
+                        n,
+                        positive[:width],
+                        baseline[:width],
+                    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _update_group(
+    values,
+    sigma,
+    regret,
+    cumulative,
+    own_reach,
+    p_conf,
+    mixing,
+    plus,
+    weight,
+    out,
+    first,
+    step,
+    row,
+    width,
+    n,
+    positive,
+    baseline,
+):
+    """The traverser's updates at one decision group in a CFR pass, whose values
+    ``out`` are already summed: cumulative strategy, regrets, then the
+    regret-matched strategy into ``sigma`` (the arithmetic of separate passes,
+    each loop over the group's whole run of ``width`` entries). ``values``,
+    ``sigma``, ``regret``, ``cumulative`` and ``p_conf`` are the flat arrays
+    (children at ``first + a * step``, strategy rows at ``row``); ``own_reach``,
+    ``positive`` and ``baseline`` are runs of ``width`` (the last two scratch)."""
+    if weight > 0.0:
+        for a in range(n):
+            cumulative_a = cumulative[a, row : row + width]
+            sigma_a = sigma[a, row : row + width]
+            for x in range(width):
+                cumulative_a[x] += weight * own_reach[x] * sigma_a[x]
+    keep = p_conf[row : row + width]  # empty unless mixing
+    if mixing:
+        baseline[:] = 0.0
+        for a in range(n):
+            child = values[first + a * step : first + a * step + width]
+            sigma_a = sigma[a, row : row + width]
+            for x in range(width):
+                baseline[x] += sigma_a[x] * child[x]
+    positive[:] = 0.0
+    for a in range(n):
+        child = values[first + a * step : first + a * step + width]
+        regret_a = regret[a, row : row + width]
+        for x in range(width):
             if mixing:
-                for x in range(width):
-                    total = 0.0
-                    for a in range(n):
-                        total += flat_sigma[a, row + x] * flat_values[first + a * step + x]
-                    baseline[x] = total
-            for a in range(n):
-                for x in range(width):
-                    if mixing:
-                        delta = (1.0 - flat_p_conf[row + x]) * (flat_values[first + a * step + x] - baseline[x])
-                    else:
-                        delta = flat_values[first + a * step + x] - flat_values[base + x]
-                    r = flat_regret[a, row + x] + delta
-                    if mode == MODE_CFR_PLUS and r < 0.0:
-                        r = 0.0
-                    flat_regret[a, row + x] = r
+                delta = (1.0 - keep[x]) * (child[x] - baseline[x])
+            else:
+                delta = child[x] - out[x]
+            r = regret_a[x] + delta
+            if plus and r < 0.0:
+                r = 0.0
+            regret_a[x] = r
+            positive[x] += max(r, 0.0)
+    for a in range(n):
+        regret_a = regret[a, row : row + width]
+        sigma_a = sigma[a, row : row + width]
+        for x in range(width):
+            sigma_a[x] = max(regret_a[x], 0.0) / positive[x] if positive[x] > 0.0 else 1.0 / n
 
 
 @njit(cache=True, nogil=True)
@@ -466,7 +533,6 @@ def run_iterations(
     tree,
     payoff,
     decision_player,
-    num_actions,
     root_reach,
     first_iteration,
     iterations,
@@ -492,7 +558,8 @@ def run_iterations(
     the same profile: (1) mix the restricted position's fixed model in, (2) reach
     top-down, (3) values bottom-up with regret and average updates (average
     weight ``max(t - delay, 0)`` if ``linear`` else 1 from ``t > delay`` on),
-    (4) regret-match the updated position. ``sigma`` must hold the current
+    (4) regret-match the updated position (inside the same pass, see
+    :func:`counterfactual_values`). ``sigma`` must hold the current
     strategy on entry (uniform at the start); ``sigma_play`` is ``sigma`` itself
     when nobody is restricted.
     """
@@ -527,7 +594,6 @@ def run_iterations(
                     p_conf,
                     restricted,
                 )
-                regret_matching(regret, num_actions, decision_player, step, sigma)
             else:
                 for p in range(2):
                     counterfactual_values(
@@ -545,5 +611,4 @@ def run_iterations(
                         p_conf,
                         restricted,
                     )
-                regret_matching(regret, num_actions, decision_player, -1, sigma)
     return first_iteration + iterations

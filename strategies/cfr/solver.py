@@ -199,6 +199,7 @@ class Solver:
         self._br_reach = np.zeros_like(self._reach)
         self._average = np.zeros(kernel_shape)
         self._root_out = np.zeros((2, tree.num_hands))
+        self._full_reach = root_reach(tree)
         self._pairs = 0.0
 
     def run(self, iterations: int) -> None:
@@ -213,7 +214,6 @@ class Solver:
                 tree.kernel_arrays,
                 self.payoff,
                 tree.decision_player,
-                tree.num_actions,
                 self.root_reach,
                 self.iteration + 1,
                 iterations,
@@ -256,7 +256,7 @@ class Solver:
         :func:`strategies.cfr.best_response.exploitability`, computed in one kernel
         call on the solver's own buffers)."""
         tree = self.tree
-        full = root_reach(tree)
+        full = self._full_reach
         out = self._root_out
         _kernels.average_best_response(
             tree.kernel_arrays,
