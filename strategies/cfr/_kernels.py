@@ -59,11 +59,19 @@ CHANCE = 1
 FOLD = 2
 SHOWDOWN = 3
 
-#: counterfactual_values modes
+#: _counterfactual_values modes
 MODE_VALUE = 0  # both positions play sigma_play: the values of the profile
 MODE_BEST_RESPONSE = 1  # the traverser maximises per hand
 MODE_CFR = 2  # values of the profile, and regret-matching regret updates
 MODE_CFR_PLUS = 3  # as MODE_CFR with regrets clipped at zero (regret-matching+)
+
+#: The hand-axis width that :func:`run_iterations` and :func:`root_values`
+#: compile a second time, for one hole card, with the hand and hole-card counts
+#: as constants, so the per-hand loops have a literal trip count. The solver
+#: pads smaller hand axes to it with dummy hands of zero reach that clash with
+#: every board (:meth:`strategies.cfr.tree.Tree.padded_kernel_arrays`), which only
+#: adds exact zeros to the real hands' sums.
+FIXED_HANDS = 6
 
 
 @njit(cache=True, nogil=True)
@@ -122,19 +130,20 @@ def mix_fixed(sigma, fixed, p_conf, decision_player, restricted, sigma_play):
                     sigma_play[a, d, h] = sigma[a, d, h]
 
 
-@njit(cache=True, nogil=True)
-def propagate_reach(tree, sigma_play, reach, only):
+@njit(cache=True, nogil=True, inline="always")
+def _propagate_reach(tree, sigma_play, reach, only, n_hands):
     """Fill ``reach[:, 1:]`` top-down from ``reach[:, 0]`` (set by the caller), or
     only ``reach[only]`` if ``only`` is 0 or 1 (the other position's reach is
-    left as it is: valid when only ``only``'s strategy changed); -1 for both."""
+    left as it is: valid when only ``only``'s strategy changed); -1 for both.
+    ``n_hands`` is ``reach.shape[2]`` (a compile-time constant on the fixed-width path)."""
     for p in range(2):
         if only == -1 or only == p:
-            _propagate_position(tree, sigma_play, reach[p].reshape(reach.shape[1] * reach.shape[2]), p, reach.shape[2])
+            _propagate_position(tree, sigma_play, reach[p].reshape(reach.shape[1] * n_hands), p, n_hands)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
-    """:func:`propagate_reach` for position ``p``, on its flat ``[N * H]`` reach."""
+    """:func:`_propagate_reach` for position ``p``, on its flat ``[N * H]`` reach."""
     kind, player, first_child, child_stride, num_children, decision_index, board_index = tree[:7]
     group_start = tree[8]
     board_mask = tree[9]
@@ -171,7 +180,12 @@ def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
 def fold_values(opp_reach, hand_cards, amount, out, card_sum):
     """out[h] = amount * (opponent reach over hands sharing no card with h).
     ``card_sum`` is scratch space of C floats (one per deck card)."""
-    n_hands, n_hole = hand_cards.shape
+    _fold_values(opp_reach, hand_cards, amount, out, card_sum, hand_cards.shape[0], hand_cards.shape[1])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fold_values(opp_reach, hand_cards, amount, out, card_sum, n_hands, n_hole):
+    """:func:`fold_values` given ``hand_cards.shape`` as ``(n_hands, n_hole)``."""
     card_sum[:] = 0.0
     total = 0.0
     for h in range(n_hands):
@@ -257,12 +271,11 @@ def showdown_values(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def showdown_values_dense(opp_reach, outcome, sign, win, tie, lose, out):
+def showdown_values_dense(opp_reach, outcome, sign, win, tie, lose, out, n_hands):
     """The showdown by H x H tables: ``outcome`` codes (lose 0, tie 1, win 2, none
     3) and ``sign`` (+1 win, -1 lose, 0 otherwise, as floats). With the zero-sum
     payoff (lose = -win, tie = 0) out = win * sign @ opp_reach; otherwise each
-    pair's payoff is looked up by its code."""
-    n_hands = out.shape[0]
+    pair's payoff is looked up by its code. ``n_hands`` is ``out.shape[0]``."""
     if tie == 0.0 and lose == -win:
         for h in range(n_hands):
             total = 0.0
@@ -279,8 +292,28 @@ def showdown_values_dense(opp_reach, outcome, sign, win, tie, lose, out):
         out[h] = total
 
 
-@njit(cache=True, nogil=True)
-def counterfactual_values(
+@njit(cache=True, nogil=True, inline="always")
+def _scratch(tree, n_hands):
+    """Scratch arrays of :func:`_counterfactual_values`, allocated once per kernel
+    call: two runs of the largest group's ``size * H`` entries, two of ``H`` and
+    two of one entry per card."""
+    group_start = tree[8]
+    largest = 1
+    for g in range(group_start.shape[0] - 1):
+        largest = max(largest, group_start[g + 1] - group_start[g])
+    n_cards = tree[10].max() + 1
+    return (
+        np.empty(largest * n_hands),
+        np.empty(largest * n_hands),
+        np.zeros(n_hands),
+        np.zeros(n_hands),
+        np.zeros(n_cards),
+        np.zeros(n_cards),
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _counterfactual_values(
     tree,
     payoff,
     position,
@@ -294,10 +327,14 @@ def counterfactual_values(
     average_weight,
     p_conf,
     restricted,
+    n_hands,
+    n_hole,
+    scratch,
 ):
     """Bottom-up pass for ``position``: counterfactual values of every node into
     ``values[N, H]`` against the opponent's reach in ``reach`` (from
-    :func:`propagate_reach`).
+    :func:`_propagate_reach`; ``(n_hands, n_hole)`` is ``hand_cards.shape``;
+    ``scratch`` is :func:`_scratch`'s).
 
     At the position's own decisions the value is ``sum_a sigma_play * child`` (or
     the maximum over actions in ``MODE_BEST_RESPONSE``); at the opponent's, the
@@ -314,12 +351,11 @@ def counterfactual_values(
     group_start = tree[8]
     board_mask, hand_cards, hand_rank, rank_order, num_valid, outcome, sign = tree[9:16]
     image_start, image_perm, hand_perm = tree[16:]
-    n_nodes, n_hands = values.shape
+    n_nodes = values.shape[0]
     n_actions, n_decisions, _ = sigma.shape
     opp = 1 - position
     mixing = position == restricted and p_conf.shape[0] > 0
     dense = outcome.shape[0] > 0
-    n_cards = hand_cards.max() + 1
     flat_values = values.reshape(n_nodes * n_hands)
     flat_sigma = sigma.reshape(n_actions, n_decisions * n_hands)
     flat_play = sigma_play.reshape(n_actions, n_decisions * n_hands)
@@ -332,22 +368,14 @@ def counterfactual_values(
         flat_regret = np.zeros((0, 0))
         flat_cumulative = np.zeros((0, 0))
     flat_p_conf = p_conf.reshape(p_conf.size)
-    largest = 1
-    for g in range(group_start.shape[0] - 1):
-        largest = max(largest, group_start[g + 1] - group_start[g])
-    positive = np.empty(largest * n_hands)
-    baseline = np.empty(largest * n_hands)
-    weaker = np.zeros(n_hands)
-    stronger = np.zeros(n_hands)
-    card_sum = np.zeros(n_cards)
-    total_cards = np.zeros(n_cards)
+    positive, baseline, weaker, stronger, card_sum, total_cards = scratch
     for g in range(group_start.shape[0] - 2, -1, -1):
         start = group_start[g]
         end = group_start[g + 1]
         k = kind[start]
         if k == FOLD:
             for node in range(start, end):
-                fold_values(reach[opp, node], hand_cards, payoff[node, position, 0], values[node], card_sum)
+                _fold_values(reach[opp, node], hand_cards, payoff[node, position, 0], values[node], card_sum, n_hands, n_hole)
         elif k == SHOWDOWN:
             for node in range(start, end):
                 b = board_index[node]
@@ -360,6 +388,7 @@ def counterfactual_values(
                         payoff[node, position, 1],
                         payoff[node, position, 2],
                         values[node],
+                        n_hands,
                     )
                 else:
                     showdown_values(
@@ -510,12 +539,37 @@ def root_values(tree, payoff, strategy, mode, root_reach, reach, values, out):
     """Both positions' root values against ``strategy`` (``[A, D, H]``) into
     ``out[2, H]``: best-response values (``MODE_BEST_RESPONSE``) or the profile's
     (``MODE_VALUE``). ``reach`` and ``values`` are scratch of the usual shapes."""
+    if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
+        _root_values(tree, payoff, strategy, mode, root_reach, reach, values, out, FIXED_HANDS, 1)
+    else:
+        _root_values(tree, payoff, strategy, mode, root_reach, reach, values, out, reach.shape[2], tree[10].shape[1])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _root_values(tree, payoff, strategy, mode, root_reach, reach, values, out, n_hands, n_hole):
+    """:func:`root_values` with ``(n_hands, n_hole)`` the shape of the tree's hand cards."""
     reach[:, 0, :] = root_reach
-    propagate_reach(tree, strategy, reach, -1)
+    _propagate_reach(tree, strategy, reach, -1, n_hands)
+    scratch = _scratch(tree, n_hands)
     empty = np.zeros((0, 0, 0))
     for position in range(2):
-        counterfactual_values(
-            tree, payoff, position, mode, strategy, strategy, reach, values, empty, empty, 0.0, np.zeros((0, 0)), -1
+        _counterfactual_values(
+            tree,
+            payoff,
+            position,
+            mode,
+            strategy,
+            strategy,
+            reach,
+            values,
+            empty,
+            empty,
+            0.0,
+            np.zeros((0, 0)),
+            -1,
+            n_hands,
+            n_hole,
+            scratch,
         )
         out[position, :] = values[0]
 
@@ -559,12 +613,87 @@ def run_iterations(
     top-down, (3) values bottom-up with regret and average updates (average
     weight ``max(t - delay, 0)`` if ``linear`` else 1 from ``t > delay`` on),
     (4) regret-match the updated position (inside the same pass, see
-    :func:`counterfactual_values`). ``sigma`` must hold the current
+    :func:`_counterfactual_values`). ``sigma`` must hold the current
     strategy on entry (uniform at the start); ``sigma_play`` is ``sigma`` itself
     when nobody is restricted.
     """
+    if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
+        return _run_iterations(
+            tree,
+            payoff,
+            decision_player,
+            root_reach,
+            first_iteration,
+            iterations,
+            plus,
+            alternating,
+            linear,
+            delay,
+            regret,
+            cumulative,
+            sigma,
+            sigma_play,
+            fixed,
+            p_conf,
+            restricted,
+            reach,
+            values,
+            FIXED_HANDS,
+            1,
+        )
+    return _run_iterations(
+        tree,
+        payoff,
+        decision_player,
+        root_reach,
+        first_iteration,
+        iterations,
+        plus,
+        alternating,
+        linear,
+        delay,
+        regret,
+        cumulative,
+        sigma,
+        sigma_play,
+        fixed,
+        p_conf,
+        restricted,
+        reach,
+        values,
+        reach.shape[2],
+        tree[10].shape[1],
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _run_iterations(
+    tree,
+    payoff,
+    decision_player,
+    root_reach,
+    first_iteration,
+    iterations,
+    plus,
+    alternating,
+    linear,
+    delay,
+    regret,
+    cumulative,
+    sigma,
+    sigma_play,
+    fixed,
+    p_conf,
+    restricted,
+    reach,
+    values,
+    n_hands,
+    n_hole,
+):
+    """:func:`run_iterations` with ``(n_hands, n_hole)`` the shape of the tree's hand cards."""
     mode = MODE_CFR_PLUS if plus else MODE_CFR
     mixing = p_conf.shape[0] > 0
+    scratch = _scratch(tree, n_hands)
     for t in range(first_iteration, first_iteration + iterations):
         if linear:
             weight = float(max(t - delay, 0))
@@ -577,12 +706,15 @@ def run_iterations(
             # With alternating updates only the last updated position's strategy
             # changed since the previous pass (except on the very first pass).
             fresh = t == first_iteration and step == 0
-            propagate_reach(tree, sigma_play, reach, -1 if fresh or not alternating or mixing else 1 - step)
-            if alternating:
-                counterfactual_values(
+            only = -1 if fresh or not alternating or mixing else 1 - step
+            _propagate_reach(tree, sigma_play, reach, only, n_hands)
+            for p in range(2):
+                if alternating and p != step:
+                    continue
+                _counterfactual_values(
                     tree,
                     payoff,
-                    step,
+                    p,
                     mode,
                     sigma,
                     sigma_play,
@@ -593,22 +725,8 @@ def run_iterations(
                     weight,
                     p_conf,
                     restricted,
+                    n_hands,
+                    n_hole,
+                    scratch,
                 )
-            else:
-                for p in range(2):
-                    counterfactual_values(
-                        tree,
-                        payoff,
-                        p,
-                        mode,
-                        sigma,
-                        sigma_play,
-                        reach,
-                        values,
-                        regret,
-                        cumulative,
-                        weight,
-                        p_conf,
-                        restricted,
-                    )
     return first_iteration + iterations

@@ -37,6 +37,12 @@ Shapes: strategies, regrets and cumulative strategies are
 ``float64[n_decision_nodes, max_actions, n_hands]`` in this API (the kernels keep
 them action-major, ``[A, D, H]``, and :class:`Solver` transposes at the
 boundary); values are in chips.
+
+Trees with at most :data:`strategies.cfr._kernels.FIXED_HANDS` private hands
+(Kuhn, Leduc) run on a hand axis padded to that width with zero-reach dummy
+hands, which the kernels compile with a constant hand count; the results are
+those of the unpadded arrays (the dummies add exact zeros), and the accessors
+return the real hands only.
 """
 
 from __future__ import annotations
@@ -163,14 +169,18 @@ class Solver:
             raise SolverError(f"the averaging delay must be non-negative, got {delay}")
         self.delay = delay
         shape = (tree.num_decisions, tree.max_actions, tree.num_hands)
+        # The kernels' hand axis: small trees are padded to the fixed width.
+        width = max(_kernels.FIXED_HANDS, tree.num_hands)
+        self._arrays = tree.kernel_arrays if width == tree.num_hands else tree.padded_kernel_arrays(width)
         self.payoff = tree.payoff if payoff is None else np.ascontiguousarray(payoff, dtype=np.float64)
         if self.payoff.shape != (tree.num_nodes, 2, 3):
             raise SolverError(f"payoff must have shape {(tree.num_nodes, 2, 3)}, got {self.payoff.shape}")
         self.root_reach = root_reach(tree, ranges)
-        kernel_shape = (tree.max_actions, tree.num_decisions, tree.num_hands)
+        self._root_reach = _pad(self.root_reach, width)
+        kernel_shape = (tree.max_actions, tree.num_decisions, width)
         self._regret = np.zeros(kernel_shape)
         self._cumulative = np.zeros(kernel_shape)
-        self._sigma = to_kernel_layout(uniform_strategy(tree))
+        self._sigma = _pad(to_kernel_layout(uniform_strategy(tree)), width)
         self.iteration = 0
         self.restriction = restriction
         if restriction is None:
@@ -188,18 +198,19 @@ class Solver:
                 )
             if ((restriction.p_conf < 0) | (restriction.p_conf > 1)).any():
                 raise SolverError("p_conf must lie in [0, 1]")
-            self._fixed = to_kernel_layout(restriction.fixed)
-            self._p_conf = np.ascontiguousarray(restriction.p_conf, dtype=np.float64)
+            self._fixed = _pad(to_kernel_layout(restriction.fixed), width)
+            self._p_conf = _pad(np.asarray(restriction.p_conf, dtype=np.float64), width)
             self._restricted = restriction.position
             self._sigma_play = np.empty(kernel_shape)
-        self._reach = np.zeros((2, tree.num_nodes, tree.num_hands))
-        self._values = np.zeros((tree.num_nodes, tree.num_hands))
+        self._reach = np.zeros((2, tree.num_nodes, width))
+        self._values = np.zeros((tree.num_nodes, width))
         # Buffers of exploitability(): the best-response walk keeps its own reach,
         # since run() relies on _reach surviving between calls.
         self._br_reach = np.zeros_like(self._reach)
         self._average = np.zeros(kernel_shape)
-        self._root_out = np.zeros((2, tree.num_hands))
+        self._root_out = np.zeros((2, width))
         self._full_reach = root_reach(tree)
+        self._kernel_full_reach = _pad(self._full_reach, width)
         self._pairs = 0.0
 
     def run(self, iterations: int) -> None:
@@ -211,10 +222,10 @@ class Solver:
         tree = self.tree
         self.iteration = (
             _kernels.run_iterations(
-                tree.kernel_arrays,
+                self._arrays,
                 self.payoff,
                 tree.decision_player,
-                self.root_reach,
+                self._root_reach,
                 self.iteration + 1,
                 iterations,
                 self.algorithm is Algorithm.CFR_PLUS,
@@ -237,18 +248,18 @@ class Solver:
     @property
     def regret(self) -> npt.NDArray[np.float64]:
         """Cumulative regrets ``[D, A, H]`` (a copy)."""
-        return from_kernel_layout(self._regret)
+        return from_kernel_layout(self._regret[..., : self.tree.num_hands])
 
     @property
     def cumulative(self) -> npt.NDArray[np.float64]:
         """Cumulative (weighted) strategy ``[D, A, H]`` (a copy)."""
-        return from_kernel_layout(self._cumulative)
+        return from_kernel_layout(self._cumulative[..., : self.tree.num_hands])
 
     def average_strategy(self) -> npt.NDArray[np.float64]:
         """The normalised cumulative strategy ``[D, A, H]`` (uniform where it is all zero), a new array."""
         out = np.zeros_like(self._cumulative)
         _kernels.normalise(self._cumulative, self.tree.num_actions, out)
-        return from_kernel_layout(out)
+        return from_kernel_layout(out[..., : self.tree.num_hands])
 
     def exploitability(self) -> float:
         """Exploitability of the average strategy in the real game, chips per hand:
@@ -257,17 +268,17 @@ class Solver:
         call on the solver's own buffers)."""
         tree = self.tree
         full = self._full_reach
-        out = self._root_out
+        out = self._root_out[:, : tree.num_hands]
         _kernels.average_best_response(
-            tree.kernel_arrays,
+            self._arrays,
             tree.payoff,
             self._cumulative,
             tree.num_actions,
-            full,
+            self._kernel_full_reach,
             self._average,
             self._br_reach,
             self._values,
-            out,
+            self._root_out,
         )
         pairs = self._pairs if self._pairs else tree.root_pairs(full[0], full[1])
         self._pairs = pairs
@@ -275,7 +286,7 @@ class Solver:
 
     def current_strategy(self) -> npt.NDArray[np.float64]:
         """The strategy the next iteration would play (regret-matched), ``[D, A, H]``, a copy."""
-        return from_kernel_layout(self._sigma)
+        return from_kernel_layout(self._sigma[..., : self.tree.num_hands])
 
     def load_arrays(
         self, *, iteration: int, regret: npt.NDArray[np.float64], cumulative: npt.NDArray[np.float64]
@@ -286,7 +297,14 @@ class Solver:
             raise SolverError(
                 f"checkpoint arrays have shapes {regret.shape}, {cumulative.shape}; the tree needs {shape}"
             )
-        self._regret[...] = regret.transpose(1, 0, 2)
-        self._cumulative[...] = cumulative.transpose(1, 0, 2)
+        self._regret[..., : shape[2]] = regret.transpose(1, 0, 2)
+        self._cumulative[..., : shape[2]] = cumulative.transpose(1, 0, 2)
         self.iteration = iteration
         _kernels.regret_matching(self._regret, self.tree.num_actions, self.tree.decision_player, -1, self._sigma)
+
+
+def _pad(array: npt.NDArray[np.float64], width: int) -> npt.NDArray[np.float64]:
+    """A contiguous copy of ``array`` with its last (hand) axis padded with zeros to ``width``."""
+    padded = np.zeros((*array.shape[:-1], width))
+    padded[..., : array.shape[-1]] = array
+    return padded

@@ -251,6 +251,34 @@ class Tree:
             self.hand_perm,
         )
 
+    def padded_kernel_arrays(self, width: int) -> tuple[Any, ...]:
+        """:attr:`kernel_arrays` with the hand axis padded to ``width`` hands: the
+        extra hands clash with every board (mask 0, rank -1, no showdown), hold a
+        card of their own past the deck (so the kernels' per-card sums of the real
+        hands are unchanged) and map onto themselves under every suit permutation.
+        With zero root reach they add only exact zeros to the real hands' values."""
+        n_hands = self.num_hands
+        if width < n_hands:
+            raise TreeError(f"cannot pad {n_hands} hands to {width}")
+        extra = width - n_hands
+        arrays = list(self.kernel_arrays)
+
+        def pad(array: npt.NDArray[Any], axes: tuple[int, ...], value: float) -> npt.NDArray[Any]:
+            widths = [(0, extra if axis in axes else 0) for axis in range(array.ndim)]
+            return np.pad(array, widths, constant_values=value)
+
+        arrays[9] = pad(self.board_mask, (1,), 0.0)
+        arrays[10] = pad(self.hand_slots, (0,), len(self.game.deck()))
+        arrays[11] = pad(self.hand_rank, (1,), -1)
+        arrays[12] = pad(self.rank_order, (1,), 0)
+        if self.outcome.shape[0] > 0:
+            arrays[14] = pad(self.outcome, (1, 2), NO_SHOWDOWN)
+            arrays[15] = pad(self.sign, (1, 2), 0.0)
+        arrays[18] = np.concatenate(
+            [self.hand_perm, np.tile(np.arange(n_hands, width, dtype=np.int32), (len(self.hand_perm), 1))], axis=1
+        )
+        return tuple(arrays)
+
     @cached_property
     def sign(self) -> npt.NDArray[np.float64]:
         """:attr:`outcome` as +1 (win), -1 (lose), 0 (tie or no showdown) floats,
@@ -410,11 +438,9 @@ class _Builder:
             for image in (itertools.permutations(suits) if isomorphism else [tuple(suits)])
         ]
         index = {tuple(int(c) for c in h): i for i, h in enumerate(self.hands)}
+        inverses = [{v: k for k, v in card_map.items()} for card_map in self.card_maps]
         self.hand_perm = np.array(
-            [
-                [index[tuple(sorted({v: k for k, v in card_map.items()}[int(c)] for c in h))] for h in self.hands]
-                for card_map in self.card_maps
-            ],
+            [[index[tuple(sorted(inverse[int(c)] for c in h))] for h in self.hands] for inverse in inverses],
             dtype=np.int32,
         )
 
@@ -575,7 +601,7 @@ class _Builder:
         rank_order = np.zeros((len(boards), n_hands), dtype=np.int32)
         num_valid = np.zeros(len(boards), dtype=np.int32)
         for b, board in enumerate(boards):
-            valid = ~np.isin(self.hands, board).any(axis=1)
+            valid = ~(self.hands[:, :, None] == np.array(board, dtype=np.int64)).any(axis=(1, 2))
             board_mask[b] = valid
             if b not in self.showdown_boards:
                 continue
