@@ -867,12 +867,12 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]]:
             unpacker = msgpack.Unpacker(stream, raw=False, max_buffer_size=0)
             header = unpacker.unpack()
             packed = unpacker.unpack()
+        if not isinstance(header, dict) or not isinstance(packed, dict):
+            raise ValueError("no header")
         arrays = {}
         for name, p in packed.items():
             dtype = np.dtype(p["dtype"])
             arrays[name] = np.frombuffer(p["data"], dtype=dtype).reshape(p["shape"]).astype(dtype.newbyteorder("="))
     except (msgpack.OutOfData, msgpack.UnpackException, ValueError, KeyError, TypeError) as error:
         raise AbstractionError(f"{path}: not a card abstraction file ({error or 'truncated'})") from None
-    if not isinstance(header, dict):
-        raise AbstractionError(f"{path}: not a card abstraction file (no header)")
     return header, arrays

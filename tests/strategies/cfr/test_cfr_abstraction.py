@@ -21,6 +21,7 @@ from poker.evaluate import hand_vs_range_equity, rank_hand, rank_hands
 from poker.gamedef import Game, load_game, parse_game
 from strategies.base import private_hands
 from strategies.cfr.abstraction import (
+    AbstractionError,
     AbstractionSpec,
     CardAbstraction,
     Feature,
@@ -386,3 +387,11 @@ def test_bucket_list_must_match_the_rounds() -> None:
     assert spec == AbstractionSpec(Feature.EHS, (5, 5), Recall.IMPERFECT)
     with pytest.raises(ValueError, match="lists 2 bucket counts but the game has 4 rounds"):
         spec.buckets_per_round(HULHE)
+
+
+@pytest.mark.parametrize("content", [b"damaged", b"", b"\x93\x01\x02\x03"])
+def test_a_damaged_abstraction_file_is_reported_not_crashed_on(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "bad.abstraction"
+    path.write_bytes(content)
+    with pytest.raises(AbstractionError, match="bad.abstraction: not a card abstraction file"):
+        CardAbstraction.load(path)
