@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from agent.client import LineReader
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
 from poker.protocol import parse_match_state
@@ -58,41 +59,38 @@ async def scripted_agent(port: int, game: Game, script: Script, received: list[s
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
         await stream.send_all(script.version + script.upfront)
-        buffer = b""
+        reader = LineReader(stream)
         while True:
             try:
-                data = await stream.receive_some(65536)
+                line = await reader.receive_line()
             except trio.BrokenResourceError:
                 return
-            if not data:
+            if line is None:
                 return
-            buffer += data
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                text = line.decode("ascii").removesuffix("\r")
-                received.append(text)
-                view, _ = parse_match_state(text, game)
-                plan = script.follow.get(view.hand_id)
-                if not view.is_my_turn():
-                    continue
-                if plan is not None:
-                    token = plan[sum(len(r) for r in view.state.actions)]
-                elif script.default is not None:
-                    token = script.default
-                else:
-                    continue
-                if token == SILENT:
-                    continue
-                if token == CLOSE:
-                    return
-                try:
-                    if script.noise:
-                        await trio.sleep(script.delay_s)
-                        await stream.send_all(script.noise)
+            text = line.decode("ascii")
+            received.append(text)
+            view, _ = parse_match_state(text, game)
+            plan = script.follow.get(view.hand_id)
+            if not view.is_my_turn():
+                continue
+            if plan is not None:
+                token = plan[sum(len(r) for r in view.state.actions)]
+            elif script.default is not None:
+                token = script.default
+            else:
+                continue
+            if token == SILENT:
+                continue
+            if token == CLOSE:
+                return
+            try:
+                if script.noise:
                     await trio.sleep(script.delay_s)
-                    await stream.send_all(f"{text}:{token}\r\n".encode("ascii"))
-                except trio.BrokenResourceError:
-                    return  # the dealer gave up on us
+                    await stream.send_all(script.noise)
+                await trio.sleep(script.delay_s)
+                await stream.send_all(f"{text}:{token}\r\n".encode("ascii"))
+            except trio.BrokenResourceError:
+                return  # the dealer gave up on us
 
 
 async def run_match(config: MatchConfig, scripts: Sequence[Script], *, timeout_s: float = 30.0) -> Capture:

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from agent.client import LineReader
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.deal import Dealer
 from poker.evaluate import rank_hand
@@ -84,44 +85,41 @@ async def _hostile_agent(port: int, game: Game, hostile: Hostile, rng: random.Ra
 
     async with stream:
         await send(VERSION)
-        buffer = b""
+        reader = LineReader(stream)
         silent = False
         while True:
             try:
-                data = await stream.receive_some(65536)
+                line = await reader.receive_line()
             except trio.BrokenResourceError:
                 return
-            if not data:
+            if line is None:
                 return
-            buffer += data
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                text = line.decode("ascii").removesuffix("\r")
-                view, _ = parse_match_state(text, game)
-                if silent:
+            text = line.decode("ascii")
+            view, _ = parse_match_state(text, game)
+            if silent:
+                continue
+            mine = view.is_my_turn()
+            if mine and hostile.lines >= hostile.budget and hostile.ending != "complete":
+                if hostile.ending != "disconnect":
+                    await send(text[: rng.randrange(len(text))].encode())
+                if hostile.ending == "silence":
+                    silent = True
                     continue
-                mine = view.is_my_turn()
-                if mine and hostile.lines >= hostile.budget and hostile.ending != "complete":
-                    if hostile.ending != "disconnect":
-                        await send(text[: rng.randrange(len(text))].encode())
-                    if hostile.ending == "silence":
-                        silent = True
-                        continue
-                    hostile.closed = True
-                    return
-                burst: list[bytes] = []
-                if mine:
-                    burst = [_noise(rng, text, game) for _ in range(rng.randrange(0, 25))]
-                    if rng.random() < 0.3:
-                        burst.append(text.encode()[: rng.randrange(len(text))])  # half a line...
-                    burst.append(b"\n" + f"{text}:{rng.choice(TOKENS)}\r\n".encode())  # ...then an answer
-                elif rng.random() < 0.2:
-                    burst = [_noise(rng, text, game) for _ in range(rng.randrange(1, 4))]
-                hostile.lines += len(burst)
-                try:
-                    await send(b"".join(burst))
-                except trio.BrokenResourceError:
-                    return
+                hostile.closed = True
+                return
+            burst: list[bytes] = []
+            if mine:
+                burst = [_noise(rng, text, game) for _ in range(rng.randrange(0, 25))]
+                if rng.random() < 0.3:
+                    burst.append(text.encode()[: rng.randrange(len(text))])  # half a line...
+                burst.append(b"\n" + f"{text}:{rng.choice(TOKENS)}\r\n".encode())  # ...then an answer
+            elif rng.random() < 0.2:
+                burst = [_noise(rng, text, game) for _ in range(rng.randrange(1, 4))]
+            hostile.lines += len(burst)
+            try:
+                await send(b"".join(burst))
+            except trio.BrokenResourceError:
+                return
 
 
 @dataclass
