@@ -50,6 +50,7 @@ from poker.evaluate import card_bit, rank_cardset
 from poker.gamedef import Game
 from poker.state import Action, State
 from strategies.base import PublicState, Strategy, private_hands
+from strategies.cfr._kernels import showdown_values
 from strategies.cfr.best_response import BestResponse
 from strategies.cfr.tree import BettingAbstraction, TreeError, tree_actions
 
@@ -247,7 +248,7 @@ def _win_minus_lose(hand_sets, hand_cards, board_set, n_cards, d, ranks, order_b
     """d[h] = (opponent hands h beats) - (hands it loses to) on ``board_set``, over
     opponent hands sharing no card with h or the board; hands clashing with the
     board get d = 0 and ranks -1. Returns the number of valid hands."""
-    n_hands, n_hole = hand_cards.shape
+    n_hands = hand_cards.shape[0]
     n_valid = 0
     for h in range(n_hands):
         if hand_sets[h] & board_set:
@@ -259,45 +260,14 @@ def _win_minus_lose(hand_sets, hand_cards, board_set, n_cards, d, ranks, order_b
             n_valid += 1
     valid = order_buffer[:n_valid]
     order = valid[np.argsort(ranks[valid])]
-    counts = np.zeros(n_cards, dtype=np.int64)
-    # Upward: strictly weaker opponent hands, minus those sharing a card with h.
-    running = 0
-    i = 0
-    while i < n_valid:
-        j = i
-        while j < n_valid and ranks[order[j]] == ranks[order[i]]:
-            j += 1
-        for t in range(i, j):
-            h = order[t]
-            w = running
-            for c in range(n_hole):
-                w -= counts[hand_cards[h, c]]
-            d[h] = w
-        for t in range(i, j):
-            h = order[t]
-            running += 1
-            for c in range(n_hole):
-                counts[hand_cards[h, c]] += 1
-        i = j
-    counts[:] = 0
-    running = 0
-    i = n_valid - 1
-    while i >= 0:
-        j = i
-        while j >= 0 and ranks[order[j]] == ranks[order[i]]:
-            j -= 1
-        for t in range(i, j, -1):
-            h = order[t]
-            s = running
-            for c in range(n_hole):
-                s -= counts[hand_cards[h, c]]
-            d[h] -= s
-        for t in range(i, j, -1):
-            h = order[t]
-            running += 1
-            for c in range(n_hole):
-                counts[hand_cards[h, c]] += 1
-        i = j
+    # Every opponent hand weighs 1, so the float sweep's sums are exact integers.
+    values = np.empty(n_hands)
+    showdown_values(
+        np.ones(n_hands), hand_cards, order, n_valid, ranks, 1.0, 0.0, -1.0, values,
+        np.empty(n_hands), np.empty(n_hands), np.empty(n_cards), np.empty(n_cards),
+    )
+    for h in range(n_hands):
+        d[h] = np.int64(values[h])
     return n_valid
 
 
