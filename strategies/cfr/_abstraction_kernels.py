@@ -268,12 +268,7 @@ def table_completion_sums(
     full = np.empty(size + combos.shape[1], dtype=np.int64)
     remaining = np.empty(deck.shape[0], dtype=np.int64)
     for b in range(boards.shape[0]):
-        board_bits = board_mask(boards[b])
-        left = 0
-        for c in deck:
-            if not (np.int64(1) << c) & board_bits:
-                remaining[left] = c
-                left += 1
+        _cards_left(deck, board_mask(boards[b]), remaining)
         full[:size] = boards[b]
         out[b, :] = 0
         for t in range(combos.shape[0]):
@@ -297,6 +292,17 @@ def board_mask(cards: np.ndarray) -> int:
     for c in cards:
         out |= np.int64(1) << np.int64(c)
     return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _cards_left(deck: np.ndarray, board_bits: int, remaining: np.ndarray) -> None:
+    """Write the deck cards not in ``board_bits`` (a ``board_mask``) to the front of
+    ``remaining``, in deck order."""
+    left = 0
+    for c in deck:
+        if not (np.int64(1) << c) & board_bits:
+            remaining[left] = c
+            left += 1
 
 
 @njit(cache=True, nogil=True)
@@ -508,12 +514,7 @@ def nested_final_histogram(
     width = hist.shape[1]
     flat = hist.reshape(-1)
     for b in range(boards.shape[0]):
-        board_bits = board_mask(boards[b])
-        left = 0
-        for c in deck:
-            if not (np.int64(1) << c) & board_bits:
-                remaining[left] = c
-                left += 1
+        _cards_left(deck, board_mask(boards[b]), remaining)
         full[:size] = boards[b]
         for s in range(splits.shape[0]):
             for j in range(size):
