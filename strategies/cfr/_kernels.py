@@ -6,7 +6,7 @@ build the arrays and call these. The tree arrays travel as one tuple, ``tree``
 (:attr:`strategies.cfr.tree.Tree.kernel_arrays`; layout in
 :mod:`strategies.cfr.tree`)::
 
-    (kind int8[N], player int8[N], first_child int32[N], child_stride int32[N],
+    (kind int8[N], player int8[N], first_child int32[N], action_child int32[N, A],
      num_children int32[N], decision_index int32[N], board_index int32[N],
      chance_weight float64[N], group_start int32[G + 1], board_mask float64[B, H],
      hand_cards int64[H, k], hand_rank int32[B, H], rank_order int32[B, H],
@@ -144,7 +144,7 @@ def _propagate_reach(tree, sigma_play, reach, only, n_hands):
 @njit(cache=True, nogil=True, inline="always")
 def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
     """:func:`_propagate_reach` for position ``p``, on its flat ``[N * H]`` reach."""
-    kind, player, first_child, child_stride, num_children, decision_index, board_index = tree[:7]
+    kind, player, first_child, action_child, num_children, decision_index, board_index = tree[:7]
     group_start = tree[8]
     board_mask = tree[9]
     n_actions, n_decisions, _ = sigma_play.shape
@@ -156,7 +156,7 @@ def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
             width = (group_start[g + 1] - start) * n_hands
             source = flat_reach[start * n_hands : start * n_hands + width]
             for a in range(num_children[start]):
-                first = (first_child[start] + a * child_stride[start]) * n_hands
+                first = action_child[start, a] * n_hands
                 target = flat_reach[first : first + width]
                 if player[start] == p:
                     row = decision_index[start] * n_hands
@@ -166,30 +166,33 @@ def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
                 else:
                     target[:] = source
         elif k == CHANCE:
+            # Per node, so flat offsets rather than views: a numba view costs a
+            # reference count, more than the six multiplications of a small game.
             for node in range(start, group_start[g + 1]):
-                source = flat_reach[node * n_hands : (node + 1) * n_hands]
+                source = node * n_hands
                 for j in range(num_children[node]):
-                    c = first_child[node] + j * child_stride[node]
-                    mask = board_mask[board_index[c]]
-                    target = flat_reach[c * n_hands : (c + 1) * n_hands]
+                    c = first_child[node] + j
+                    b = board_index[c]
+                    target = c * n_hands
                     for h in range(n_hands):
-                        target[h] = source[h] * mask[h]
+                        flat_reach[target + h] = flat_reach[source + h] * board_mask[b, h]
 
 
 @njit(cache=True, nogil=True, inline="always")
 def fold_values(opp_reach, hand_cards, amount, out, card_sum):
     """out[h] = amount * (opponent reach over hands sharing no card with h).
     ``card_sum`` is scratch space of C floats (one per deck card)."""
-    _fold_values(opp_reach, hand_cards, amount, out, card_sum, hand_cards.shape[0], hand_cards.shape[1])
+    _fold_values(opp_reach, 0, hand_cards, amount, out, card_sum, hand_cards.shape[0], hand_cards.shape[1])
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _fold_values(opp_reach, hand_cards, amount, out, card_sum, n_hands, n_hole):
-    """:func:`fold_values` given ``hand_cards.shape`` as ``(n_hands, n_hole)``."""
+def _fold_values(flat_opp, base, hand_cards, amount, flat_out, card_sum, n_hands, n_hole):
+    """:func:`fold_values` on the run of ``n_hands`` entries at ``base`` of the flat
+    ``flat_opp`` and ``flat_out`` (``hand_cards.shape`` is ``(n_hands, n_hole)``)."""
     card_sum[:] = 0.0
     total = 0.0
     for h in range(n_hands):
-        r = opp_reach[h]
+        r = flat_opp[base + h]
         total += r
         for j in range(n_hole):
             card_sum[hand_cards[h, j]] += r
@@ -198,8 +201,8 @@ def _fold_values(opp_reach, hand_cards, amount, out, card_sum, n_hands, n_hole):
         for j in range(n_hole):
             compatible -= card_sum[hand_cards[h, j]]
         if n_hole == 2:
-            compatible += opp_reach[h]  # the identical hand was subtracted twice
-        out[h] = amount * compatible
+            compatible += flat_opp[base + h]  # the identical hand was subtracted twice
+        flat_out[base + h] = amount * compatible
 
 
 @njit(cache=True, nogil=True)
@@ -271,25 +274,39 @@ def showdown_values(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def showdown_values_dense(opp_reach, outcome, sign, win, tie, lose, out, n_hands):
-    """The showdown by H x H tables: ``outcome`` codes (lose 0, tie 1, win 2, none
-    3) and ``sign`` (+1 win, -1 lose, 0 otherwise, as floats). With the zero-sum
-    payoff (lose = -win, tie = 0) out = win * sign @ opp_reach; otherwise each
-    pair's payoff is looked up by its code. ``n_hands`` is ``out.shape[0]``."""
-    if tie == 0.0 and lose == -win:
-        for h in range(n_hands):
-            total = 0.0
-            row = sign[h]
-            for o in range(n_hands):
-                total += row[o] * opp_reach[o]
-            out[h] = win * total
-        return
-    table = np.array((lose, tie, win, 0.0))
+def _showdown_sign(flat_opp, base, sign, b, win, flat_out, n_hands):
+    """The zero-sum showdown on board ``b`` (lose = -win, tie = 0) by its H x H
+    ``sign`` table (+1 win, -1 lose, 0 otherwise, ``[B, H, H]``), on the run of
+    ``n_hands`` entries at ``base`` of the flat ``flat_opp`` and ``flat_out``:
+    out = win * sign[b] @ opp.
+
+    The table is read by opponent row, ``sign[b, o, h] = -sign[b, h, o]``, so the
+    sum over ``o`` runs in the same order for every ``h`` at once: independent,
+    vectorisable accumulators instead of one serial chain of additions per
+    hand, with the same rounding as summing row ``h``."""
     for h in range(n_hands):
-        total = 0.0
-        for o in range(n_hands):
-            total += table[outcome[h, o]] * opp_reach[o]
-        out[h] = total
+        flat_out[base + h] = 0.0
+    for o in range(n_hands):
+        r = flat_opp[base + o]
+        for h in range(n_hands):
+            flat_out[base + h] += sign[b, o, h] * r
+    for h in range(n_hands):
+        flat_out[base + h] *= -win
+
+
+@njit(cache=True, nogil=True)
+def _showdown_outcome(flat_opp, base, outcome, b, win, tie, lose, flat_out, n_hands):
+    """:func:`_showdown_sign` for any payoff: each pair's payoff is looked up by its
+    ``outcome`` code (lose 0, tie 1, win 2, none 3; code ``c`` of (o, h) is ``2 -
+    c`` for (h, o)). Not inlined: a non-zero-sum solve is the rare case, and its
+    table lookups slow the zero-sum path down when compiled into it."""
+    table = np.array((win, tie, lose, 0.0))  # by the code of (o, h)
+    for h in range(n_hands):
+        flat_out[base + h] = 0.0
+    for o in range(n_hands):
+        r = flat_opp[base + o]
+        for h in range(n_hands):
+            flat_out[base + h] += table[outcome[b, o, h]] * r
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -347,7 +364,7 @@ def _counterfactual_values(
     :func:`regret_matching`; each row is read only at its own node, so updating it
     there changes nothing else in the pass). All in one sweep of each group.
     """
-    kind, player, first_child, child_stride, num_children, decision_index, board_index, chance_weight = tree[:8]
+    kind, player, first_child, action_child, num_children, decision_index, board_index, chance_weight = tree[:8]
     group_start = tree[8]
     board_mask, hand_cards, hand_rank, rank_order, num_valid, outcome, sign = tree[9:16]
     image_start, image_perm, hand_perm = tree[16:]
@@ -360,6 +377,7 @@ def _counterfactual_values(
     flat_sigma = sigma.reshape(n_actions, n_decisions * n_hands)
     flat_play = sigma_play.reshape(n_actions, n_decisions * n_hands)
     own_reach = reach[position].reshape(n_nodes * n_hands)
+    opp_reach = reach[opp].reshape(n_nodes * n_hands)
     updating = mode == MODE_CFR or mode == MODE_CFR_PLUS
     if updating:
         flat_regret = regret.reshape(n_actions, n_decisions * n_hands)
@@ -375,21 +393,17 @@ def _counterfactual_values(
         k = kind[start]
         if k == FOLD:
             for node in range(start, end):
-                _fold_values(reach[opp, node], hand_cards, payoff[node, position, 0], values[node], card_sum, n_hands, n_hole)
+                _fold_values(
+                    opp_reach, node * n_hands, hand_cards, payoff[node, position, 0], flat_values, card_sum, n_hands, n_hole
+                )
         elif k == SHOWDOWN:
             for node in range(start, end):
                 b = board_index[node]
-                if dense:
-                    showdown_values_dense(
-                        reach[opp, node],
-                        outcome[b],
-                        sign[b],
-                        payoff[node, position, 0],
-                        payoff[node, position, 1],
-                        payoff[node, position, 2],
-                        values[node],
-                        n_hands,
-                    )
+                win, tie, lose = payoff[node, position, 0], payoff[node, position, 1], payoff[node, position, 2]
+                if dense and tie == 0.0 and lose == -win:
+                    _showdown_sign(opp_reach, node * n_hands, sign, b, win, flat_values, n_hands)
+                elif dense:
+                    _showdown_outcome(opp_reach, node * n_hands, outcome, b, win, tie, lose, flat_values, n_hands)
                 else:
                     showdown_values(
                         reach[opp, node],
@@ -397,9 +411,9 @@ def _counterfactual_values(
                         rank_order[b],
                         num_valid[b],
                         hand_rank[b],
-                        payoff[node, position, 0],
-                        payoff[node, position, 1],
-                        payoff[node, position, 2],
+                        win,
+                        tie,
+                        lose,
                         values[node],
                         weaker,
                         stronger,
@@ -412,41 +426,44 @@ def _counterfactual_values(
             # of the hand p maps onto h (identity only without isomorphism).
             for node in range(start, end):
                 w = chance_weight[node]
-                values[node, :] = 0.0
+                out = node * n_hands
+                for h in range(n_hands):
+                    flat_values[out + h] = 0.0
                 for j in range(num_children[node]):
-                    c = first_child[node] + j * child_stride[node]
-                    mask = board_mask[board_index[c]]
+                    c = first_child[node] + j
+                    b = board_index[c]
+                    child = c * n_hands
                     for i in range(image_start[c], image_start[c + 1]):
-                        if image_perm[i] == 0:
+                        perm = image_perm[i]
+                        if perm == 0:
                             for h in range(n_hands):
-                                values[node, h] += w * mask[h] * values[c, h]
+                                flat_values[out + h] += w * board_mask[b, h] * flat_values[child + h]
                         else:
-                            perm = hand_perm[image_perm[i]]
                             for h in range(n_hands):
-                                values[node, h] += w * mask[perm[h]] * values[c, perm[h]]
+                                q = hand_perm[perm, h]
+                                flat_values[out + h] += w * board_mask[b, q] * flat_values[child + q]
         else:
             width = (end - start) * n_hands
             out = flat_values[start * n_hands : end * n_hands]
             n = num_children[start]
-            first = first_child[start] * n_hands
-            step = child_stride[start] * n_hands
+            children = action_child[start]
             row = decision_index[start] * n_hands
             if player[start] != position:
                 out[:] = 0.0
                 for a in range(n):
-                    child = flat_values[first + a * step : first + a * step + width]
+                    child = flat_values[children[a] * n_hands : children[a] * n_hands + width]
                     for x in range(width):
                         out[x] += child[x]
             elif mode == MODE_BEST_RESPONSE:
-                out[:] = flat_values[first : first + width]
+                out[:] = flat_values[children[0] * n_hands : children[0] * n_hands + width]
                 for a in range(1, n):
-                    child = flat_values[first + a * step : first + a * step + width]
+                    child = flat_values[children[a] * n_hands : children[a] * n_hands + width]
                     for x in range(width):
                         out[x] = max(out[x], child[x])
             else:
                 out[:] = 0.0
                 for a in range(n):
-                    child = flat_values[first + a * step : first + a * step + width]
+                    child = flat_values[children[a] * n_hands : children[a] * n_hands + width]
                     play = flat_play[a, row : row + width]
                     for x in range(width):
                         out[x] += play[x] * child[x]
@@ -462,8 +479,8 @@ def _counterfactual_values(
                         mode == MODE_CFR_PLUS,
                         average_weight,
                         out,
-                        first,
-                        step,
+                        children,
+                        n_hands,
                         row,
                         width,
                         n,
@@ -484,8 +501,8 @@ def _update_group(
     plus,
     weight,
     out,
-    first,
-    step,
+    children,
+    n_hands,
     row,
     width,
     n,
@@ -497,7 +514,7 @@ def _update_group(
     regret-matched strategy into ``sigma`` (the arithmetic of separate passes,
     each loop over the group's whole run of ``width`` entries). ``values``,
     ``sigma``, ``regret``, ``cumulative`` and ``p_conf`` are the flat arrays
-    (children at ``first + a * step``, strategy rows at ``row``); ``own_reach``,
+    (child ``a``'s run at ``children[a] * n_hands``, strategy rows at ``row``); ``own_reach``,
     ``positive`` and ``baseline`` are runs of ``width`` (the last two scratch)."""
     if weight > 0.0:
         for a in range(n):
@@ -509,13 +526,13 @@ def _update_group(
     if mixing:
         baseline[:] = 0.0
         for a in range(n):
-            child = values[first + a * step : first + a * step + width]
+            child = values[children[a] * n_hands : children[a] * n_hands + width]
             sigma_a = sigma[a, row : row + width]
             for x in range(width):
                 baseline[x] += sigma_a[x] * child[x]
     positive[:] = 0.0
     for a in range(n):
-        child = values[first + a * step : first + a * step + width]
+        child = values[children[a] * n_hands : children[a] * n_hands + width]
         regret_a = regret[a, row : row + width]
         for x in range(width):
             if mixing:

@@ -19,15 +19,19 @@ set of cards, in ``itertools.combinations`` order of the remaining deck), fold
 terminal and showdown terminal. A hand that ends all-in before the last round is
 run out by one chance node that deals every missing board card at once.
 
-Layout. Nodes come in *groups*: the nodes of one betting history under every
-board dealt so far (Leduc round two: 6 nodes, one per board card). Groups are
-numbered breadth-first and the nodes of a group are contiguous (ordered by the
-parent's order, then deal), so the kernels sweep a group as one vector of
-``size * H`` values. Child ``a`` of node ``n`` is ``first_child[n] + a *
-child_stride[n]``: a decision group's children form one group per action
-(stride = group size); a chance node's deals are contiguous (stride 1). A parent
-precedes its children. N nodes, G groups, D decision nodes, B distinct boards,
-H private hands:
+Layout. Nodes come in *groups* of subtrees of the same shape: the same kinds,
+actors, action and deal counts all the way down (each node's *signature*). The
+children a group makes for one action (or all its deals) form one contiguous
+*block*, and every block joins the group of its signature, wherever in the tree
+it was made: Leduc's round two is one group of 15 nodes per betting history (5
+round-one histories x 3 board classes with isomorphism), and every fold by the
+same position is one group. So the kernels sweep a decision group and each
+child block as one vector of ``size * H`` values, with few, wide groups. Groups
+are laid out highest subtree first (a parent precedes its children); child ``a``
+of decision node ``n`` is ``action_child[n, a]``, and for the ``k``-th node of a
+group it is ``action_child[start, a] + k``; a chance node's deals are contiguous
+from ``first_child[n]``. N nodes, G groups, D decision nodes, B distinct boards,
+H private hands, A the most actions at a node:
 
 =================  ===============  ==============================================
 ``kind``           int8[N]          :class:`NodeKind`
@@ -37,7 +41,7 @@ H private hands:
 ``parent``         int32[N]         -1 at the root
 ``action_index``   int32[N]         index of the node among its parent's children
 ``first_child``    int32[N]         first child id (0 for terminals)
-``child_stride``   int32[N]         id step between children (0 for terminals)
+``action_child``   int32[N, A]      child id per action at decisions, else -1
 ``num_children``   int32[N]         actions (decision), boards (chance), else 0
 ``group_start``    int32[G + 1]     group g is nodes ``group_start[g]`` up to
                                     ``group_start[g + 1]``
@@ -71,9 +75,8 @@ from __future__ import annotations
 import enum
 import itertools
 import math
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
@@ -169,7 +172,7 @@ class Tree:
     parent: npt.NDArray[np.int32]
     action_index: npt.NDArray[np.int32]
     first_child: npt.NDArray[np.int32]
-    child_stride: npt.NDArray[np.int32]
+    action_child: npt.NDArray[np.int32]
     num_children: npt.NDArray[np.int32]
     group_start: npt.NDArray[np.int32]
     decision_index: npt.NDArray[np.int32]
@@ -209,8 +212,11 @@ class Tree:
 
     def children(self, node: int) -> list[int]:
         """Child ids of ``node`` in action (or deal) order."""
-        first, stride = int(self.first_child[node]), int(self.child_stride[node])
-        return [first + a * stride for a in range(int(self.num_children[node]))]
+        count = int(self.num_children[node])
+        if self.kind[node] == NodeKind.DECISION:
+            return [int(c) for c in self.action_child[node, :count]]
+        first = int(self.first_child[node])
+        return list(range(first, first + count))
 
     def actions(self, node: int) -> tuple[Action, ...]:
         """The actions of a decision node, in child order."""
@@ -233,7 +239,7 @@ class Tree:
             self.kind,
             self.player,
             self.first_child,
-            self.child_stride,
+            self.action_child,
             self.num_children,
             self.decision_index,
             self.board_index,
@@ -420,6 +426,25 @@ def build_tree(
     return _Builder(game, abstraction, isomorphism, max_entries).build(root, board)
 
 
+@dataclass(eq=False)
+class _Group:
+    """A group while the tree is built: its nodes (state, board, parent as
+    ``(group, member)``, index among the parent's children, suit permutations of
+    chance children), then the child blocks it made (one ``(group, offset)`` per
+    action, or one for all deals, ``per_node`` each) and its first node id."""
+
+    kind: NodeKind
+    detail: int  # :meth:`_Builder.classify`'s: cards dealt, position to act or folder
+    states: list[State] = field(default_factory=list)
+    boards: list[tuple[int, ...]] = field(default_factory=list)
+    parents: list[tuple[_Group | None, int]] = field(default_factory=list)
+    action_index: list[int] = field(default_factory=list)
+    images: list[list[int]] = field(default_factory=list)
+    blocks: list[tuple[_Group, int]] = field(default_factory=list)
+    per_node: int = 0
+    start: int = 0
+
+
 class _Builder:
     def __init__(self, game: Game, abstraction: BettingAbstraction | None, isomorphism: bool, max_entries: int) -> None:
         self.game = game
@@ -430,6 +455,9 @@ class _Builder:
         self.deck = sorted(game.deck())
         self.board_ids: dict[tuple[int, ...], int] = {}
         self.showdown_boards: set[int] = set()
+        self.shapes: dict[tuple[State, int], tuple[int, int]] = {}
+        self.signatures: dict[tuple[int, int, tuple[int, ...]], int] = {}
+        self.children: dict[State, list[State]] = {}
         # Suit permutations of the game's suits (the identity first) as card maps,
         # and hand_perm[p, h] = the hand that permutation p maps onto hand h.
         suits = sorted({c % 4 for c in self.deck})
@@ -447,118 +475,120 @@ class _Builder:
     def board_id(self, board: tuple[int, ...]) -> int:
         return self.board_ids.setdefault(board, len(self.board_ids))
 
-    def build(self, root: State, root_board: tuple[int, ...]) -> Tree:
-        game = self.game
-        full_board = game.total_board_cards(game.num_rounds - 1)
-        hole_cards = 2 * game.num_hole_cards
-        states: list[State] = []
-        boards: list[tuple[int, ...]] = []
-        parent: list[int] = []
-        action_index: list[int] = []
-        kind: list[int] = []
-        player: list[int] = []
-        first_child: list[int] = []
-        child_stride: list[int] = []
-        num_children: list[int] = []
-        chance_weight: list[float] = []
-        group_start = [0]
-        # Suit permutations whose image each node's board stands for (chance children only).
-        images: list[list[int]] = [[]]
-        # A group: one betting state, the boards of its nodes, their parents and action index.
-        pending: deque[tuple[State, list[tuple[int, ...]], list[int], list[int]]] = deque(
-            [(root, [root_board], [-1], [-1])]
-        )
-        next_free = 1  # first node id not yet given to a group
-        while pending:
-            if next_free * len(self.hands) > self.max_entries:
-                raise TreeError(
-                    f"the public tree holds more than {next_free} nodes x {len(self.hands)} hands, over the limit of"
-                    f" {self.max_entries:,} (max_entries); solve a subtree, a smaller game or an abstraction instead"
-                )
-            state, group_boards, parents, indices = pending.popleft()
-            start, size = len(states), len(group_boards)
-            states.extend([state] * size)
-            boards.extend(group_boards)
-            parent.extend(parents)
-            action_index.extend(indices)
-            group_start.append(start + size)
-            wanted = full_board if state.is_showdown() else game.total_board_cards(state.round)
-            ids = list(range(start, start + size))
-            if len(group_boards[0]) < wanted and not (state.finished and not state.is_showdown()):
-                # Chance: the deals of each node are contiguous; one child group, node-major.
-                dealt = wanted - len(group_boards[0])
-                deals = [self.deals(board, dealt) for board in group_boards]
-                per_node = len(deals[0])
-                kind.extend([NodeKind.CHANCE] * size)
-                player.extend([-1] * size)
-                remaining = len(self.deck) - len(group_boards[0]) - hole_cards
-                chance_weight.extend([1.0 / math.comb(remaining, dealt)] * size)
-                first_child.extend(next_free + k * per_node for k in range(size))
-                child_stride.extend([1] * size)
-                num_children.extend([per_node] * size)
-                pending.append(
-                    (
-                        state,
-                        [deal for node_deals in deals for deal, _ in node_deals],
-                        [i for i in ids for _ in range(per_node)],
-                        list(range(per_node)) * size,
-                    )
-                )
-                images.extend(perms for node_deals in deals for _, perms in node_deals)
-                next_free += size * per_node
-            elif state.finished:
-                showdown = state.is_showdown()
-                kind.extend([NodeKind.SHOWDOWN if showdown else NodeKind.FOLD] * size)
-                player.extend([-1 if showdown else state.folded.index(True)] * size)
-                chance_weight.extend([0.0] * size)
-                first_child.extend([0] * size)
-                child_stride.extend([0] * size)
-                num_children.extend([0] * size)
-                if showdown:
-                    self.showdown_boards.update(self.board_id(b) for b in group_boards)
-            else:
-                # Decision: one child group per action, action-major, so child a of
-                # the k-th node of the group is first_child + a * size.
-                actions = tree_actions(state, self.abstraction)
-                kind.extend([NodeKind.DECISION] * size)
-                player.extend([state.current_player()] * size)
-                chance_weight.extend([0.0] * size)
-                first_child.extend(next_free + k for k in range(size))
-                child_stride.extend([size] * size)
-                num_children.extend([len(actions)] * size)
-                for a, action in enumerate(actions):
-                    pending.append((state.apply(action), list(group_boards), ids, [a] * size))
-                    images.extend([] for _ in range(size))
-                next_free += size * len(actions)
+    def shape(self, state: State, board_size: int) -> tuple[int, int]:
+        """(signature, height) of the subtree below ``state`` with ``board_size``
+        board cards dealt: equal signatures mean subtrees of the same shape (kinds,
+        actors, action and deal counts at every node), whose nodes can share groups.
+        The height (longest path to a terminal) orders the groups: a parent is
+        always higher than its children."""
+        key = (state, board_size)
+        known = self.shapes.get(key)
+        if known is not None:
+            return known
+        kind, detail = self.classify(state, board_size)
+        if kind == NodeKind.CHANCE:
+            below = [self.shape(state, board_size + detail)]
+        elif kind == NodeKind.DECISION:
+            below = [self.shape(child, board_size) for child in self.expand(state)]
+        else:
+            below = []
+        signature = (int(kind), detail, tuple(s for s, _ in below))
+        result = (self.signatures.setdefault(signature, len(self.signatures)), 1 + max((h for _, h in below), default=-1))
+        self.shapes[key] = result
+        return result
 
+    def classify(self, state: State, board_size: int) -> tuple[NodeKind, int]:
+        """The node kind of ``state`` with ``board_size`` board cards, with the cards
+        a chance node deals, the position to act at a decision or the folder."""
+        game = self.game
+        wanted = game.total_board_cards(game.num_rounds - 1) if state.is_showdown() else game.total_board_cards(state.round)
+        if board_size < wanted and not (state.finished and not state.is_showdown()):
+            return NodeKind.CHANCE, wanted - board_size
+        if state.finished:
+            return (NodeKind.SHOWDOWN, -1) if state.is_showdown() else (NodeKind.FOLD, state.folded.index(True))
+        return NodeKind.DECISION, state.current_player()
+
+    def expand(self, state: State) -> list[State]:
+        """The children of a decision state, in action order (computed once per state)."""
+        children = self.children.get(state)
+        if children is None:
+            children = [state.apply(action) for action in tree_actions(state, self.abstraction)]
+            self.children[state] = children
+        return children
+
+    def build(self, root: State, root_board: tuple[int, ...]) -> Tree:
+        groups = self.grouped(root, root_board)
+        start = 0
+        for group in groups:
+            group.start = start
+            start += len(group.states)
+        n_nodes = start
+        max_actions = max((len(g.blocks) for g in groups if g.kind == NodeKind.DECISION), default=1)
+        kind = np.empty(n_nodes, dtype=np.int8)
+        player = np.full(n_nodes, -1, dtype=np.int8)
+        parent = np.full(n_nodes, -1, dtype=np.int32)
+        action_index = np.full(n_nodes, -1, dtype=np.int32)
+        first_child = np.zeros(n_nodes, dtype=np.int32)
+        action_child = np.full((n_nodes, max_actions), -1, dtype=np.int32)
+        num_children = np.zeros(n_nodes, dtype=np.int32)
+        chance_weight = np.zeros(n_nodes, dtype=np.float64)
+        group_start = np.array([g.start for g in groups] + [n_nodes], dtype=np.int32)
+        images: list[list[int]] = []
+        hole_cards = 2 * self.game.num_hole_cards
+        for group in groups:
+            nodes = slice(group.start, group.start + len(group.states))
+            ids = np.arange(group.start, group.start + len(group.states), dtype=np.int32)
+            kind[nodes] = group.kind
+            parent[nodes] = [-1 if p is None else p.start + k for p, k in group.parents]
+            action_index[nodes] = group.action_index
+            images.extend(group.images)
+            if group.kind == NodeKind.DECISION:
+                player[nodes] = group.detail
+                num_children[nodes] = len(group.blocks)
+                for a, (child, offset) in enumerate(group.blocks):
+                    action_child[nodes, a] = child.start + offset + ids - group.start
+                first_child[nodes] = action_child[nodes, 0]
+            elif group.kind == NodeKind.CHANCE:
+                (child, offset), = group.blocks
+                per_node = group.per_node
+                num_children[nodes] = per_node
+                first_child[nodes] = child.start + offset + (ids - group.start) * per_node
+                remaining = len(self.deck) - len(group.boards[0]) - hole_cards
+                chance_weight[nodes] = 1.0 / math.comb(remaining, group.detail)
+            elif group.kind == NodeKind.FOLD:
+                player[nodes] = group.detail
+        states = tuple(s for g in groups for s in g.states)
+        boards = [b for g in groups for b in g.boards]
         board_index = np.array([self.board_id(b) for b in boards], dtype=np.int32)
+        for group in groups:
+            if group.kind == NodeKind.SHOWDOWN:
+                self.showdown_boards.update(self.board_id(b) for b in group.boards)
         board_list = sorted(self.board_ids, key=self.board_ids.__getitem__)
-        image_start = np.zeros(len(images) + 1, dtype=np.int32)
+        image_start = np.zeros(n_nodes + 1, dtype=np.int32)
         image_start[1:] = np.cumsum([len(i) for i in images])
         board_mask, hand_rank, rank_order, num_valid = self.board_tables(board_list)
-        kinds = np.array(kind, dtype=np.int8)
-        decision_index = np.full(len(kinds), -1, dtype=np.int32)
-        decisions = np.flatnonzero(kinds == NodeKind.DECISION)
+        decision_index = np.full(n_nodes, -1, dtype=np.int32)
+        decisions = np.flatnonzero(kind == NodeKind.DECISION)
         decision_index[decisions] = np.arange(len(decisions), dtype=np.int32)
         return Tree(
-            game=game,
+            game=self.game,
             abstraction=self.abstraction,
             hands=self.hands,
-            states=tuple(states),
+            states=states,
             boards=tuple(board_list),
-            kind=kinds,
-            player=np.array(player, dtype=np.int8),
+            kind=kind,
+            player=player,
             round=np.array([s.round for s in states], dtype=np.int8),
-            parent=np.array(parent, dtype=np.int32),
-            action_index=np.array(action_index, dtype=np.int32),
-            first_child=np.array(first_child, dtype=np.int32),
-            child_stride=np.array(child_stride, dtype=np.int32),
-            num_children=np.array(num_children, dtype=np.int32),
-            group_start=np.array(group_start, dtype=np.int32),
+            parent=parent,
+            action_index=action_index,
+            first_child=first_child,
+            action_child=action_child,
+            num_children=num_children,
+            group_start=group_start,
             decision_index=decision_index,
             board_index=board_index,
-            spent=np.array([s.spent for s in states], dtype=np.int64).reshape(len(states), 2),
-            chance_weight=np.array(chance_weight, dtype=np.float64),
+            spent=np.array([s.spent for s in states], dtype=np.int64).reshape(n_nodes, 2),
+            chance_weight=chance_weight,
             board_mask=board_mask,
             hand_rank=hand_rank,
             rank_order=rank_order,
@@ -568,6 +598,71 @@ class _Builder:
             image_perm=np.array([p for i in images for p in i], dtype=np.int32),
             hand_perm=self.hand_perm,
         )
+
+    def grouped(self, root: State, root_board: tuple[int, ...]) -> list[_Group]:
+        """The nodes in groups, in layout order. Every block of nodes a parent group
+        creates (one per action, or the deals) joins the group of its signature;
+        groups are expanded highest first, so a group is complete before it is
+        expanded and precedes its children."""
+        hands = len(self.hands)
+        levels: dict[int, list[_Group]] = {}
+        open_groups: dict[int, _Group] = {}
+        total = 0
+
+        def join(
+            states: list[State],
+            boards: list[tuple[int, ...]],
+            parents: list[tuple[_Group | None, int]],
+            indices: list[int],
+            images: list[list[int]],
+        ) -> tuple[_Group, int]:
+            nonlocal total
+            total += len(states)
+            if total * hands > self.max_entries:
+                raise TreeError(
+                    f"the public tree holds more than {total} nodes x {hands} hands, over the limit of"
+                    f" {self.max_entries:,} (max_entries); solve a subtree, a smaller game or an abstraction instead"
+                )
+            signature, height = self.shape(states[0], len(boards[0]))
+            group = open_groups.get(signature)
+            if group is None:
+                kind, detail = self.classify(states[0], len(boards[0]))
+                group = open_groups[signature] = _Group(kind, detail)
+                levels.setdefault(height, []).append(group)
+            offset = len(group.states)
+            group.states.extend(states)
+            group.boards.extend(boards)
+            group.parents.extend(parents)
+            group.action_index.extend(indices)
+            group.images.extend(images)
+            return group, offset
+
+        join([root], [root_board], [(None, 0)], [-1], [[]])
+        order: list[_Group] = []
+        for height in range(max(levels), -1, -1):
+            for group in levels.get(height, []):
+                order.append(group)
+                size = len(group.states)
+                members: list[tuple[_Group | None, int]] = [(group, k) for k in range(size)]
+                if group.kind == NodeKind.DECISION:
+                    children = [self.expand(state) for state in group.states]
+                    group.blocks = [
+                        join([c[a] for c in children], list(group.boards), members, [a] * size, [[] for _ in members])
+                        for a in range(len(children[0]))
+                    ]
+                elif group.kind == NodeKind.CHANCE:
+                    deals = [self.deals(board, group.detail) for board in group.boards]
+                    group.per_node = len(deals[0])
+                    group.blocks = [
+                        join(
+                            [s for s in group.states for _ in range(group.per_node)],
+                            [deal for node_deals in deals for deal, _ in node_deals],
+                            [m for m in members for _ in range(group.per_node)],
+                            list(range(group.per_node)) * size,
+                            [perms for node_deals in deals for _, perms in node_deals],
+                        )
+                    ]
+        return order
 
     def deals(self, board: tuple[int, ...], dealt: int) -> list[tuple[tuple[int, ...], list[int]]]:
         """The boards a chance node at ``board`` deals, each with the suit

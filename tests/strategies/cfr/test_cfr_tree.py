@@ -35,16 +35,22 @@ def test_tree_children_parents_and_groups_agree() -> None:
         parent = int(tree.parent[node])
         assert parent < node
         assert tree.children(parent)[tree.action_index[node]] == node
-    # Groups: contiguous nodes sharing one betting history; round two's have one
-    # node per board card (6), round one's a single node.
+    # Groups: nodes whose subtrees have the same shape, wherever they are. Leduc:
+    # the six round-one decisions alone; the 5 chance nodes; round two's six
+    # decision groups of 5 histories x 6 boards; every fold by one position (2
+    # in round one, 60 in round two); every showdown.
     starts = tree.group_start
-    assert starts[0] == 0 and starts[-1] == tree.num_nodes
+    assert np.diff(starts).tolist() == [1] * 6 + [5] + [30] * 6 + [62, 62, 150]
     for g in range(len(starts) - 1):
-        members = range(starts[g], starts[g + 1])
-        assert len({tree.states[n].betting_string() for n in members}) == 1
-        assert len({int(tree.kind[n]) for n in members}) == 1
-    sizes = set(np.diff(starts).tolist())
-    assert sizes == {1, 6}
+        start, end = int(starts[g]), int(starts[g + 1])
+        for array in (tree.kind, tree.player, tree.num_children):
+            assert len(set(array[start:end].tolist())) == 1
+        if tree.kind[start] == NodeKind.DECISION:
+            # Each action's children are one contiguous run in member order.
+            actions = int(tree.num_children[start])
+            offsets = tree.action_child[start:end, :actions] - np.arange(end - start)[:, None]
+            assert (offsets == offsets[0]).all()
+            assert (tree.decision_index[start:end] == tree.decision_index[start] + np.arange(end - start)).all()
 
 
 def test_tree_leduc_has_936_information_sets() -> None:
