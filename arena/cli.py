@@ -16,7 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dealer": ("dealer.cli", "serve one ACPC match over TCP (reference dealer command line)"),
     "agent": ("agent.cli", "connect to an ACPC dealer and play a strategy"),
     "match": ("dealer.match", "run a whole local match: dealer, agents, results table"),
-    "solve": ("strategies.cfr.cli", "solve a game with CFR / CFR+ / PCS and write a strategy file"),
+    "solve": ("strategies.cfr.cli", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
 }
 

@@ -21,15 +21,9 @@ import time
 from pathlib import Path
 
 from poker.gamedef import load_game
-from strategies.cfr.abstract_game import (
-    AbstractCFR,
-    AbstractGame,
-    load_joint_tables,
-    sequence_counts,
-    to_mbb,
-)
+from strategies.cfr.abstract_game import AbstractCFR, AbstractGame, to_mbb
+from strategies.cfr.abstract_solve import AbstractSolve
 from strategies.cfr.abstraction import CardAbstraction, load_abstraction
-from strategies.cfr.strategy_file import BUCKETS, StrategyFile, save_strategy
 
 GAME = "holdem.limit.2p.reverse_blinds"
 SPEC = "ehs2:5:perfect"
@@ -43,7 +37,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--max-iterations", type=int, default=100_000)
     parser.add_argument("--delay", type=int, default=0, help="CFR+ averaging delay")
     parser.add_argument("--workers", type=int, default=None, help="threads for the table builds (default: all cores)")
-    parser.add_argument("-o", "--output", type=Path, default=None, help="write the average strategy here")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=None,
+        help="write the solve here (a checkpoint `arena solve --resume` continues)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     game = load_game(GAME)
 
@@ -59,8 +56,8 @@ def main(argv: list[str]) -> int:
         if done % 25 == 0 or done == total:
             print(f"  joint tables: {done}/{total} chunks, {time.perf_counter() - start:.0f}s", flush=True)
 
-    tables = load_joint_tables(abstraction, workers=args.workers, progress=progress)
-    abstract = AbstractGame(game, sequence_counts(abstraction, game), tables, single=True)
+    solve = AbstractSolve.build(abstraction, workers=args.workers, progress=progress, single=True)
+    abstract = solve.game
     print(
         f"joint tables {abstract.sequences[-1]}x{abstract.sequences[-1]}: {time.perf_counter() - start:.1f}s"
         " (built or read from the cache), betting tree"
@@ -84,22 +81,12 @@ def main(argv: list[str]) -> int:
         print(f"stopped at {solver.iteration} iterations above the target", file=sys.stderr)
         return 1
     # The checks above ran the terminal products in float32; confirm in float64.
-    exact = AbstractGame(game, abstract.sequences, tables)
-    print(f"float64 check: {to_mbb(game, exact.exploitability(solver.average())):.4f} mbb/g", flush=True)
+    exact = AbstractGame(game, abstract.sequences, abstract.tables).exploitability(solver.average())
+    print(f"float64 check: {to_mbb(game, exact):.4f} mbb/g", flush=True)
 
     if args.output is not None:
-        strategy = StrategyFile(
-            game=game,
-            abstraction=None,
-            algorithm="cfr+",
-            iterations=solver.iteration,
-            exploitability=None,  # the real-game figure is not measured here
-            arrays={"strategy": solver.average()},
-            settings={"delay": args.delay, "abstract_game_exploitability_mbb": exploitability},
-            card_abstraction=SPEC,
-            layout=BUCKETS,
-        )
-        save_strategy(args.output, strategy, abstract.tree)
+        # The real-game figure is not measured here (hold'em's public tree is too big).
+        solve.save(args.output, solver, exploitability=None, abstract_exploitability=exact)
         print(f"wrote {args.output}", flush=True)
 
     ratio = JOHANSON_2009_SECONDS / solve_seconds

@@ -66,7 +66,7 @@ def joint_counts(
     """Pair counts of every final board in ``boards`` (int64[B, c], any card order)
     dealt in each order of ``orders`` (int64[O, c]: positions of the board's cards
     in deal order), each count times the board's ``weights`` (suit-class size).
-    ``data`` is :attr:`CardAbstraction._data`; n = ``num_sequences``.
+    ``data`` is :attr:`CardAbstraction.kernel_data`; n = ``num_sequences``.
 
     Adds to ``tables`` (int64[n, n, 2]) ``weight * (-clashing pairs)`` in slot 0
     and ``weight * W`` in slot 1, and writes the bucket histogram of board b in

@@ -75,26 +75,20 @@ from poker.evaluate import rank_hands
 from poker.gamedef import Game, format_game
 from strategies.base import private_hands
 from strategies.cfr import _abstract_kernels as _k
-from strategies.cfr.abstraction import (
-    Abstraction,
-    AbstractionError,
-    CardAbstraction,
-    Recall,
-    _cards_of,
-    _read,
-    _write,
-    default_cache_dir,
-)
-from strategies.cfr.tree import BettingTree, NodeKind, build_betting_tree
+from strategies.cfr.abstraction import Abstraction, CardAbstraction, file_slug
+from strategies.cfr.bucketing import Recall
+from strategies.cfr.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
+from strategies.cfr.card_tables import card_tables, deal_orders
+from strategies.cfr.tree import BettingAbstraction, BettingTree, NodeKind, build_betting_tree
 
 __all__ = [
     "AbstractCFR",
     "AbstractGame",
     "AbstractGameError",
     "JointTables",
-    "deal_orders",
     "enumerate_joint_tables",
     "joint_tables",
+    "joint_tables_path",
     "load_joint_tables",
     "sequence_counts",
     "to_mbb",
@@ -104,6 +98,9 @@ FORMAT = "acpc-arena-joint-bucket-tables"
 FORMAT_VERSION = 1
 #: The board-by-board enumeration refuses games with more deal orders of the board than this.
 MAX_ENUMERATED_BOARDS = 200_000
+#: At most this many last-round bucket sequences: the abstract game keeps several
+#: dense n x n tables (int64 counts, float64 matrices), 128 MB each at this size.
+MAX_SEQUENCES = 4096
 #: ``progress(done, total)`` after each chunk of canonical boards.
 Progress = Callable[[int, int], None]
 
@@ -126,24 +123,15 @@ class JointTables:
         return int(self.joint.sum())
 
 
-def deal_orders(game: Game) -> npt.NDArray[np.int64]:
-    """Every way to deal a final board's cards over the rounds, ``int64[O, c]``:
-    row o lists positions of the (sorted) board cards in deal order, each round's
-    positions ascending (hold'em: 20 = 10 flops x 2 turns)."""
-    size = game.total_board_cards(game.num_rounds - 1)
-    orders: list[list[int]] = [[]]
-    for r in range(game.num_rounds):
-        orders = [
-            order + list(chosen)
-            for order in orders
-            for chosen in itertools.combinations([p for p in range(size) if p not in order], game.num_board_cards[r])
-        ]
-    return np.array(orders, dtype=np.int64).reshape(len(orders), size)
-
-
 def sequence_counts(abstraction: Abstraction, game: Game) -> list[int]:
-    """Bucket sequences per round, checked to nest (each round's count a multiple of the last)."""
+    """Bucket sequences per round, checked to nest (each round's count a multiple
+    of the last) and to fit the dense tables (at most :data:`MAX_SEQUENCES`)."""
     counts = [abstraction.num_buckets(r) for r in range(game.num_rounds)]
+    if counts[-1] > MAX_SEQUENCES:
+        raise AbstractGameError(
+            f"{counts[-1]} last-round bucket sequences: the abstract game's {counts[-1]} x {counts[-1]} tables"
+            f" are too big (at most {MAX_SEQUENCES} sequences); use fewer buckets"
+        )
     for r in range(1, game.num_rounds):
         if counts[r] % counts[r - 1]:
             raise AbstractGameError(
@@ -165,10 +153,10 @@ def joint_tables(
     if game.num_players != 2:
         raise AbstractGameError(f"the abstract game is for 2 players; the game has {game.num_players}")
     n = sequence_counts(abstraction, game)[-1]
-    cards = _cards_of(game)
+    cards = card_tables(game)
     boards, orbit = cards.canonical[int(cards.total_cards[-1])]
     orders = deal_orders(game)
-    data = abstraction._data
+    data = abstraction.kernel_data
     chunk = 256
     bounds = [(s, min(s + chunk, len(boards))) for s in range(0, len(boards), chunk)]
 
@@ -242,40 +230,54 @@ def load_joint_tables(
     progress: Progress | None = None,
 ) -> JointTables:
     """:func:`joint_tables`, read from ``cache_dir`` (default
-    :func:`~strategies.cfr.abstraction.default_cache_dir`, beside the
+    :func:`~strategies.cfr.cache_files.default_cache_dir`, beside the
     abstraction) if computed before, else computed and written there (an
-    unreadable file is computed again)."""
-    directory = cache_dir or default_cache_dir()
-    slug = abstraction.name.replace(":", "-").replace(",", "_")
-    path = directory / f"joint-{slug}-{_cards_of(abstraction.game).digest}.msgpack"
-    game_text = format_game(abstraction.game)
+    unreadable file is computed again). The file is keyed by
+    :func:`joint_tables_path`: the abstraction's digest, so tables are never
+    reused for a rebuilt or different abstraction of the same name."""
+    path = joint_tables_path(abstraction, cache_dir)
+    expected = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "game": format_game(abstraction.game),
+        "abstraction": abstraction.name,
+        "abstraction_digest": abstraction.digest,
+    }
     if path.exists():
         try:
-            header, arrays = _read(path)
-        except AbstractionError:  # damaged: computed again below
+            header, arrays = read_arrays(path)
+        except CacheFileError:  # damaged: computed again below
             header, arrays = {}, {}
-        if (
-            header.get("format") == FORMAT
-            and header.get("version") == FORMAT_VERSION
-            and header.get("game") == game_text
-            and header.get("abstraction") == abstraction.name
-            and {"joint", "showdown"} <= set(arrays)
-        ):
+        if all(header.get(key) == value for key, value in expected.items()) and {"joint", "showdown"} <= set(arrays):
             return JointTables(joint=arrays["joint"], showdown=arrays["showdown"])
     tables = joint_tables(abstraction, workers=workers, progress=progress)
-    header = {"format": FORMAT, "version": FORMAT_VERSION, "game": game_text, "abstraction": abstraction.name}
-    _write(path, header, {"joint": tables.joint, "showdown": tables.showdown})
+    write_arrays(path, expected, {"joint": tables.joint, "showdown": tables.showdown})
     return tables
 
 
+def joint_tables_path(abstraction: CardAbstraction, cache_dir: Path | None = None) -> Path:
+    """Where :func:`load_joint_tables` keeps ``abstraction``'s tables: named by its
+    spec and :attr:`~strategies.cfr.abstraction.CardAbstraction.digest` (a hash
+    of the game, the spec and the bucket look-up tables)."""
+    directory = cache_dir or default_cache_dir()
+    return directory / f"joint-{file_slug(abstraction.name)}-{abstraction.digest}.msgpack"
+
+
 class AbstractGame:
-    """The betting tree of ``game`` with bucket-sequence vectors, and the terminal
+    """The betting tree of ``game`` (no-limit: ``betting``, default that of
+    :func:`build_betting_tree`) with bucket-sequence vectors, and the terminal
     tables of :class:`JointTables`; the arrays the kernels walk. ``single``
     runs the terminal matrix products in float32 (twice as fast; tree values,
     regrets and averages stay float64)."""
 
     def __init__(
-        self, game: Game, sequences: list[int] | tuple[int, ...], tables: JointTables, *, single: bool = False
+        self,
+        game: Game,
+        sequences: list[int] | tuple[int, ...],
+        tables: JointTables,
+        *,
+        betting: BettingAbstraction | None = None,
+        single: bool = False,
     ) -> None:
         if game.num_players != 2:
             raise AbstractGameError(f"the abstract game is for 2 players; the game has {game.num_players}")
@@ -288,7 +290,9 @@ class AbstractGame:
             raise AbstractGameError("the joint table counts no deals")
         self.game = game
         self.sequences = tuple(int(s) for s in sequences)
-        self.tree: BettingTree = build_betting_tree(game)
+        self.single = single
+        self.tables = tables
+        self.tree: BettingTree = build_betting_tree(game, betting)
         tree = self.tree
         total = float(tables.deals)
         joint = tables.joint.astype(np.float64) / total
@@ -330,12 +334,12 @@ class AbstractGame:
     @classmethod
     def from_abstraction(
         cls, abstraction: CardAbstraction, *, cache_dir: Path | None = None, workers: int | None = None,
-        progress: Progress | None = None, single: bool = False,
+        progress: Progress | None = None, betting: BettingAbstraction | None = None, single: bool = False,
     ) -> AbstractGame:  # fmt: skip
         """The abstract game of a perfect-recall card abstraction (tables from :func:`load_joint_tables`)."""
         tables = load_joint_tables(abstraction, cache_dir=cache_dir, workers=workers, progress=progress)
         game = abstraction.game
-        return cls(game, sequence_counts(abstraction, game), tables, single=single)
+        return cls(game, sequence_counts(abstraction, game), tables, betting=betting, single=single)
 
     @property
     def max_actions(self) -> int:
@@ -451,6 +455,26 @@ class AbstractCFR:
                     self._values,
                 )  # fmt: skip
             self.iteration = t
+
+    def load_arrays(
+        self, *, iteration: int, regret: npt.NDArray[np.float64], cumulative: npt.NDArray[np.float64]
+    ) -> None:
+        """Continue from saved tables (a checkpoint of the same abstract game and
+        delay). The current strategy is regret-matched from ``regret`` with the
+        arithmetic of the update itself, so the run goes on bit for bit as if
+        never stopped."""
+        shape = self.regret.shape
+        if regret.shape != shape or cumulative.shape != shape:
+            raise AbstractGameError(
+                f"checkpoint arrays have shapes {regret.shape}, {cumulative.shape}; the abstract game needs {shape}"
+            )
+        if iteration < 0:
+            raise AbstractGameError(f"the checkpoint's iteration must be non-negative, got {iteration}")
+        self.regret[...] = regret
+        self.cumulative[...] = cumulative
+        self.iteration = iteration
+        g = self.game
+        _k.normalise(self.regret, g.num_children, g.decisions, g.doff, g.width, self.sigma)
 
     def average(self) -> npt.NDArray[np.float64]:
         """The normalised cumulative strategy ``float64[A, R]`` (uniform where never reached)."""

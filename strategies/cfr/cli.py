@@ -1,10 +1,21 @@
-"""``arena solve GAME --algorithm cfr+|cfr|pcs --iterations N -o FILE``: solve a game
-on its public tree and write a strategy file.
+"""``arena solve GAME --algorithm cfr+|cfr|pcs|abstract --iterations N -o FILE``: solve
+a game and write a strategy file.
 
-``--algorithm pcs`` is public chance sampling (one board per iteration, seeded by
-``--seed``) on the betting tree with tables per card bucket of ``--abstraction
-SPEC`` (``ehs2:5:perfect``, ``none``...); its exploitability is measured in the
-real game when the game's public tree can be built (small games), else not.
+``cfr+`` and ``cfr`` solve the game's public tree. ``--algorithm pcs`` is public
+chance sampling (one board per iteration, seeded by ``--seed``) on the betting
+tree with tables per card bucket of ``--abstraction SPEC`` (``ehs2:5:perfect``,
+``none``...); its exploitability is measured in the real game when the game's
+public tree can be built (small games), else not.
+
+``--algorithm abstract --abstraction SPEC`` (required) solves the abstract game
+of a perfect-recall card abstraction with CFR+ (:mod:`strategies.cfr.abstract_game`;
+``none``: no abstraction, small games); the card abstraction and the joint
+bucket tables are read from the cache or built first (minutes for hold'em, with
+progress bars). What it measures every ``--every`` iterations is the
+*abstract-game* exploitability (chips/hand, or mbb/g when the game's public tree
+is too big to build: hold'em), saved with a checkpoint each time; at the end
+the real-game exploitability too where the public tree can be built. Its file
+has the bucket layout of ``pcs`` files and plays the same way.
 
 The solve runs in batches between progress-bar updates; every ``--every``
 iterations it measures the exact exploitability of the average strategy (chips
@@ -16,17 +27,22 @@ wrote, with the game, abstraction and settings stored in it.
 
 from __future__ import annotations
 
+import abc
 import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Never
 
 from tqdm import tqdm
 
 from poker.gamedef import Game, GameDefError, load_game
-from strategies.cfr import pcs
-from strategies.cfr.abstraction import AbstractionError, load_abstraction
+from strategies.cfr import abstract_game, pcs
+from strategies.cfr.abstract_solve import ALGORITHM as ABSTRACT
+from strategies.cfr.abstract_solve import AbstractSolve
+from strategies.cfr.abstraction import load_abstraction
 from strategies.cfr.best_response import exploitability, to_mbb
+from strategies.cfr.card_tables import AbstractionError
 from strategies.cfr.solver import Algorithm, Solver
 from strategies.cfr.strategy_file import (
     BUCKETS,
@@ -49,10 +65,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("game", nargs="?", help="short game name or .game file (not needed with --resume)")
     parser.add_argument(
-        "--algorithm", choices=[a.value for a in Algorithm] + [PCS], default=Algorithm.CFR_PLUS.value
+        "--algorithm", choices=[a.value for a in Algorithm] + [PCS, ABSTRACT], default=Algorithm.CFR_PLUS.value
     )
     parser.add_argument(
-        "--abstraction", help="card abstraction spec for pcs, e.g. ehs2:5:perfect (default none: no abstraction)"
+        "--abstraction",
+        help="card abstraction spec for pcs (default none: no abstraction) and abstract (required),"
+        " e.g. ehs2:5:perfect",
     )
     parser.add_argument("--seed", type=int, default=0, help="board sampler seed for pcs (default 0)")
     parser.add_argument(
@@ -88,16 +106,61 @@ def _abstraction(text: str | None) -> BettingAbstraction:
     return BettingAbstraction(fractions)
 
 
-class _PCSRun:
-    """A PCS solver with the interface the solve loop uses (``iteration``, ``run``),
-    its real-game tree when that can be built (for exploitability), and saving."""
+def _betting(args: argparse.Namespace, game: Game) -> BettingAbstraction | None:
+    """The betting abstraction of ``--bet-sizes`` (None for a limit game)."""
+    if game.is_limit and args.bet_sizes is not None:
+        raise TreeError(f"{args.game} is a limit game: --bet-sizes applies only to no-limit games")
+    return None if game.is_limit else _abstraction(args.bet_sizes)
+
+
+def _real_tree(game: Game, betting: BettingAbstraction | None) -> Tree | None:
+    """The game's public tree for real-game exploitability, or None when it is too big."""
+    try:
+        return build_tree(game, betting)
+    except TreeError:
+        return None
+
+
+class _Run(abc.ABC):
+    """What the solve loop drives: a solver with its iteration count, a figure
+    to measure every ``--every`` iterations, and saving."""
+
+    algorithm: str
+    #: Save a checkpoint at every measurement (long runs), not only at the end.
+    checkpoints = False
+
+    @property
+    @abc.abstractmethod
+    def iteration(self) -> int: ...
+
+    @abc.abstractmethod
+    def run(self, iterations: int) -> None: ...
+
+    @abc.abstractmethod
+    def exploitability(self) -> float | None:
+        """The figure shown every ``--every`` iterations (None: cannot be measured)."""
+
+    @abc.abstractmethod
+    def save(self, path: Path, measured: float | None) -> None: ...
+
+    @abc.abstractmethod
+    def describe(self, value: float) -> str: ...
+
+    def finish(self, path: Path, measured: float | None) -> str:
+        """Write the final file; the text of its exploitability figures."""
+        self.save(path, measured)
+        return "not measured (the game's public tree is too big)" if measured is None else self.describe(measured)
+
+
+class _PCSRun(_Run):
+    """A PCS solver, with its real-game tree when that can be built (for exploitability)."""
+
+    algorithm = PCS
 
     def __init__(self, solver: pcs.PCSSolver) -> None:
         self.solver = solver
-        try:
-            self.tree: Tree | None = build_tree(solver.game, solver.tree.abstraction)
-        except TreeError:
-            self.tree = None
+        self.tree = _real_tree(solver.game, solver.tree.abstraction)
+        self.checkpoints = self.tree is None  # nothing measured: checkpoint instead
 
     @property
     def iteration(self) -> int:
@@ -118,18 +181,96 @@ class _PCSRun:
         return f"{value:.6g} chips/hand ({1000.0 * value / self.solver.game.big_blind:.4g} mbb/g)"
 
 
+class _AbstractRun(_Run):
+    """CFR+ on an abstract game: the figure every ``--every`` iterations is the
+    abstract game's exploitability, saved with a checkpoint; at the end the real
+    game's too where its public tree can be built."""
+
+    algorithm = ABSTRACT
+    checkpoints = True
+
+    def __init__(self, solve: AbstractSolve, solver: abstract_game.AbstractCFR) -> None:
+        self.solve = solve
+        self.solver = solver
+        self.tree = _real_tree(solve.game.game, solve.game.tree.abstraction)
+
+    @property
+    def iteration(self) -> int:
+        return self.solver.iteration
+
+    def run(self, iterations: int) -> None:
+        self.solver.run(iterations)
+
+    def exploitability(self) -> float:
+        return self.solver.exploitability()
+
+    def save(self, path: Path, measured: float | None) -> None:
+        self.solve.save(path, self.solver, exploitability=None, abstract_exploitability=measured)
+
+    def describe(self, value: float) -> str:
+        """Chips/hand for small games, mbb/g for those whose public tree is too big (hold'em)."""
+        if self.tree is None:
+            return f"{abstract_game.to_mbb(self.solve.game.game, value):.4g} mbb/g in the abstract game"
+        return f"{value:.6g} chips/hand in the abstract game"
+
+    def finish(self, path: Path, measured: float | None) -> str:
+        abstract = self.exploitability() if measured is None else measured
+        real = None
+        if self.tree is not None:
+            real = exploitability(self.tree, self.solve.strategy(self.solver).tree_strategy(self.tree))
+        self.solve.save(path, self.solver, exploitability=real, abstract_exploitability=abstract)
+        if real is None:
+            return f"{self.describe(abstract)}, not measured in the real game (its public tree is too big)"
+        return f"{self.describe(abstract)}, {real:.6g} chips/hand in the real game"
+
+
+class _Bars:
+    """Progress bars of the table builds before a solve, one per stage (the
+    callbacks run only when something is built, not when read from the cache)."""
+
+    def __init__(self, disable: bool) -> None:
+        self.disable = disable
+        self.bar: tqdm[Never] | None = None
+
+    def stage(self, stage: str, done: int, total: int) -> None:
+        bar = self.bar
+        if bar is None or bar.desc != stage:
+            self.close()
+            bar = self.bar = tqdm(total=total, desc=stage, unit="chunk", disable=self.disable)
+        bar.update(done - bar.n)
+        if done == total:
+            self.close()
+
+    def tables(self, done: int, total: int) -> None:
+        self.stage("joint bucket tables", done, total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+
 def _pcs_setup(args: argparse.Namespace, game: Game) -> _PCSRun:
-    if game.is_limit and args.bet_sizes is not None:
-        raise TreeError(f"{args.game} is a limit game: --bet-sizes applies only to no-limit games")
-    betting = None if game.is_limit else _abstraction(args.bet_sizes)
+    betting = _betting(args, game)
     abstraction = load_abstraction(args.abstraction or "none", game)
     return _PCSRun(pcs.PCSSolver(game, abstraction, betting=betting, seed=args.seed, delay=args.delay))
 
 
-def _setup(args: argparse.Namespace) -> tuple[Tree, Solver, str] | _PCSRun:
-    """The tree and solver, fresh or resumed, and the algorithm name (or a PCS run)."""
+def _abstract_setup(args: argparse.Namespace, game: Game, bars: _Bars) -> _AbstractRun:
+    if args.suit_isomorphism or args.simultaneous:
+        raise TreeError("--suit-isomorphism and --simultaneous apply to --algorithm cfr+ and cfr only")
+    betting = _betting(args, game)
+    abstraction = load_abstraction(args.abstraction, game, progress=bars.stage)
+    solve = AbstractSolve.build(abstraction, betting=betting, progress=bars.tables)
+    return _AbstractRun(solve, abstract_game.AbstractCFR(solve.game, delay=args.delay))
+
+
+def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
+    """The run the arguments ask for, fresh or resumed."""
     if args.resume is not None:
         saved = load_strategy(args.resume)
+        if saved.layout == BUCKETS and saved.algorithm == ABSTRACT:
+            return _AbstractRun(*AbstractSolve.resume(saved, build_progress=bars.stage, progress=bars.tables))
         if saved.layout == BUCKETS:
             return _PCSRun(pcs.resume_solver(saved))
         tree = saved.build_tree()
@@ -146,19 +287,19 @@ def _setup(args: argparse.Namespace) -> tuple[Tree, Solver, str] | _PCSRun:
         solver.load_arrays(
             iteration=saved.iterations, regret=saved.arrays["regret"], cumulative=saved.arrays["cumulative"]
         )
-        return tree, solver, saved.algorithm
+        return _TreeRun(tree, solver, saved.algorithm)
     if args.game is None:
         raise TreeError("name a GAME to solve (or --resume a file)")
     game = load_game(args.game)
     if args.algorithm == PCS:
         return _pcs_setup(args, game)
+    if args.algorithm == ABSTRACT:
+        return _abstract_setup(args, game, bars)
     if args.abstraction is not None:
-        raise TreeError("--abstraction applies to --algorithm pcs only")
-    if game.is_limit and args.bet_sizes is not None:
-        raise TreeError(f"{args.game} is a limit game: --bet-sizes applies only to no-limit games")
-    tree = build_tree(game, None if game.is_limit else _abstraction(args.bet_sizes), isomorphism=args.suit_isomorphism)
+        raise TreeError("--abstraction applies to --algorithm pcs and abstract only")
+    tree = build_tree(game, _betting(args, game), isomorphism=args.suit_isomorphism)
     solver = Solver(tree, args.algorithm, alternating=not args.simultaneous, delay=args.delay)
-    return tree, solver, args.algorithm
+    return _TreeRun(tree, solver, args.algorithm)
 
 
 def _save(path: Path, tree: Tree, solver: Solver, algorithm: str, measured: float | None) -> None:
@@ -179,8 +320,8 @@ def _describe(tree: Tree, value: float) -> str:
     return f"{value:.6g} chips/hand ({to_mbb(tree, value):.4g} mbb/g)"
 
 
-class _TreeRun:
-    """The public-tree CFR / CFR+ solver behind the same interface as :class:`_PCSRun`."""
+class _TreeRun(_Run):
+    """The public-tree CFR / CFR+ solver."""
 
     def __init__(self, tree: Tree, solver: Solver, algorithm: str) -> None:
         self.tree = tree
@@ -209,13 +350,24 @@ def main(argv: list[str]) -> int:
     if args.iterations < 0 or args.every < 0 or args.delay < 0:
         print("arena solve: --iterations, --every and --delay must be non-negative", file=sys.stderr)
         return 2
+    if args.algorithm == ABSTRACT and args.resume is None and args.abstraction is None:
+        print(
+            "arena solve: --algorithm abstract needs --abstraction SPEC: a perfect-recall card abstraction"
+            " (e.g. ehs2:5:perfect) or none (no abstraction; small games only)",
+            file=sys.stderr,
+        )
+        return 2
+    bars = _Bars(disable=args.quiet)
     try:
-        setup = _setup(args)
+        run = _setup(args, bars)
     except (OSError, GameDefError, TreeError, StrategyFileError, AbstractionError, ValueError) as error:
         print(f"arena solve: {error}", file=sys.stderr)
         return 1
-    run: _TreeRun | _PCSRun = _TreeRun(*setup) if isinstance(setup, tuple) else setup
-    algorithm = run.algorithm if isinstance(run, _TreeRun) else PCS
+    except KeyboardInterrupt:
+        print("arena solve: interrupted before the first iteration; nothing written", file=sys.stderr)
+        return 130
+    finally:
+        bars.close()
     measured: float | None = None
     measured_at = -1
     batch = 1
@@ -238,10 +390,10 @@ def main(argv: list[str]) -> int:
                 measured = run.exploitability()
                 measured_at = run.iteration
                 if measured is not None:
-                    bar.set_postfix_str(f"exploitability {measured:.4g}")
+                    bar.set_postfix_str(f"exploitability {run.describe(measured)}")
                     tqdm.write(f"iteration {run.iteration}: exploitability {run.describe(measured)}", file=sys.stdout)
-                else:
-                    run.save(args.output, None)  # a checkpoint every --every iterations
+                if run.checkpoints:
+                    run.save(args.output, measured)
     except KeyboardInterrupt:
         bar.close()
         run.save(args.output, None)
@@ -250,7 +402,6 @@ def main(argv: list[str]) -> int:
     bar.close()
     if measured_at != run.iteration:
         measured = run.exploitability()
-    run.save(args.output, measured)
-    result = "not measured (the game's public tree is too big)" if measured is None else run.describe(measured)
-    print(f"{algorithm} {run.iteration} iterations: exploitability {result}; wrote {args.output}")
+    result = run.finish(args.output, measured)
+    print(f"{run.algorithm} {run.iteration} iterations: exploitability {result}; wrote {args.output}")
     return 0

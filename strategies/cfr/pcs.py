@@ -61,6 +61,7 @@ from strategies.cfr.abstraction import (
     NULL_SPEC,
     Abstraction,
     NullAbstraction,
+    buckets_by_round,
     load_abstraction,
 )
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, StrategyFileError
@@ -137,11 +138,7 @@ class LosslessAbstraction:
         return out.astype(np.int32)
 
     def bucket_rounds(self, board: Sequence[int]) -> npt.NDArray[np.int32]:
-        cards = list(board)
-        return np.array(
-            [self.buckets(r, cards[: self.game.total_board_cards(r)]) for r in range(self.game.num_rounds)],
-            dtype=np.int32,
-        )
+        return buckets_by_round(self, self.game, board)
 
     def bucket(self, round: int, hole: Sequence[int], board: Sequence[int]) -> int:
         row = {tuple(int(c) for c in h): i for i, h in enumerate(self._hands)}[tuple(sorted(int(c) for c in hole))]

@@ -9,6 +9,7 @@ game is the real game.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Sequence
 from fractions import Fraction
@@ -25,17 +26,16 @@ from strategies.cfr.abstract_game import (
     AbstractGame,
     AbstractGameError,
     JointTables,
-    deal_orders,
     enumerate_joint_tables,
     joint_tables,
+    joint_tables_path,
     load_joint_tables,
+    sequence_counts,
 )
-from strategies.cfr.abstraction import (
-    CardAbstraction,
-    NullAbstraction,
-    parse_abstraction_spec,
-)
+from strategies.cfr.abstract_solve import LosslessSequences
+from strategies.cfr.abstraction import CardAbstraction, NullAbstraction, parse_abstraction_spec
 from strategies.cfr.best_response import best_response, profile_values
+from strategies.cfr.card_tables import deal_orders
 from strategies.cfr.pcs import row_layout
 from strategies.cfr.solver import Algorithm, Solver, uniform_strategy
 from strategies.cfr.tree import Tree, build_tree
@@ -112,11 +112,37 @@ def test_joint_tables_are_cached_beside_the_abstraction(
     assert np.array_equal(first.joint, rebuilt.joint) and path.stat().st_size > 1000
 
 
+def test_joint_tables_are_keyed_by_the_bucket_tables(
+    tiny_abstraction: CardAbstraction, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    directory = tmp_path_factory.mktemp("keyed")
+    tiny_abstraction.save(directory / "saved.abstraction")
+    same = CardAbstraction.load(directory / "saved.abstraction")
+    assert same.digest == tiny_abstraction.digest
+    assert joint_tables_path(same, directory) == joint_tables_path(tiny_abstraction, directory)
+    # The same name with other tables: two flop rows swapped (still valid look-ups).
+    table = tiny_abstraction.tables.table.copy()
+    first = int(tiny_abstraction.tables.key_start[1])
+    table[[first, first + 1]] = table[[first + 1, first]]
+    assert not np.array_equal(table, tiny_abstraction.tables.table)
+    other = dataclasses.replace(tiny_abstraction, tables=dataclasses.replace(tiny_abstraction.tables, table=table))
+    assert other.name == tiny_abstraction.name and other.digest != tiny_abstraction.digest
+    assert joint_tables_path(other, directory) != joint_tables_path(tiny_abstraction, directory)
+    load_joint_tables(tiny_abstraction, cache_dir=directory)
+    changed = load_joint_tables(other, cache_dir=directory)
+    assert len(list(directory.glob("joint-*"))) == 2
+    fresh = joint_tables(other, workers=1)
+    assert np.array_equal(changed.joint, fresh.joint) and np.array_equal(changed.showdown, fresh.showdown)
+
+
 def test_deal_orders_of_holdem_are_ten_flops_times_two_turns() -> None:
-    orders = deal_orders(load_game("holdem.limit.2p.reverse_blinds"))
+    holdem = load_game("holdem.limit.2p.reverse_blinds")
+    orders = deal_orders(holdem)
     assert orders.shape == (20, 5)
     assert len({tuple(o) for o in orders.tolist()}) == 20
     assert orders[0].tolist() == [0, 1, 2, 3, 4]
+    assert deal_orders(holdem, 2).tolist() == [[0, 1, 2, 3], [0, 1, 3, 2], [0, 2, 3, 1], [1, 2, 3, 0]]
+    assert deal_orders(holdem, 0).shape == (1, 0)
 
 
 def test_cfr_plus_drives_abstract_exploitability_to_zero(tiny_abstraction: CardAbstraction) -> None:
@@ -226,6 +252,22 @@ def test_lossless_leduc_cfr_plus_follows_the_public_tree_solver(
         assert solver.exploitability() == pytest.approx(reference.exploitability(), abs=1e-12)
 
 
+def test_loaded_arrays_continue_the_run_bit_for_bit(leduc: tuple[Game, LosslessLeduc, AbstractGame]) -> None:
+    _, _, abstract = leduc
+    whole = AbstractCFR(abstract, delay=3)
+    whole.run(12)
+    first = AbstractCFR(abstract, delay=3)
+    first.run(5)
+    resumed = AbstractCFR(abstract, delay=3)
+    resumed.load_arrays(iteration=5, regret=first.regret.copy(), cumulative=first.cumulative.copy())
+    assert np.array_equal(resumed.sigma, first.sigma)
+    resumed.run(7)
+    assert resumed.iteration == 12
+    assert np.array_equal(resumed.regret, whole.regret) and np.array_equal(resumed.cumulative, whole.cumulative)
+    with pytest.raises(AbstractGameError, match="checkpoint arrays have shapes"):
+        resumed.load_arrays(iteration=1, regret=np.zeros((3, 1)), cumulative=np.zeros((3, 1)))
+
+
 def test_kuhn_through_the_null_abstraction_is_the_real_game() -> None:
     game = load_game("kuhn")
     abstract = AbstractGame(game, [3], enumerate_joint_tables(game, NullAbstraction(game)))
@@ -247,3 +289,9 @@ def test_bad_shapes_and_imperfect_recall_are_refused(tiny_abstraction: CardAbstr
     imperfect = CardAbstraction.build(TINY, spec, workers=1)
     with pytest.raises(AbstractGameError, match="imperfect recall"):
         joint_tables(imperfect)
+
+
+def test_too_many_sequences_for_the_dense_tables_are_refused() -> None:
+    # No abstraction of TINY: 12 * 11 boards by the last round times 66 hands.
+    with pytest.raises(AbstractGameError, match="8712 last-round bucket sequences"):
+        sequence_counts(LosslessSequences(TINY), TINY)

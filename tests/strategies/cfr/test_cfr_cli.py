@@ -1,4 +1,4 @@
-"""``arena solve`` and ``arena exploitability`` end to end on Kuhn and Leduc."""
+"""``arena solve`` and ``arena exploitability`` end to end on Kuhn and Leduc (and a hold'em file)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from poker.gamedef import load_game
 from strategies.cfr import cli, cli_exploitability
-from strategies.cfr.strategy_file import load_strategy
+from strategies.cfr.best_response import exploitability, profile_values
+from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
+from strategies.cfr.tree import BettingAbstraction, build_betting_tree, build_tree
 
 
 def test_cli_solve_then_exploitability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -84,3 +87,174 @@ def test_cli_suit_isomorphism_gives_the_same_exploitability(tmp_path: Path) -> N
     a, b = load_strategy(plain), load_strategy(iso)
     assert b.isomorphism and not a.isomorphism
     assert b.exploitability == pytest.approx(a.exploitability, abs=1e-12)
+
+
+# --algorithm abstract: CFR+ on the abstract game of a card abstraction ("none":
+# lossless), written in the bucket layout that PCSStrategy plays.
+
+
+def _abstract(game: str, spec: str, iterations: int, out: Path, *more: str) -> int:
+    return cli.main([game, "--algorithm", "abstract", "--abstraction", spec, "--iterations", str(iterations),
+                     "-o", str(out), "--quiet", *more])  # fmt: skip
+
+
+def test_cli_abstract_solves_kuhn_exactly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "kuhn"
+    assert _abstract("kuhn", "none", 1000, out, "--every", "500") == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("iteration 500: exploitability ") and printed[0].endswith(" in the abstract game")
+    assert printed[-1] == (
+        "abstract 1000 iterations: exploitability 8.73653e-05 chips/hand in the abstract game,"
+        f" 8.73653e-05 chips/hand in the real game; wrote {out}"
+    )
+    saved = load_strategy(out)
+    assert (saved.layout, saved.algorithm, saved.card_abstraction) == ("buckets", "abstract", "none")
+    assert saved.iterations == 1000
+    tree = build_tree(load_game("kuhn"))
+    # Lossless: the abstract game is the real game.
+    assert saved.exploitability == pytest.approx(saved.settings["abstract_game_exploitability"], abs=1e-12)
+    assert saved.exploitability == pytest.approx(exploitability(tree, saved.strategy), abs=1e-12)
+    assert profile_values(tree, saved.strategy)[0] == pytest.approx(-1 / 18, abs=1e-3)
+
+
+def test_cli_abstract_leduc_follows_the_public_tree_solver(tmp_path: Path) -> None:
+    abstract, public = tmp_path / "abstract", tmp_path / "public"
+    assert _abstract("leduc", "none", 10, abstract) == 0
+    assert cli.main(["leduc", "--iterations", "10", "-o", str(public), "--quiet"]) == 0
+    a, b = load_strategy(abstract), load_strategy(public)
+    # Same CFR+ conventions (alternating, linear average): equal up to rounding.
+    assert a.exploitability == pytest.approx(b.exploitability, abs=1e-12)
+    assert np.allclose(a.strategy, b.strategy, rtol=0, atol=1e-12)
+
+
+def test_cli_abstract_leduc_game_value(tmp_path: Path) -> None:
+    out = tmp_path / "leduc"
+    assert _abstract("leduc", "none", 400, out) == 0
+    saved = load_strategy(out)
+    tree = build_tree(load_game("leduc"))
+    assert profile_values(tree, saved.strategy)[0] == pytest.approx(-0.085606424078, abs=1e-4)
+    assert saved.exploitability == pytest.approx(saved.settings["abstract_game_exploitability"], abs=1e-12)
+    assert saved.exploitability < 1.25e-3  # 0.00120691 measured
+
+
+@pytest.mark.parametrize("spec", ["none", "ehs2:3:perfect"])
+def test_cli_abstract_resume_is_bit_identical(spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
+    whole, half, rest = tmp_path / "whole", tmp_path / "half", tmp_path / "rest"
+    assert _abstract("leduc", spec, 40, whole, "--delay", "5") == 0
+    assert _abstract("leduc", spec, 15, half, "--delay", "5") == 0
+    assert cli.main(["--resume", str(half), "--iterations", "40", "-o", str(rest), "--quiet"]) == 0
+    a, b = load_strategy(whole), load_strategy(rest)
+    assert (b.iterations, b.algorithm, b.card_abstraction, b.settings["delay"]) == (40, "abstract", spec, 5)
+    assert set(a.arrays) == {"strategy", "regret", "cumulative"}
+    for name in a.arrays:
+        assert np.array_equal(a.arrays[name], b.arrays[name]), name
+    assert a.settings == b.settings and a.exploitability == b.exploitability
+
+
+def test_cli_abstract_card_abstraction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "bucketed"
+    args = ["leduc", "--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--iterations", "400"]
+    args += ["-o", str(out)]
+    assert cli.main(args) == 0
+    captured = capsys.readouterr()
+    assert "joint bucket tables" in captured.err  # built, with a progress bar
+    assert captured.out.splitlines()[-1] == (
+        "abstract 400 iterations: exploitability 0.00145989 chips/hand in the abstract game,"
+        f" 0.381634 chips/hand in the real game; wrote {out}"
+    )
+    assert cli.main(args) == 0
+    assert "joint bucket tables" not in capsys.readouterr().err  # read from the cache
+    saved = load_strategy(out)
+    assert saved.arrays["strategy"].shape == (3, 6 * 3 + 30 * 9)  # 6 and 30 decisions by round
+    tree = build_tree(load_game("leduc"))
+    played = saved.bucket_strategy().tree_strategy(tree)
+    assert saved.exploitability == pytest.approx(exploitability(tree, played), abs=1e-12)
+    assert cli_exploitability.main([str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    stored = saved.settings["abstract_game_exploitability"]
+    assert lines[1] == (
+        "abstract-game exploitability (stored; how well the abstraction was solved, not the real game's):"
+        f" {stored:.9g} chips/hand ({1000 * stored:.6g} mbb/g)"
+    )
+    value = saved.exploitability
+    assert lines[-1] == f"exploitability: {value:.9g} chips/hand ({1000 * value:.6g} mbb/g)"
+
+
+def test_cli_exploitability_of_a_holdem_abstract_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = load_game("hulhe")
+    path = tmp_path / "hulhe"
+    strategy = StrategyFile(
+        game=game, abstraction=None, algorithm="abstract", iterations=7, exploitability=None,
+        arrays={"strategy": np.full((3, 4), 1 / 3)}, settings={"abstract_game_exploitability": 0.0295},
+        card_abstraction="ehs2:5:perfect", layout=BUCKETS,
+    )  # fmt: skip
+    save_strategy(path, strategy, build_betting_tree(game))
+    assert cli_exploitability.main([str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == (
+        "abstract-game exploitability (stored; how well the abstraction was solved, not the real game's):"
+        " 0.0295 chips/hand (2.95 mbb/g)"
+    )
+    assert lines[2].startswith("real-game exploitability: not measured (the public tree cannot be built: ")
+
+
+def test_cli_abstract_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "x"
+    assert cli.main(["leduc", "--algorithm", "abstract", "--iterations", "3", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("arena solve: --algorithm abstract needs --abstraction SPEC") and "Traceback" not in err
+    assert _abstract("leduc", "hs:2:imperfect", 3, out) == 1
+    assert "'hs:2:imperfect' has imperfect recall; the abstract game needs perfect" in capsys.readouterr().err
+    assert _abstract("leduc", "none", 3, out, "--suit-isomorphism") == 1
+    assert "--suit-isomorphism and --simultaneous apply to --algorithm cfr+ and cfr only" in capsys.readouterr().err
+    assert _abstract("hulhe", "none", 3, out) == 1
+    assert "too many to solve without a card abstraction" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_cli_abstract_nolimit_bet_sizes(tmp_path: Path) -> None:
+    out = tmp_path / "nl"
+    assert _abstract("leduc.nolimit", "none", 3, out, "--bet-sizes", "0.5,1") == 0
+    saved = load_strategy(out)
+    assert saved.abstraction == BettingAbstraction((0.5, 1.0))
+    assert saved.exploitability == pytest.approx(saved.settings["abstract_game_exploitability"], abs=1e-9)
+
+
+def test_cli_abstract_ctrl_c(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from strategies.cfr.abstract_game import AbstractCFR
+    from strategies.cfr.abstract_solve import AbstractSolve
+
+    real_run = AbstractCFR.run
+
+    def run_then_interrupt(self: AbstractCFR, iterations: int) -> None:
+        if self.iteration:
+            raise KeyboardInterrupt
+        real_run(self, iterations)
+
+    monkeypatch.setattr(AbstractCFR, "run", run_then_interrupt)
+    out = tmp_path / "interrupted"
+    assert _abstract("kuhn", "none", 1000, out) == 130
+    saved = load_strategy(out)
+    assert f"interrupted at iteration {saved.iterations}; checkpoint written to {out}" in capsys.readouterr().err
+    assert saved.iterations == 1 and saved.exploitability is None
+    assert saved.settings["abstract_game_exploitability"] is None
+    monkeypatch.setattr(AbstractCFR, "run", real_run)
+    assert cli.main(["--resume", str(out), "--iterations", "5", "-o", str(out), "--quiet"]) == 0
+    assert load_strategy(out).iterations == 5
+
+    def interrupt(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(AbstractSolve, "build", interrupt)
+    assert _abstract("kuhn", "none", 3, tmp_path / "never") == 130
+    assert "interrupted before the first iteration; nothing written" in capsys.readouterr().err
+    assert not (tmp_path / "never").exists()

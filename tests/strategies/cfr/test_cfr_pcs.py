@@ -225,4 +225,4 @@ def test_cli_abstraction_needs_pcs(tmp_path: Path, capsys: pytest.CaptureFixture
     from strategies.cfr import cli
 
     assert cli.main(["leduc", "--abstraction", "ehs:2:perfect", "--iterations", "3", "-o", str(tmp_path / "x")]) == 1
-    assert "--abstraction applies to --algorithm pcs only" in capsys.readouterr().err
+    assert "--abstraction applies to --algorithm pcs and abstract only" in capsys.readouterr().err
