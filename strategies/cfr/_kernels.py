@@ -186,6 +186,18 @@ def fold_values(opp_reach, hand_cards, amount, out, card_sum):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _fold_values_one_card(flat_opp, base, amount, flat_out, n_hands):
+    """:func:`_fold_values` for one-card hands: each hand holds a different card
+    (padding hands share one past the deck, with zero reach), so a hand clashes
+    only with itself. Same arithmetic as the per-card sums, without them."""
+    total = 0.0
+    for h in range(n_hands):
+        total += flat_opp[base + h]
+    for h in range(n_hands):
+        flat_out[base + h] = amount * (total - flat_opp[base + h])
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _fold_values(flat_opp, base, hand_cards, amount, flat_out, card_sum, n_hands, n_hole):
     """:func:`fold_values` on the run of ``n_hands`` entries at ``base`` of the flat
     ``flat_opp`` and ``flat_out`` (``hand_cards.shape`` is ``(n_hands, n_hole)``)."""
@@ -393,9 +405,12 @@ def _counterfactual_values(
         k = kind[start]
         if k == FOLD:
             for node in range(start, end):
-                _fold_values(
-                    opp_reach, node * n_hands, hand_cards, payoff[node, position, 0], flat_values, card_sum, n_hands, n_hole
-                )
+                if n_hole == 1:
+                    _fold_values_one_card(opp_reach, node * n_hands, payoff[node, position, 0], flat_values, n_hands)
+                else:
+                    _fold_values(
+                        opp_reach, node * n_hands, hand_cards, payoff[node, position, 0], flat_values, card_sum, n_hands, n_hole
+                    )
         elif k == SHOWDOWN:
             for node in range(start, end):
                 b = board_index[node]

@@ -455,9 +455,12 @@ class _Builder:
         self.deck = sorted(game.deck())
         self.board_ids: dict[tuple[int, ...], int] = {}
         self.showdown_boards: set[int] = set()
-        self.shapes: dict[tuple[State, int], tuple[int, int]] = {}
+        # Keyed by id(state): each betting state is one object, made once by
+        # expand() and alive for the whole build, and hashing a State's action
+        # tuples costs more than the rest of the lookup.
+        self.shapes: dict[tuple[int, int], tuple[int, int]] = {}
         self.signatures: dict[tuple[int, int, tuple[int, ...]], int] = {}
-        self.children: dict[State, list[State]] = {}
+        self.children: dict[int, list[State]] = {}
         # Suit permutations of the game's suits (the identity first) as card maps,
         # and hand_perm[p, h] = the hand that permutation p maps onto hand h.
         suits = sorted({c % 4 for c in self.deck})
@@ -481,7 +484,7 @@ class _Builder:
         actors, action and deal counts at every node), whose nodes can share groups.
         The height (longest path to a terminal) orders the groups: a parent is
         always higher than its children."""
-        key = (state, board_size)
+        key = (id(state), board_size)
         known = self.shapes.get(key)
         if known is not None:
             return known
@@ -510,10 +513,10 @@ class _Builder:
 
     def expand(self, state: State) -> list[State]:
         """The children of a decision state, in action order (computed once per state)."""
-        children = self.children.get(state)
+        children = self.children.get(id(state))
         if children is None:
             children = [state.apply(action) for action in tree_actions(state, self.abstraction)]
-            self.children[state] = children
+            self.children[id(state)] = children
         return children
 
     def build(self, root: State, root_board: tuple[int, ...]) -> Tree:
