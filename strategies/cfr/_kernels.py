@@ -164,7 +164,8 @@ def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
                     for x in range(width):
                         target[x] = source[x] * sigma_a[x]
                 else:
-                    target[:] = source
+                    for x in range(width):  # a loop: numba's slice assignment costs more
+                        target[x] = source[x]
         elif k == CHANCE:
             # Per node, so flat offsets rather than views: a numba view costs a
             # reference count, more than the six multiplications of a small game.
@@ -463,21 +464,28 @@ def _counterfactual_values(
             n = num_children[start]
             children = action_child[start]
             row = decision_index[start] * n_hands
+            # The first action's term starts each sum (0 + y = y exactly), and
+            # loops, not slice assignments, which cost more in numba.
+            first = flat_values[children[0] * n_hands : children[0] * n_hands + width]
             if player[start] != position:
-                out[:] = 0.0
-                for a in range(n):
+                for x in range(width):
+                    out[x] = first[x]
+                for a in range(1, n):
                     child = flat_values[children[a] * n_hands : children[a] * n_hands + width]
                     for x in range(width):
                         out[x] += child[x]
             elif mode == MODE_BEST_RESPONSE:
-                out[:] = flat_values[children[0] * n_hands : children[0] * n_hands + width]
+                for x in range(width):
+                    out[x] = first[x]
                 for a in range(1, n):
                     child = flat_values[children[a] * n_hands : children[a] * n_hands + width]
                     for x in range(width):
                         out[x] = max(out[x], child[x])
             else:
-                out[:] = 0.0
-                for a in range(n):
+                play = flat_play[0, row : row + width]
+                for x in range(width):
+                    out[x] = play[x] * first[x]
+                for a in range(1, n):
                     child = flat_values[children[a] * n_hands : children[a] * n_hands + width]
                     play = flat_play[a, row : row + width]
                     for x in range(width):
@@ -539,13 +547,15 @@ def _update_group(
                 cumulative_a[x] += weight * own_reach[x] * sigma_a[x]
     keep = p_conf[row : row + width]  # empty unless mixing
     if mixing:
-        baseline[:] = 0.0
+        for x in range(width):
+            baseline[x] = 0.0
         for a in range(n):
             child = values[children[a] * n_hands : children[a] * n_hands + width]
             sigma_a = sigma[a, row : row + width]
             for x in range(width):
                 baseline[x] += sigma_a[x] * child[x]
-    positive[:] = 0.0
+    for x in range(width):
+        positive[x] = 0.0
     for a in range(n):
         child = values[children[a] * n_hands : children[a] * n_hands + width]
         regret_a = regret[a, row : row + width]

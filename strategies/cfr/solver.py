@@ -96,9 +96,11 @@ class Restriction:
 
 def uniform_strategy(tree: Tree) -> npt.NDArray[np.float64]:
     """Every legal action equally likely, ``float64[D, A, H]``."""
-    strategy = np.zeros((tree.num_decisions, tree.max_actions, tree.num_hands))
-    for d, n in enumerate(tree.num_actions):
-        strategy[d, :n, :] = 1.0 / n
+    actions = tree.num_actions[:, None, None]
+    legal = np.arange(tree.max_actions)[None, :, None] < actions
+    strategy: npt.NDArray[np.float64] = np.broadcast_to(np.where(legal, 1.0 / actions, 0.0), (
+        tree.num_decisions, tree.max_actions, tree.num_hands
+    )).copy()
     return strategy
 
 

@@ -719,18 +719,24 @@ def zero_sum_payoff(tree: Tree) -> npt.NDArray[np.float64]:
     commitment (the rest goes back to the bigger stack) and each position has
     ``[win, tie, lose] = [stake, 0, -stake]``. Other payoff arrays of this shape
     (tilts) are what makes a solve non-zero-sum."""
-    payoff = np.zeros((tree.num_nodes, 2, 3), dtype=np.float64)
-    folds = np.flatnonzero(tree.kind == NodeKind.FOLD)
-    for node in folds:
-        folder = int(tree.player[node])
-        lost = float(tree.spent[node, folder])
-        payoff[node, folder, :] = -lost
-        payoff[node, 1 - folder, :] = lost
-    showdowns = np.flatnonzero(tree.kind == NodeKind.SHOWDOWN)
-    stake = tree.spent[showdowns].min(axis=1).astype(np.float64)
-    for position in range(2):
-        payoff[showdowns, position, 0] = stake
-        payoff[showdowns, position, 2] = -stake
+    return terminal_payoff(tree.kind, tree.player, tree.spent)
+
+
+def terminal_payoff(
+    kind: npt.NDArray[np.int8], player: npt.NDArray[np.int8], spent: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]:
+    """:func:`zero_sum_payoff` from a tree's node kinds, folders and commitments
+    (shared by :class:`Tree` and :class:`BettingTree`)."""
+    payoff = np.zeros((len(kind), 2, 3), dtype=np.float64)
+    folds = np.flatnonzero(kind == NodeKind.FOLD)
+    folder = player[folds].astype(np.int64)
+    lost = spent[folds, folder].astype(np.float64)
+    payoff[folds, folder, :] = -lost[:, None]
+    payoff[folds, 1 - folder, :] = lost[:, None]
+    showdowns = np.flatnonzero(kind == NodeKind.SHOWDOWN)
+    stake = spent[showdowns].min(axis=1).astype(np.float64)
+    payoff[showdowns, :, 0] = stake[:, None]
+    payoff[showdowns, :, 2] = -stake[:, None]
     return payoff
 
 
@@ -795,18 +801,7 @@ class BettingTree:
     @cached_property
     def payoff(self) -> npt.NDArray[np.float64]:
         """Zero-sum terminal payoffs ``float64[N, 2, 3]`` as :func:`zero_sum_payoff`."""
-        payoff = np.zeros((self.num_nodes, 2, 3), dtype=np.float64)
-        for node in np.flatnonzero(self.kind == NodeKind.FOLD):
-            folder = int(self.player[node])
-            lost = float(self.spent[node, folder])
-            payoff[node, folder, :] = -lost
-            payoff[node, 1 - folder, :] = lost
-        showdowns = np.flatnonzero(self.kind == NodeKind.SHOWDOWN)
-        stake = self.spent[showdowns].min(axis=1).astype(np.float64)
-        for position in range(2):
-            payoff[showdowns, position, 0] = stake
-            payoff[showdowns, position, 2] = -stake
-        return payoff
+        return terminal_payoff(self.kind, self.player, self.spent)
 
 
 def build_betting_tree(game: Game, abstraction: BettingAbstraction | None = None) -> BettingTree:
