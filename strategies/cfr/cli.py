@@ -90,6 +90,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--every", type=int, default=0, help="measure exploitability every K iterations (0: only at the end)"
     )
+    parser.add_argument(
+        "--target",
+        type=float,
+        help="stop at the first --every measurement at or below this exploitability, in chips/hand",
+    )
     parser.add_argument("--resume", type=Path, help="continue from a strategy file written by this command")
     parser.add_argument("-o", "--output", type=Path, required=True, help="strategy file to write")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -350,6 +355,9 @@ def main(argv: list[str]) -> int:
     if args.iterations < 0 or args.every < 0 or args.delay < 0:
         print("arena solve: --iterations, --every and --delay must be non-negative", file=sys.stderr)
         return 2
+    if args.target is not None and not args.every:
+        print("arena solve: --target needs --every K (how often to measure)", file=sys.stderr)
+        return 2
     if args.algorithm == ABSTRACT and args.resume is None and args.abstraction is None:
         print(
             "arena solve: --algorithm abstract needs --abstraction SPEC: a perfect-recall card abstraction"
@@ -394,6 +402,8 @@ def main(argv: list[str]) -> int:
                     tqdm.write(f"iteration {run.iteration}: exploitability {run.describe(measured)}", file=sys.stdout)
                 if run.checkpoints:
                     run.save(args.output, measured)
+                if args.target is not None and measured is not None and measured <= args.target:
+                    break
     except KeyboardInterrupt:
         bar.close()
         run.save(args.output, None)

@@ -221,31 +221,64 @@ class Solver:
             raise SolverError(f"iterations must be non-negative, got {iterations}")
         if iterations == 0:
             return
-        tree = self.tree
-        self.iteration = (
-            _kernels.run_iterations(
-                self._arrays,
-                self.payoff,
-                tree.decision_player,
-                self._root_reach,
-                self.iteration + 1,
-                iterations,
-                self.algorithm is Algorithm.CFR_PLUS,
-                self.alternating,
-                self.linear_average,
-                self.delay,
-                self._regret,
-                self._cumulative,
-                self._sigma,
-                self._sigma_play,
-                self._fixed,
-                self._p_conf,
-                self._restricted,
-                self._reach,
-                self._values,
-            )
-            - 1
+        head, state = self._kernel_args()
+        self.iteration = _kernels.run_iterations(*head, self.iteration + 1, iterations, *state) - 1
+
+    def solve_to(self, target: float, *, check_every: int, max_iterations: int) -> float:
+        """Run until the exploitability of the average strategy is at most
+        ``target`` chips per hand, measured exactly every ``check_every``
+        iterations (none while the average is still empty, before iteration
+        ``delay + 1``), or until iteration ``max_iterations`` (counting those done
+        already); returns the last measurement. One kernel call: for small games
+        the checks cost no Python round trips."""
+        if check_every < 1:
+            raise SolverError(f"check_every must be at least 1, got {check_every}")
+        if max_iterations <= self.iteration:
+            return self.exploitability()
+        head, state = self._kernel_args()
+        following, measured = _kernels.run_to_target(
+            *head,
+            self.iteration + 1,
+            max_iterations,
+            check_every,
+            target,
+            *state,
+            self.tree.payoff,
+            self.tree.num_actions,
+            self._kernel_full_reach,
+            self._root_pair_mass(),
+            self._average,
+            self._br_reach,
+            self._root_out,
         )
+        self.iteration = following - 1
+        return float(measured)
+
+    def _kernel_args(self) -> tuple[tuple[object, ...], tuple[object, ...]]:
+        """The arguments of :func:`_kernels.run_iterations` before and after the
+        iteration range: the tree and the solver's settings and arrays."""
+        head = (self._arrays, self.payoff, self.tree.decision_player, self._root_reach)
+        state = (
+            self.algorithm is Algorithm.CFR_PLUS,
+            self.alternating,
+            self.linear_average,
+            self.delay,
+            self._regret,
+            self._cumulative,
+            self._sigma,
+            self._sigma_play,
+            self._fixed,
+            self._p_conf,
+            self._restricted,
+            self._reach,
+            self._values,
+        )
+        return head, state
+
+    def _root_pair_mass(self) -> float:
+        if not self._pairs:
+            self._pairs = self.tree.root_pairs(self._full_reach[0], self._full_reach[1])
+        return self._pairs
 
     @property
     def regret(self) -> npt.NDArray[np.float64]:
@@ -282,9 +315,7 @@ class Solver:
             self._values,
             self._root_out,
         )
-        pairs = self._pairs if self._pairs else tree.root_pairs(full[0], full[1])
-        self._pairs = pairs
-        return float(full[0] @ out[0] + full[1] @ out[1]) / pairs / 2
+        return float(full[0] @ out[0] + full[1] @ out[1]) / self._root_pair_mass() / 2
 
     def current_strategy(self) -> npt.NDArray[np.float64]:
         """The strategy the next iteration would play (regret-matched), ``[D, A, H]``, a copy."""

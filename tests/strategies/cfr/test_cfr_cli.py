@@ -29,6 +29,20 @@ def test_cli_solve_then_exploitability(tmp_path: Path, capsys: pytest.CaptureFix
     )
 
 
+def test_cli_target_stops_at_the_first_measurement_below_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The benchmarks/cfr_leduc.py run: CFR+ with delay 150 measured every 10
+    # iterations first reaches 2.6e-4 at iteration 680 (0.0002424364 chips/hand).
+    out = tmp_path / "leduc.strategy"
+    args = ["leduc", "--suit-isomorphism", "--delay", "150", "--every", "10", "--target", "2.6e-4"]
+    assert cli.main([*args, "--iterations", "5000", "-o", str(out), "--quiet"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("cfr+ 680 iterations: exploitability 0.000242436")
+    assert load_strategy(out).iterations == 680
+    assert cli.main(["leduc", "--target", "0.1", "--iterations", "50", "-o", str(out), "--quiet"]) == 2
+    assert "--target needs --every" in capsys.readouterr().err
+
+
 def test_cli_resume_equals_one_long_run(tmp_path: Path) -> None:
     whole, half, rest = tmp_path / "whole", tmp_path / "half", tmp_path / "rest"
     assert cli.main(["leduc", "--algorithm", "cfr", "--iterations", "40", "-o", str(whole), "--quiet"]) == 0

@@ -192,3 +192,34 @@ def test_solver_suit_isomorphic_tree_needs_symmetric_ranges() -> None:
     with pytest.raises(SolverError, match="needs ranges that are the same under every suit permutation"):
         Solver(iso, ranges=lopsided)
     Solver(iso, ranges=np.ones((2, 6)))
+
+
+def test_solver_solve_to_checks_like_run_and_exploitability() -> None:
+    # The one-call solve equals running batches and measuring in Python: same
+    # stopping iteration, same arrays, same measured value (the sum of the
+    # root values may round differently in the last bit).
+    looped = Solver(LEDUC, Algorithm.CFR_PLUS, delay=20)
+    looped.run(20)  # the average is empty until iteration 21: no checks before
+    while True:
+        looped.run(7)
+        measured = looped.exploitability()
+        if measured <= 0.005:
+            break
+    fused = Solver(LEDUC, Algorithm.CFR_PLUS, delay=20)
+    assert fused.solve_to(0.005, check_every=7, max_iterations=10_000) == pytest.approx(measured, rel=1e-12)
+    assert fused.iteration == looped.iteration
+    assert (fused.iteration - 20) % 7 == 0
+    assert np.array_equal(fused.cumulative, looped.cumulative)
+    assert np.array_equal(fused.regret, looped.regret)
+
+
+def test_solver_solve_to_stops_at_max_iterations() -> None:
+    solver = Solver(KUHN, Algorithm.CFR_PLUS)
+    measured = solver.solve_to(0.0, check_every=30, max_iterations=100)
+    # Checks at 30, 60, 90, then one after the last iteration.
+    assert solver.iteration == 100
+    assert measured == pytest.approx(solver.exploitability(), rel=1e-12)
+    assert solver.solve_to(0.0, check_every=30, max_iterations=100) == pytest.approx(measured, rel=1e-12)
+    assert solver.iteration == 100
+    with pytest.raises(SolverError, match="check_every"):
+        solver.solve_to(0.1, check_every=0, max_iterations=200)
