@@ -10,7 +10,9 @@ exploitability of the average strategy every ``--check-every`` iterations and
 stopping at the first measurement <= 2.6e-4. The time includes the tree build and
 every exploitability check; it excludes numba's one-off compilation (a warm-up
 run fills the on-disk cache first; its time is printed separately). The figure is
-the median of ``--repeats`` runs.
+the median of our runs, made ``--repeats`` at a time after each tenth of
+OpenSpiel's iterations (untimed there), so both sides sample the same stretch of
+a machine whose speed drifts (a shared 2-core VM varies by 1.5x over minutes).
 
 Check rule (:meth:`Solver.solve_to`, one kernel call): the first ``--delay``
 iterations run unchecked (CFR+ leaves them out of the average, which is still
@@ -38,6 +40,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from collections.abc import Callable
 
 from poker.gamedef import load_game
 from strategies.cfr.solver import Algorithm, Solver
@@ -56,18 +59,24 @@ def ours(delay: int, check_every: int) -> tuple[float, int, float]:
     return time.perf_counter() - started, solver.iteration, measured
 
 
-def open_spiel(iterations: int) -> tuple[float, float] | None:
-    """(seconds, exploitability) of OpenSpiel's C++ CFR+, or None without pyspiel."""
+def open_spiel(iterations: int, between: Callable[[], None]) -> tuple[float, float] | None:
+    """(seconds, exploitability) of OpenSpiel's C++ CFR+, or None without pyspiel.
+    ``between`` runs (untimed) after every tenth of the iterations."""
     try:
         import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game("leduc_poker")
+    elapsed = 0.0
     started = time.perf_counter()
     solver = pyspiel.CFRPlusSolver(game)
-    for _ in range(iterations):
+    for i in range(iterations):
         solver.evaluate_and_update_policy()
-    elapsed = time.perf_counter() - started
+        if (i + 1) % max(1, iterations // 10) == 0:
+            elapsed += time.perf_counter() - started
+            between()
+            started = time.perf_counter()
+    elapsed += time.perf_counter() - started
     return elapsed, pyspiel.exploitability(game, solver.average_policy())
 
 
@@ -75,22 +84,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--delay", type=int, default=150, help="CFR+ averaging delay d (default 150)")
     parser.add_argument("--check-every", type=int, default=10, help="iterations between exploitability checks")
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of ours after each tenth of OpenSpiel's")
     parser.add_argument("--openspiel-iterations", type=int, default=1000)
     args = parser.parse_args()
 
     started = time.perf_counter()
     ours(args.delay, args.check_every)
     print(f"warm-up (numba compile or cache load): {time.perf_counter() - started:.2f}s")
-    runs = [ours(args.delay, args.check_every) for _ in range(args.repeats)]
+    runs: list[tuple[float, int, float]] = []
+
+    def measure_ours() -> None:
+        runs.extend(ours(args.delay, args.check_every) for _ in range(args.repeats))
+
+    theirs = open_spiel(args.openspiel_iterations, measure_ours)
+    if theirs is None:
+        measure_ours()
     seconds = statistics.median(r[0] for r in runs)
     _, iterations, reached = runs[0]
     print(
         f"ours (single thread): CFR+ delay {args.delay}, exact check every {args.check_every}: {iterations} iterations,"
-        f" exploitability {reached:.4g} chips/hand;"
-        f" runs {', '.join(f'{r[0]:.4f}' for r in runs)}s, median {seconds:.4f}s"
+        f" exploitability {reached:.4g} chips/hand; {len(runs)} runs, fastest {min(r[0] for r in runs):.4f}s,"
+        f" slowest {max(r[0] for r in runs):.4f}s, median {seconds:.4f}s"
     )
-    theirs = open_spiel(args.openspiel_iterations)
     if theirs is None:
         anchor = DOCUMENTED_ANCHOR_S
         print(f"OpenSpiel: pyspiel not importable; using the documented anchor {anchor:.0f}s for 1000 iterations")

@@ -775,58 +775,30 @@ def _run_iterations(
 
 
 @njit(cache=True, nogil=True)
-def run_to_target(
-    tree,
-    payoff,
-    decision_player,
-    root_reach,
-    first_iteration,
-    last_iteration,
-    check_every,
-    target,
-    plus,
-    alternating,
-    linear,
-    delay,
-    regret,
-    cumulative,
-    sigma,
-    sigma_play,
-    fixed,
-    p_conf,
-    restricted,
-    reach,
-    values,
-    real_payoff,
-    num_actions,
-    full_reach,
-    pairs,
-    average,
-    br_reach,
-    root_out,
-):
+def run_to_target(tree, payoff, decision_player, root_reach, first_iteration, last_iteration, check_every, target, state, check):
     """:func:`run_iterations` from ``first_iteration`` on, measuring the exact
-    exploitability of the average strategy (chips per hand, in the game of
-    ``real_payoff`` from the ``full_reach`` ranges, ``pairs`` their root pair
-    mass) every ``check_every`` iterations, until it is at most ``target`` or
+    exploitability of the average strategy (chips per hand) every
+    ``check_every`` iterations, until it is at most ``target`` or
     ``last_iteration`` is done. Returns ``(next iteration, exploitability)``.
 
-    No check is made while the average is still empty (iterations up to
-    ``delay`` carry no weight); one check always follows the last iteration run.
-    One kernel call for the whole solve, so small games pay no Python round trip
-    per check."""
+    ``state`` is the tuple of :func:`run_iterations`' arguments after the
+    iteration count (``plus`` .. ``values``); ``check`` is ``(real_payoff,
+    num_actions, full_reach, pairs, average, br_reach, root_out)``: the real
+    game's payoff and the ranges to measure in, ``pairs`` their root pair mass,
+    and buffers. No check is made while the average is still empty (iterations
+    up to ``delay`` carry no weight); one check always follows the last
+    iteration run. One kernel call for the whole solve, so small games pay no
+    Python round trip per check."""
+    delay = state[3]
+    real_payoff, num_actions, full_reach, pairs, average, br_reach, root_out = check
+    values = state[12]
     t = first_iteration
-    first_check = max(first_iteration, delay + 1) + check_every - 1
-    if first_check > last_iteration:
-        first_check = last_iteration
+    first_check = min(max(first_iteration, delay + 1) + check_every - 1, last_iteration)
     while True:
         stop = min(first_check if t <= first_check else t + check_every - 1, last_iteration)
         if stop >= t:
-            t = run_iterations(
-                tree, payoff, decision_player, root_reach, t, stop - t + 1, plus, alternating, linear, delay,
-                regret, cumulative, sigma, sigma_play, fixed, p_conf, restricted, reach, values,
-            )
-        average_best_response(tree, real_payoff, cumulative, num_actions, full_reach, average, br_reach, values, root_out)
+            t = run_iterations(tree, payoff, decision_player, root_reach, t, stop - t + 1, *state)
+        average_best_response(tree, real_payoff, state[5], num_actions, full_reach, average, br_reach, values, root_out)
         total = 0.0
         for position in range(2):
             for h in range(root_out.shape[1]):

@@ -48,6 +48,7 @@ return the real hands only.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,6 +131,12 @@ def root_reach(tree: Tree, ranges: npt.NDArray[np.float64] | None = None) -> npt
         raise SolverError("a suit-isomorphic tree needs ranges that are the same under every suit permutation")
     masked: npt.NDArray[np.float64] = ranges * mask
     return masked
+
+
+# The kernels typed as plain callables: mypy reads numba's compiled dispatcher
+# as taking a fixed argument list and rejects calls that unpack tuples into it.
+_RUN_ITERATIONS: Callable[..., int] = _kernels.run_iterations
+_RUN_TO_TARGET: Callable[..., tuple[int, float]] = _kernels.run_to_target
 
 
 class Solver:
@@ -222,7 +229,7 @@ class Solver:
         if iterations == 0:
             return
         head, state = self._kernel_args()
-        self.iteration = _kernels.run_iterations(*head, self.iteration + 1, iterations, *state) - 1
+        self.iteration = _RUN_ITERATIONS(*head, self.iteration + 1, iterations, *state) - 1
 
     def solve_to(self, target: float, *, check_every: int, max_iterations: int) -> float:
         """Run until the exploitability of the average strategy is at most
@@ -236,20 +243,22 @@ class Solver:
         if max_iterations <= self.iteration:
             return self.exploitability()
         head, state = self._kernel_args()
-        following, measured = _kernels.run_to_target(
+        following, measured = _RUN_TO_TARGET(
             *head,
             self.iteration + 1,
             max_iterations,
             check_every,
             target,
-            *state,
-            self.tree.payoff,
-            self.tree.num_actions,
-            self._kernel_full_reach,
-            self._root_pair_mass(),
-            self._average,
-            self._br_reach,
-            self._root_out,
+            state,
+            (
+                self.tree.payoff,
+                self.tree.num_actions,
+                self._kernel_full_reach,
+                self._root_pair_mass(),
+                self._average,
+                self._br_reach,
+                self._root_out,
+            ),
         )
         self.iteration = following - 1
         return float(measured)
