@@ -21,7 +21,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["CacheFileError", "default_cache_dir", "read_arrays", "write_arrays"]
+__all__ = ["CacheFileError", "default_cache_dir", "pack_array", "read_arrays", "unpack_array", "write_arrays"]
 
 
 class CacheFileError(ValueError):
@@ -37,9 +37,23 @@ def default_cache_dir() -> Path:
     return Path(base) / "acpc-arena"
 
 
-def _pack(array: npt.NDArray[Any]) -> dict[str, Any]:
+def pack_array(array: npt.NDArray[Any]) -> dict[str, Any]:
+    """``{"dtype", "shape", "data"}`` of ``array``: raw little-endian bytes in C order
+    (the array format of cache and strategy files)."""
     little = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False)
     return {"dtype": little.dtype.str, "shape": list(array.shape), "data": little.tobytes()}
+
+
+def unpack_array(packed: dict[str, Any]) -> npt.NDArray[Any]:
+    """The array of :func:`pack_array`'s map, in native byte order.
+
+    Raises:
+        KeyError, TypeError, ValueError: a damaged map (callers name the file).
+    """
+    dtype = np.dtype(packed["dtype"])
+    shape = tuple(int(n) for n in packed["shape"])
+    array: npt.NDArray[Any] = np.frombuffer(packed["data"], dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+    return array
 
 
 def write_arrays(path: Path, header: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
@@ -49,7 +63,7 @@ def write_arrays(path: Path, header: dict[str, Any], arrays: dict[str, npt.NDArr
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(msgpack.packb({**header, "arrays": sorted(arrays)}, use_bin_type=True))
-            out.write(msgpack.packb({name: _pack(a) for name, a in arrays.items()}, use_bin_type=True))
+            out.write(msgpack.packb({name: pack_array(a) for name, a in arrays.items()}, use_bin_type=True))
         os.chmod(temporary, 0o644)  # mkstemp makes it private; a cache file is not secret
         os.replace(temporary, path)
     except BaseException:
@@ -70,10 +84,7 @@ def read_arrays(path: Path) -> tuple[dict[str, Any], dict[str, npt.NDArray[Any]]
             packed = unpacker.unpack()
         if not isinstance(header, dict) or not isinstance(packed, dict):
             raise TypeError("no header")
-        arrays = {}
-        for name, p in packed.items():
-            dtype = np.dtype(p["dtype"])
-            arrays[name] = np.frombuffer(p["data"], dtype=dtype).reshape(p["shape"]).astype(dtype.newbyteorder("="))
+        arrays = {name: unpack_array(p) for name, p in packed.items()}
     except (msgpack.OutOfData, msgpack.UnpackException, ValueError, KeyError, TypeError) as error:
         raise CacheFileError(f"{path}: not a header-and-arrays file ({error or 'truncated'})") from None
     return header, arrays

@@ -47,6 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game, format_game, parse_game
+from strategies.cfr.cache_files import pack_array, unpack_array
 from strategies.cfr.tree import (
     BettingAbstraction,
     BettingTree,
@@ -135,18 +136,9 @@ def tree_digest(tree: Tree | BettingTree) -> str:
     return digest.hexdigest()
 
 
-def _pack_array(array: npt.NDArray[Any]) -> dict[str, Any]:
-    array = np.ascontiguousarray(array)
-    little = array.astype(array.dtype.newbyteorder("<"), copy=False)
-    return {"dtype": little.dtype.str, "shape": list(array.shape), "data": little.tobytes()}
-
-
 def _unpack_array(name: str, packed: dict[str, Any]) -> npt.NDArray[Any]:
     try:
-        dtype = np.dtype(packed["dtype"])
-        shape = tuple(int(n) for n in packed["shape"])
-        array = np.frombuffer(packed["data"], dtype=dtype)
-        return array.reshape(shape).astype(dtype.newbyteorder("="))
+        return unpack_array(packed)
     except (KeyError, TypeError, ValueError) as error:
         raise StrategyFileError(f"array {name!r} is damaged: {error}") from None
 
@@ -184,7 +176,7 @@ def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | Be
         "layout": strategy_file.layout,
         "arrays": sorted(strategy_file.arrays),
     }
-    arrays = {name: _pack_array(array) for name, array in strategy_file.arrays.items()}
+    arrays = {name: pack_array(array) for name, array in strategy_file.arrays.items()}
     target = Path(path)
     handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
     try:
