@@ -1,6 +1,6 @@
 """Numba kernel of public chance sampling (:mod:`strategies.cfr.pcs`).
 
-One iteration walks the betting-only tree (:class:`strategies.cfr.tree.BettingTree`)
+One iteration walks the betting-only tree (:class:`strategies.cfr.betting_tree.BettingTree`)
 depth first, once per position (alternating updates), on one sampled board.
 Vectors run over the private hands that fit the board (the caller compacts
 them: ``hand_cards``, ``buckets``, ``ranks`` and ``order`` are indexed by the

@@ -37,7 +37,7 @@ CFR+ (Burch thesis §4.1.1; the project's conventions of
 :class:`strategies.cfr.solver.Solver`): alternating updates, regret-matching+,
 average weight ``max(t - delay, 0)``; the output is the average (the thesis's
 HULHE solve kept the current strategy instead, digest §6.4). On the betting tree
-(:func:`strategies.cfr.tree.build_betting_tree`) each node carries one value per
+(:func:`strategies.cfr.betting_tree.build_betting_tree`) each node carries one value per
 bucket sequence of its round; a round change broadcasts the parent's reach to
 the child's sequences (each extension of a sequence inherits its reach) and sums
 the child's values back. Terminal values of position p against the opponent
@@ -79,7 +79,8 @@ from strategies.cfr.abstraction import Abstraction, CardAbstraction, file_slug
 from strategies.cfr.bucketing import Recall
 from strategies.cfr.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
 from strategies.cfr.card_tables import card_tables, deal_orders
-from strategies.cfr.tree import BettingAbstraction, BettingTree, NodeKind, build_betting_tree
+from strategies.cfr.betting_tree import BettingTree, build_betting_tree
+from strategies.cfr.tree import BettingAbstraction, NodeKind
 
 __all__ = [
     "AbstractCFR",

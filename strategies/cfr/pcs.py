@@ -65,13 +65,8 @@ from strategies.cfr.abstraction import (
     load_abstraction,
 )
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, StrategyFileError
-from strategies.cfr.tree import (
-    BettingAbstraction,
-    BettingTree,
-    NodeKind,
-    Tree,
-    build_betting_tree,
-)
+from strategies.cfr.betting_tree import BettingTree, build_betting_tree
+from strategies.cfr.tree import BettingAbstraction, NodeKind, Tree
 
 __all__ = [
     "LosslessAbstraction",

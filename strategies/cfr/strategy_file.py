@@ -48,13 +48,8 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, format_game, parse_game
 from strategies.cfr.cache_files import pack_array, unpack_array
-from strategies.cfr.tree import (
-    BettingAbstraction,
-    BettingTree,
-    Tree,
-    build_betting_tree,
-    build_tree,
-)
+from strategies.cfr.betting_tree import BettingTree, build_betting_tree
+from strategies.cfr.tree import BettingAbstraction, Tree, build_tree
 
 __all__ = [
     "BUCKETS",

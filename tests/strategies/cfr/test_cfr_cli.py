@@ -11,7 +11,8 @@ from poker.gamedef import load_game
 from strategies.cfr import cli, cli_exploitability
 from strategies.cfr.best_response import exploitability, profile_values
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
-from strategies.cfr.tree import BettingAbstraction, build_betting_tree, build_tree
+from strategies.cfr.betting_tree import build_betting_tree
+from strategies.cfr.tree import BettingAbstraction, build_tree
 
 
 def test_cli_solve_then_exploitability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -16,7 +16,8 @@ from strategies.cfr.best_response import exploitability, strategy_from_policy
 from strategies.cfr.pcs import LosslessAbstraction, PCSError, PCSSolver, board_scale
 from strategies.cfr.solver import Solver
 from strategies.cfr.strategy_file import load_strategy
-from strategies.cfr.tree import BettingTree, NodeKind, build_betting_tree, build_tree
+from strategies.cfr.betting_tree import BettingTree, build_betting_tree
+from strategies.cfr.tree import NodeKind, build_tree
 
 LEDUC = load_game("leduc")
 KUHN = load_game("kuhn")
