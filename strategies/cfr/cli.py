@@ -32,7 +32,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Never
+from typing import Never, Protocol
 
 from tqdm import tqdm
 
@@ -126,20 +126,30 @@ def _real_tree(game: Game, betting: BettingAbstraction | None) -> Tree | None:
         return None
 
 
+class _Iterative(Protocol):
+    """A solver as the solve loop advances it."""
+
+    @property
+    def iteration(self) -> int: ...
+
+    def run(self, iterations: int) -> None: ...
+
+
 class _Run(abc.ABC):
     """What the solve loop drives: a solver with its iteration count, a figure
     to measure every ``--every`` iterations, and saving."""
 
     algorithm: str
+    solver: _Iterative
     #: Save a checkpoint at every measurement (long runs), not only at the end.
     checkpoints = False
 
     @property
-    @abc.abstractmethod
-    def iteration(self) -> int: ...
+    def iteration(self) -> int:
+        return self.solver.iteration
 
-    @abc.abstractmethod
-    def run(self, iterations: int) -> None: ...
+    def run(self, iterations: int) -> None:
+        self.solver.run(iterations)
 
     @abc.abstractmethod
     def exploitability(self) -> float | None:
@@ -161,18 +171,12 @@ class _PCSRun(_Run):
     """A PCS solver, with its real-game tree when that can be built (for exploitability)."""
 
     algorithm = PCS
+    solver: pcs.PCSSolver
 
     def __init__(self, solver: pcs.PCSSolver) -> None:
         self.solver = solver
         self.tree = _real_tree(solver.game, solver.tree.abstraction)
         self.checkpoints = self.tree is None  # nothing measured: checkpoint instead
-
-    @property
-    def iteration(self) -> int:
-        return self.solver.iteration
-
-    def run(self, iterations: int) -> None:
-        self.solver.run(iterations)
 
     def exploitability(self) -> float | None:
         if self.tree is None:
@@ -193,18 +197,12 @@ class _AbstractRun(_Run):
 
     algorithm = ABSTRACT
     checkpoints = True
+    solver: abstract_game.AbstractCFR
 
     def __init__(self, solve: AbstractSolve, solver: abstract_game.AbstractCFR) -> None:
         self.solve = solve
         self.solver = solver
         self.tree = _real_tree(solve.game.game, solve.game.tree.abstraction)
-
-    @property
-    def iteration(self) -> int:
-        return self.solver.iteration
-
-    def run(self, iterations: int) -> None:
-        self.solver.run(iterations)
 
     def exploitability(self) -> float:
         return self.solver.exploitability()
@@ -328,17 +326,12 @@ def _describe(tree: Tree, value: float) -> str:
 class _TreeRun(_Run):
     """The public-tree CFR / CFR+ solver."""
 
+    solver: Solver
+
     def __init__(self, tree: Tree, solver: Solver, algorithm: str) -> None:
         self.tree = tree
         self.solver = solver
         self.algorithm = algorithm
-
-    @property
-    def iteration(self) -> int:
-        return self.solver.iteration
-
-    def run(self, iterations: int) -> None:
-        self.solver.run(iterations)
 
     def exploitability(self) -> float | None:
         return exploitability(self.tree, self.solver.average_strategy())
