@@ -625,30 +625,12 @@ def average_best_response(tree, payoff, cumulative, num_actions, root_reach, ave
 
 
 @njit(cache=True, nogil=True)
-def run_iterations(
-    tree,
-    payoff,
-    decision_player,
-    root_reach,
-    first_iteration,
-    iterations,
-    plus,
-    alternating,
-    linear,
-    delay,
-    regret,
-    cumulative,
-    sigma,
-    sigma_play,
-    fixed,
-    p_conf,
-    restricted,
-    reach,
-    values,
-):
+def run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state):
     """Run CFR iterations ``first_iteration .. first_iteration + iterations - 1``
     (numbered from 1) in place on ``regret``, ``cumulative`` and ``sigma``
-    (``[A, D, H]``); returns the number of the next iteration.
+    (``[A, D, H]``); returns the number of the next iteration. ``state`` is the
+    tuple ``(plus, alternating, linear, delay, regret, cumulative, sigma,
+    sigma_play, fixed, p_conf, restricted, reach, values)``.
 
     Each iteration, for each position in turn (``alternating``) or both against
     the same profile: (1) mix the restricted position's fixed model in, (2) reach
@@ -659,80 +641,22 @@ def run_iterations(
     strategy on entry (uniform at the start); ``sigma_play`` is ``sigma`` itself
     when nobody is restricted.
     """
+    reach = state[11]
+    # The fixed width goes in as a literal, so the inlined body compiles with
+    # constant per-hand trip counts.
     if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
-        return _run_iterations(
-            tree,
-            payoff,
-            decision_player,
-            root_reach,
-            first_iteration,
-            iterations,
-            plus,
-            alternating,
-            linear,
-            delay,
-            regret,
-            cumulative,
-            sigma,
-            sigma_play,
-            fixed,
-            p_conf,
-            restricted,
-            reach,
-            values,
-            FIXED_HANDS,
-            1,
-        )
+        return _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, FIXED_HANDS, 1)
     return _run_iterations(
-        tree,
-        payoff,
-        decision_player,
-        root_reach,
-        first_iteration,
-        iterations,
-        plus,
-        alternating,
-        linear,
-        delay,
-        regret,
-        cumulative,
-        sigma,
-        sigma_play,
-        fixed,
-        p_conf,
-        restricted,
-        reach,
-        values,
-        reach.shape[2],
-        tree[10].shape[1],
+        tree, payoff, decision_player, root_reach, first_iteration, iterations, state, reach.shape[2], tree[10].shape[1]
     )
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _run_iterations(
-    tree,
-    payoff,
-    decision_player,
-    root_reach,
-    first_iteration,
-    iterations,
-    plus,
-    alternating,
-    linear,
-    delay,
-    regret,
-    cumulative,
-    sigma,
-    sigma_play,
-    fixed,
-    p_conf,
-    restricted,
-    reach,
-    values,
-    n_hands,
-    n_hole,
-):
+def _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, n_hands, n_hole):
     """:func:`run_iterations` with ``(n_hands, n_hole)`` the shape of the tree's hand cards."""
+    plus, alternating, linear, delay, regret, cumulative, sigma, sigma_play, fixed, p_conf, restricted, reach, values = (
+        state
+    )
     mode = MODE_CFR_PLUS if plus else MODE_CFR
     mixing = p_conf.shape[0] > 0
     scratch = _scratch(tree, n_hands)
@@ -781,8 +705,7 @@ def run_to_target(tree, payoff, decision_player, root_reach, first_iteration, la
     ``check_every`` iterations, until it is at most ``target`` or
     ``last_iteration`` is done. Returns ``(next iteration, exploitability)``.
 
-    ``state`` is the tuple of :func:`run_iterations`' arguments after the
-    iteration count (``plus`` .. ``values``); ``check`` is ``(real_payoff,
+    ``state`` is :func:`run_iterations`' tuple; ``check`` is ``(real_payoff,
     num_actions, full_reach, pairs, average, br_reach, root_out)``: the real
     game's payoff and the ranges to measure in, ``pairs`` their root pair mass,
     and buffers. No check is made while the average is still empty (iterations
@@ -797,7 +720,7 @@ def run_to_target(tree, payoff, decision_player, root_reach, first_iteration, la
     while True:
         stop = min(first_check if t <= first_check else t + check_every - 1, last_iteration)
         if stop >= t:
-            t = run_iterations(tree, payoff, decision_player, root_reach, t, stop - t + 1, *state)
+            t = run_iterations(tree, payoff, decision_player, root_reach, t, stop - t + 1, state)
         average_best_response(tree, real_payoff, state[5], num_actions, full_reach, average, br_reach, values, root_out)
         total = 0.0
         for position in range(2):

@@ -229,7 +229,7 @@ class Solver:
         if iterations == 0:
             return
         head, state = self._kernel_args()
-        self.iteration = _RUN_ITERATIONS(*head, self.iteration + 1, iterations, *state) - 1
+        self.iteration = _RUN_ITERATIONS(*head, self.iteration + 1, iterations, state) - 1
 
     def solve_to(self, target: float, *, check_every: int, max_iterations: int) -> float:
         """Run until the exploitability of the average strategy is at most
@@ -264,8 +264,8 @@ class Solver:
         return float(measured)
 
     def _kernel_args(self) -> tuple[tuple[object, ...], tuple[object, ...]]:
-        """The arguments of :func:`_kernels.run_iterations` before and after the
-        iteration range: the tree and the solver's settings and arrays."""
+        """The arguments of :func:`_kernels.run_iterations` before the iteration
+        range (the tree) and its ``state`` tuple (the solver's settings and arrays)."""
         head = (self._arrays, self.payoff, self.tree.decision_player, self._root_reach)
         state = (
             self.algorithm is Algorithm.CFR_PLUS,
