@@ -86,6 +86,12 @@ def _parser() -> argparse.ArgumentParser:
         help="keep one board per suit-isomorphism class of the first board round (exact, smaller, faster)",
     )
     parser.add_argument("--simultaneous", action="store_true", help="simultaneous instead of alternating updates")
+    parser.add_argument(
+        "--float32",
+        action="store_true",
+        help="--algorithm abstract: terminal matrix products in float32 (about twice as fast for hold'em;"
+        " the measured exploitability is then float32-accurate)",
+    )
     parser.add_argument("--delay", type=int, default=0, help="iterations the average leaves out (default 0)")
     parser.add_argument(
         "--every", type=int, default=0, help="measure exploitability every K iterations (0: only at the end)"
@@ -264,7 +270,7 @@ def _abstract_setup(args: argparse.Namespace, game: Game, bars: _Bars) -> _Abstr
         raise TreeError("--suit-isomorphism and --simultaneous apply to --algorithm cfr+ and cfr only")
     betting = _betting(args, game)
     abstraction = load_abstraction(args.abstraction, game, progress=bars.stage)
-    solve = AbstractSolve.build(abstraction, betting=betting, progress=bars.tables)
+    solve = AbstractSolve.build(abstraction, betting=betting, progress=bars.tables, single=args.float32)
     return _AbstractRun(solve, abstract_game.AbstractCFR(solve.game, delay=args.delay))
 
 
@@ -294,6 +300,8 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     if args.game is None:
         raise TreeError("name a GAME to solve (or --resume a file)")
     game = load_game(args.game)
+    if args.float32 and args.algorithm != ABSTRACT:
+        raise TreeError("--float32 applies to --algorithm abstract only")
     if args.algorithm == PCS:
         return _pcs_setup(args, game)
     if args.algorithm == ABSTRACT:

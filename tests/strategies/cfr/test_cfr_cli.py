@@ -142,6 +142,22 @@ def test_cli_abstract_leduc_follows_the_public_tree_solver(tmp_path: Path) -> No
     assert np.allclose(a.strategy, b.strategy, rtol=0, atol=1e-12)
 
 
+def test_cli_abstract_float32_follows_float64(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # float32 terminal products: the same solve up to float32 rounding, kept on resume.
+    single, double, resumed = tmp_path / "single", tmp_path / "double", tmp_path / "resumed"
+    assert _abstract("leduc", "none", 10, single, "--float32") == 0
+    assert _abstract("leduc", "none", 10, double) == 0
+    a, b = load_strategy(single), load_strategy(double)
+    assert a.settings["single"] is True and b.settings["single"] is False
+    assert a.exploitability == pytest.approx(b.exploitability, rel=1e-5)
+    assert np.allclose(a.strategy, b.strategy, rtol=0, atol=1e-5)
+    assert cli.main(["--resume", str(single), "--iterations", "12", "-o", str(resumed), "--quiet"]) == 0
+    assert load_strategy(resumed).settings["single"] is True
+    capsys.readouterr()
+    assert cli.main(["leduc", "--float32", "--iterations", "3", "-o", str(tmp_path / "x"), "--quiet"]) == 1
+    assert "--float32 applies to --algorithm abstract only" in capsys.readouterr().err
+
+
 def test_cli_abstract_leduc_game_value(tmp_path: Path) -> None:
     out = tmp_path / "leduc"
     assert _abstract("leduc", "none", 400, out) == 0
