@@ -210,3 +210,19 @@ def reference_cfr() -> type[ReferenceCFR]:
 def reference_br():  # type: ignore[no-untyped-def]
     """The per-history best-response function ``(tree, strategy, position) -> chips/hand``."""
     return reference_best_response
+
+
+def _random_strategy(tree: Tree, seed: int) -> npt.NDArray[np.float64]:
+    """A seeded random strategy ``[D, A, H]``, zero past each node's actions."""
+    rng = np.random.default_rng(seed)
+    strategy = rng.random((tree.num_decisions, tree.max_actions, tree.num_hands))
+    for d, n in enumerate(tree.num_actions):
+        strategy[d, n:] = 0.0
+    normalised: npt.NDArray[np.float64] = strategy / strategy.sum(axis=1, keepdims=True)
+    return normalised
+
+
+@pytest.fixture(scope="session")
+def random_strategy():  # type: ignore[no-untyped-def]
+    """The seeded random strategy function ``(tree, seed) -> [D, A, H]``."""
+    return _random_strategy

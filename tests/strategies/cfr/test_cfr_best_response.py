@@ -17,15 +17,6 @@ KUHN = build_tree(load_game("kuhn"))
 LEDUC = build_tree(load_game("leduc"))
 
 
-def _random_strategy(tree, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
-    rng = np.random.default_rng(seed)
-    strategy = rng.random((tree.num_decisions, tree.max_actions, tree.num_hands))
-    for d, n in enumerate(tree.num_actions):
-        strategy[d, n:] = 0.0
-    normalised: np.ndarray = strategy / strategy.sum(axis=1, keepdims=True)
-    return normalised
-
-
 def test_best_response_kuhn_uniform_is_11_over_24() -> None:
     # OpenSpiel exploitability_test: NashConv of the uniform Kuhn policy is 11/12,
     # so the mean of the two best responses is 11/24 chips per hand.
@@ -56,25 +47,25 @@ def test_best_response_leduc_uniform_nash_conv() -> None:
 
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
 @pytest.mark.parametrize("seed", [1, 2])
-def test_best_response_equals_the_per_history_reference(name: str, seed: int, reference_br) -> None:  # type: ignore[no-untyped-def]
+def test_best_response_equals_the_per_history_reference(name: str, seed: int, reference_br, random_strategy) -> None:  # type: ignore[no-untyped-def]
     tree = KUHN if name == "kuhn" else LEDUC
-    strategy = _random_strategy(tree, seed)
+    strategy = random_strategy(tree, seed)
     result = best_response(tree, strategy)
     for position in range(2):
         assert result.values[position] == pytest.approx(reference_br(tree, strategy, position), abs=1e-12)
 
 
-def test_best_response_is_at_least_the_profile_value() -> None:
-    strategy = _random_strategy(LEDUC, 3)
+def test_best_response_is_at_least_the_profile_value(random_strategy) -> None:  # type: ignore[no-untyped-def]
+    strategy = random_strategy(LEDUC, 3)
     values = profile_values(LEDUC, strategy)
     assert values[0] == pytest.approx(-values[1], abs=1e-12)  # zero-sum
     result = best_response(LEDUC, strategy)
     assert result.values[0] >= values[0] and result.values[1] >= values[1]
 
 
-def test_best_response_nolimit_leduc_equals_the_reference(reference_br) -> None:  # type: ignore[no-untyped-def]
+def test_best_response_nolimit_leduc_equals_the_reference(reference_br, random_strategy) -> None:  # type: ignore[no-untyped-def]
     tree = build_tree(load_game("leduc.nolimit"))
-    strategy = _random_strategy(tree, 4)
+    strategy = random_strategy(tree, 4)
     result = best_response(tree, strategy)
     for position in range(2):
         assert result.values[position] == pytest.approx(reference_br(tree, strategy, position), abs=1e-9)

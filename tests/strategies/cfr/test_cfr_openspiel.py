@@ -57,22 +57,13 @@ def _open_spiel_policy(game, tree: Tree, strategy: np.ndarray):  # type: ignore[
     return tabular
 
 
-def _random_strategy(tree: Tree, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    strategy = rng.random((tree.num_decisions, tree.max_actions, tree.num_hands))
-    for d, n in enumerate(tree.num_actions):
-        strategy[d, n:] = 0.0
-    normalised: np.ndarray = strategy / strategy.sum(axis=1, keepdims=True)
-    return normalised
-
-
 @pytest.mark.parametrize("name", ["kuhn", "leduc"])
 @pytest.mark.parametrize("kind", ["random", "solved"])
-def test_openspiel_exploitability_matches(name: str, kind: str) -> None:
+def test_openspiel_exploitability_matches(name: str, kind: str, random_strategy) -> None:  # type: ignore[no-untyped-def]
     game = load_game(name)
     tree = build_tree(game)
     if kind == "random":
-        strategy = _random_strategy(tree, 5)
+        strategy = random_strategy(tree, 5)
     else:
         solver = Solver(tree)
         solver.run(50)
