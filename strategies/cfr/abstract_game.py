@@ -76,10 +76,10 @@ from poker.gamedef import Game, format_game
 from strategies.base import private_hands
 from strategies.cfr import _abstract_kernels as _k
 from strategies.cfr.abstraction import Abstraction, CardAbstraction, file_slug
+from strategies.cfr.betting_tree import BettingTree, build_betting_tree
 from strategies.cfr.bucketing import Recall
 from strategies.cfr.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
 from strategies.cfr.card_tables import card_tables, deal_orders
-from strategies.cfr.betting_tree import BettingTree, build_betting_tree
 from strategies.cfr.tree import BettingAbstraction, NodeKind
 
 __all__ = [

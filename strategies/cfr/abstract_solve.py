@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -77,8 +78,7 @@ class LosslessSequences:
 
     def buckets(self, round: int, board: Sequence[int]) -> npt.NDArray[np.int32]:
         column = self.lossless.buckets(round, board).astype(np.int64)
-        boards = self.num_buckets(round) // self._hands
-        sequence = (column % self._hands) * boards + column // self._hands
+        sequence = _sequence_of(column, self._hands, self.num_buckets(round) // self._hands)
         return np.where(column < 0, -1, sequence).astype(np.int32)
 
     def bucket_rounds(self, board: Sequence[int]) -> npt.NDArray[np.int32]:
@@ -86,8 +86,7 @@ class LosslessSequences:
 
     def bucket(self, round: int, hole: Sequence[int], board: Sequence[int]) -> int:
         column = self.lossless.bucket(round, hole, board)
-        boards = self.num_buckets(round) // self._hands
-        return -1 if column < 0 else (column % self._hands) * boards + column // self._hands
+        return -1 if column < 0 else int(_sequence_of(column, self._hands, self.num_buckets(round) // self._hands))
 
     def file_columns(self, game: AbstractGame) -> npt.NDArray[np.int64]:
         """``int64[R]``: column j of a PCS-ordered table is column ``[j]`` of ``game``'s."""
@@ -95,8 +94,14 @@ class LosslessSequences:
         for node in game.decisions:
             start, width = int(game.doff[node]), int(game.width[node])
             j = np.arange(width, dtype=np.int64)
-            columns[start : start + width] = start + (j % self._hands) * (width // self._hands) + j // self._hands
+            columns[start : start + width] = start + _sequence_of(j, self._hands, width // self._hands)
         return columns
+
+
+def _sequence_of(column: Any, hands: int, boards: int) -> Any:
+    """The perfect-recall sequence ``h * boards + b`` of lossless PCS column
+    ``b * hands + h`` (ints or integer arrays)."""
+    return (column % hands) * boards + column // hands
 
 
 @dataclass(frozen=True, eq=False)
