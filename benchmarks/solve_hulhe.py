@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from poker.gamedef import load_game
-from strategies.cfr.abstract_game import AbstractCFR, AbstractGame, to_mbb
+from strategies.cfr.abstract_game import AbstractCFR, AbstractGame
+from strategies.cfr.best_response import to_mbb
 from strategies.cfr.abstract_solve import AbstractSolve
 from strategies.cfr.abstraction import CardAbstraction, load_abstraction
 

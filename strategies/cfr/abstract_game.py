@@ -50,7 +50,7 @@ hand. Zero-sum payoffs only.
 Best response is the same pass with the maximum over the responder's actions
 per (node, own sequence), which is exact because those are its information
 sets; exploitability is the mean of the two best-response values (Johanson
-Eq 2.3), in chips per hand (:func:`to_mbb` for mbb/g).
+Eq 2.3), in chips per hand (:func:`strategies.cfr.best_response.to_mbb` for mbb/g).
 
 The strategy arrays are ``float64[A, R]`` in the bucket-table layout of
 :func:`strategies.cfr.pcs.row_layout` (decision row d owns one column per
@@ -92,7 +92,6 @@ __all__ = [
     "joint_tables_path",
     "load_joint_tables",
     "sequence_counts",
-    "to_mbb",
 ]
 
 FORMAT = "acpc-arena-joint-bucket-tables"
@@ -487,9 +486,4 @@ class AbstractCFR:
     def exploitability(self) -> float:
         """Abstract-game exploitability of the average strategy, chips per hand."""
         return self.game.exploitability(self.average())
-
-
-def to_mbb(game: Game, chips: float) -> float:
-    """Chips per hand as milli-big-blinds per game."""
-    return 1000.0 * chips / game.big_blind
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from poker.gamedef import Game
 from strategies.base import PublicState, Strategy
 from strategies.cfr import _kernels
 from strategies.cfr.solver import root_reach, to_kernel_layout
@@ -128,9 +129,9 @@ def profile_values(
     return _walk(tree, strategy, _kernels.MODE_VALUE, payoff, ranges)
 
 
-def to_mbb(tree: Tree, chips: float) -> float:
-    """Chips per hand as milli-big-blinds per game."""
-    return 1000.0 * chips / tree.game.big_blind
+def to_mbb(game: Game, chips: float) -> float:
+    """Chips per hand of ``game`` as milli-big-blinds per game."""
+    return 1000.0 * chips / game.big_blind
 
 
 def strategy_from_policy(tree: Tree, policy: Strategy | PolicyFn) -> npt.NDArray[np.float64]:

@@ -193,7 +193,7 @@ class _PCSRun(_Run):
         save_strategy(path, pcs.strategy_file(self.solver, measured), self.solver.tree)
 
     def describe(self, value: float) -> str:
-        return f"{value:.6g} chips/hand ({1000.0 * value / self.solver.game.big_blind:.4g} mbb/g)"
+        return f"{value:.6g} chips/hand ({to_mbb(self.solver.game, value):.4g} mbb/g)"
 
 
 class _AbstractRun(_Run):
@@ -219,7 +219,7 @@ class _AbstractRun(_Run):
     def describe(self, value: float) -> str:
         """Chips/hand for small games, mbb/g for those whose public tree is too big (hold'em)."""
         if self.tree is None:
-            return f"{abstract_game.to_mbb(self.solve.game.game, value):.4g} mbb/g in the abstract game"
+            return f"{to_mbb(self.solve.game.game, value):.4g} mbb/g in the abstract game"
         return f"{value:.6g} chips/hand in the abstract game"
 
     def finish(self, path: Path, measured: float | None) -> str:
@@ -328,7 +328,7 @@ def _save(path: Path, tree: Tree, solver: Solver, algorithm: str, measured: floa
 
 
 def _describe(tree: Tree, value: float) -> str:
-    return f"{value:.6g} chips/hand ({to_mbb(tree, value):.4g} mbb/g)"
+    return f"{value:.6g} chips/hand ({to_mbb(tree.game, value):.4g} mbb/g)"
 
 
 class _TreeRun(_Run):

@@ -69,7 +69,7 @@ def test_best_response_nolimit_leduc_equals_the_reference(reference_br, random_s
     result = best_response(tree, strategy)
     for position in range(2):
         assert result.values[position] == pytest.approx(reference_br(tree, strategy, position), abs=1e-9)
-    assert to_mbb(tree, 0.25) == 2.5  # big blind 100 chips
+    assert to_mbb(tree.game, 0.25) == 2.5  # big blind 100 chips
 
 
 def test_best_response_of_a_strategy_policy(reference_br) -> None:  # type: ignore[no-untyped-def]
