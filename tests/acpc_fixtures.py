@@ -1,8 +1,10 @@
 """The reference dealer's transcripts and log lines, read from SPEC.md §5.
 
-SPEC.md is the compatibility fixture: these helpers pull its code blocks apart so
-tests replay exactly what the reference dealer printed, instead of copies that
-could drift.
+SPEC.md §5 is the compatibility fixture: these helpers pull its code blocks apart
+so tests replay exactly what the reference dealer printed. The section is kept
+verbatim in ``tests/fixtures/acpc/spec_section5.md`` so that a plain clone runs
+the tests; ``tests/test_fixtures.py`` checks it against ``../shared`` when that
+is beside the clone, so the copy cannot drift.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "acpc" / "SPEC.md"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "acpc"
+SECTION_5 = FIXTURES / "spec_section5.md"
+SECTION_5_START, SECTION_5_END = "## 5. Example exchanges", "## 6. Conformance"
 
 # §5 subsection -> (game file stem, seed) of its main transcript.
 SECTIONS = {
@@ -35,8 +39,7 @@ class Message:
 
 
 def _section_texts() -> dict[str, str]:
-    text = SPEC.read_text()
-    body = text[text.index("## 5. Example exchanges") : text.index("## 6. Conformance")]
+    body = SECTION_5.read_text()
     parts = re.split(r"^### ", body, flags=re.M)[1:]
     return {part.split(" ", 1)[0]: part for part in parts}
 

@@ -1,4 +1,10 @@
-"""Shared test fixtures: where the reference material lives."""
+"""Shared test fixtures: where the reference material lives.
+
+The tests read the reference dealer's transcripts and game files from copies
+kept in ``tests/fixtures/acpc`` (verbatim, so a plain clone runs every test);
+``../shared`` beside the clone, when present, is only used to check that those
+copies have not drifted (``tests/test_fixtures.py``).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,20 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-ACPC = SHARED / "acpc"
+from acpc_fixtures import FIXTURES
+
+SHARED_ACPC = Path(__file__).resolve().parents[1].parent / "shared" / "acpc"
 
 
 @pytest.fixture(scope="session")
 def acpc_dir() -> Path:
-    """../shared/acpc beside the clone (SPEC.md and the reference game files)."""
-    if not (ACPC / "SPEC.md").is_file():
-        pytest.skip(f"reference material not found at {ACPC}")
-    return ACPC
+    """The reference material kept in the repo: ``spec_section5.md`` and ``games/``."""
+    return FIXTURES
+
+
+@pytest.fixture(scope="session")
+def shared_acpc_dir() -> Path:
+    """``../shared/acpc`` beside the clone; tests that need it skip without it."""
+    if not (SHARED_ACPC / "SPEC.md").is_file():
+        pytest.skip(f"../shared is not beside this clone ({SHARED_ACPC} has no SPEC.md): nothing to compare against")
+    return SHARED_ACPC

@@ -1,0 +1,34 @@
+"""The repo's copies of the reference material are verbatim copies of ``../shared``.
+
+They skip in a plain clone (nothing to compare against) and run in CI, where
+``../shared`` sits beside the clone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from acpc_fixtures import FIXTURES, SECTION_5, SECTION_5_END, SECTION_5_START
+
+
+def test_spec_section_5_is_verbatim(shared_acpc_dir: Path) -> None:
+    spec = (shared_acpc_dir / "SPEC.md").read_text()
+    section = spec[spec.index(SECTION_5_START) : spec.index(SECTION_5_END)]
+    assert SECTION_5.read_text() == section, "refresh tests/fixtures/acpc/spec_section5.md from ../shared/acpc/SPEC.md"
+
+
+def test_game_files_are_verbatim(shared_acpc_dir: Path) -> None:
+    theirs = sorted(path.name for path in (shared_acpc_dir / "games").iterdir())
+    ours = sorted(path.name for path in (FIXTURES / "games").iterdir())
+    assert ours == theirs
+    for name in theirs:
+        assert (FIXTURES / "games" / name).read_bytes() == (shared_acpc_dir / "games" / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "games").glob("*.game")), ids=lambda path: path.stem)
+def test_shipped_game_files_are_the_reference_files(path: Path) -> None:
+    """Every reference file we ship under poker/games is the verbatim original."""
+    shipped = Path(__file__).resolve().parents[1] / "poker" / "games" / path.name
+    assert shipped.read_bytes() == path.read_bytes()
