@@ -6,9 +6,10 @@ the denominator). Poker results are sums of many hands, so the approximation
 is the one the ACPC used for its significance checks (SPEC.md §4.4); it needs
 at least two values.
 
-Units (ARCHITECTURE.md "Rules of the house"): hold'em-sized games (a full
-52-card deck) are reported in milli-big-blinds per game (hand),
-``1000 · chips / big_blind``; smaller games in chips per hand.
+Units (ARCHITECTURE.md "Rules of the house"): games with blinds (hold'em) are
+reported in milli-big-blinds per game (hand), ``1000 · chips / big_blind``;
+games without blinds, whose every player posts the same ante (Kuhn, Leduc), in
+chips per hand — a milli-big-blind of an ante is not a unit anyone quotes.
 """
 
 from __future__ import annotations
@@ -70,9 +71,14 @@ class Unit:
     name: str
     per_chip: float
 
+    def format(self, chips: float, digits: int = 6) -> str:
+        """``chips`` per hand in this unit with ``digits`` significant digits, e.g. ``"3.2 mbb/g"``."""
+        return f"{chips * self.per_chip:.{digits}g} {self.name}"
+
 
 def unit_of(game: Game) -> Unit:
-    """mbb/g for hold'em (a full 52-card deck), chips/hand for smaller games."""
-    if game.num_suits * game.num_ranks == 52:
+    """mbb/g for games with blinds (some player posts more than another),
+    chips/hand for games where every player posts the same ante."""
+    if len(set(game.blind)) > 1:
         return Unit("mbb/g", 1000 / game.big_blind)
     return Unit("chips/hand", 1.0)

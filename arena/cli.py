@@ -15,7 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "games": ("poker.cli", "list the shipped games, or print one game definition"),
     "dealer": ("dealer.cli", "serve one ACPC match over TCP (reference dealer command line)"),
     "agent": ("agent.cli", "connect to an ACPC dealer and play a strategy"),
-    "match": ("dealer.match", "run a whole local match: dealer, agents, results table"),
+    "match": ("arena.match", "run a whole local match: dealer, agents, results table"),
     "solve": ("strategies.cfr.cli", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
 }

@@ -12,14 +12,14 @@ of a perfect-recall card abstraction with CFR+ (:mod:`strategies.cfr.abstract_ga
 ``none``: no abstraction, small games); the card abstraction and the joint
 bucket tables are read from the cache or built first (minutes for hold'em, with
 progress bars). What it measures every ``--every`` iterations is the
-*abstract-game* exploitability (chips/hand, or mbb/g when the game's public tree
-is too big to build: hold'em), saved with a checkpoint each time; at the end
+*abstract-game* exploitability (in the game's unit: chips/hand for games with
+antes, mbb/g for games with blinds), saved with a checkpoint each time; at the end
 the real-game exploitability too where the public tree can be built. Its file
 has the bucket layout of ``pcs`` files and plays the same way.
 
 The solve runs in batches between progress-bar updates; every ``--every``
-iterations it measures the exact exploitability of the average strategy (chips
-per hand, and mbb/g) and prints it. Ctrl-C stops after the current batch and
+iterations it measures the exact exploitability of the average strategy (in the
+game's unit, :func:`analysis.stats.unit_of`) and prints it. Ctrl-C stops after the current batch and
 writes the file (a checkpoint holding regrets and cumulative strategy) before
 exiting with status 130; ``--resume FILE`` continues from any file this command
 wrote, with the game, abstraction and settings stored in it.
@@ -36,12 +36,13 @@ from typing import Never, Protocol
 
 from tqdm import tqdm
 
+from analysis.stats import Unit, unit_of
 from poker.gamedef import Game, GameDefError, load_game
 from strategies.cfr import abstract_game, pcs
 from strategies.cfr.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.abstract_solve import AbstractSolve
 from strategies.cfr.abstraction import load_abstraction
-from strategies.cfr.best_response import exploitability, to_mbb
+from strategies.cfr.best_response import exploitability
 from strategies.cfr.card_tables import AbstractionError
 from strategies.cfr.solver import Algorithm, Solver
 from strategies.cfr.strategy_file import (
@@ -99,7 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--target",
         type=float,
-        help="stop at the first --every measurement at or below this exploitability, in chips/hand",
+        help="stop at the first --every measurement at or below this exploitability, in the game's unit"
+        " (chips/hand; mbb/g for games with blinds)",
     )
     parser.add_argument("--resume", type=Path, help="continue from a strategy file written by this command")
     parser.add_argument("-o", "--output", type=Path, required=True, help="strategy file to write")
@@ -164,8 +166,17 @@ class _Run(abc.ABC):
     @abc.abstractmethod
     def save(self, path: Path, measured: float | None) -> None: ...
 
+    @property
     @abc.abstractmethod
-    def describe(self, value: float) -> str: ...
+    def game(self) -> Game:
+        """The real game solved (its unit is the unit of every figure printed)."""
+
+    @property
+    def unit(self) -> Unit:
+        return unit_of(self.game)
+
+    def describe(self, value: float) -> str:
+        return self.unit.format(value)
 
     def finish(self, path: Path, measured: float | None) -> str:
         """Write the final file; the text of its exploitability figures."""
@@ -192,8 +203,9 @@ class _PCSRun(_Run):
     def save(self, path: Path, measured: float | None) -> None:
         save_strategy(path, pcs.strategy_file(self.solver, measured), self.solver.tree)
 
-    def describe(self, value: float) -> str:
-        return f"{value:.6g} chips/hand ({to_mbb(self.solver.game, value):.4g} mbb/g)"
+    @property
+    def game(self) -> Game:
+        return self.solver.game
 
 
 class _AbstractRun(_Run):
@@ -216,11 +228,12 @@ class _AbstractRun(_Run):
     def save(self, path: Path, measured: float | None) -> None:
         self.solve.save(path, self.solver, exploitability=None, abstract_exploitability=measured)
 
+    @property
+    def game(self) -> Game:
+        return self.solve.game.game
+
     def describe(self, value: float) -> str:
-        """Chips/hand for small games, mbb/g for those whose public tree is too big (hold'em)."""
-        if self.tree is None:
-            return f"{to_mbb(self.solve.game.game, value):.4g} mbb/g in the abstract game"
-        return f"{value:.6g} chips/hand in the abstract game"
+        return f"{self.unit.format(value)} in the abstract game"
 
     def finish(self, path: Path, measured: float | None) -> str:
         abstract = self.exploitability() if measured is None else measured
@@ -230,7 +243,7 @@ class _AbstractRun(_Run):
         self.solve.save(path, self.solver, exploitability=real, abstract_exploitability=abstract)
         if real is None:
             return f"{self.describe(abstract)}, not measured in the real game (its public tree is too big)"
-        return f"{self.describe(abstract)}, {real:.6g} chips/hand in the real game"
+        return f"{self.describe(abstract)}, {self.unit.format(real)} in the real game"
 
 
 class _Bars:
@@ -327,10 +340,6 @@ def _save(path: Path, tree: Tree, solver: Solver, algorithm: str, measured: floa
     save_strategy(path, strategy_file, tree)
 
 
-def _describe(tree: Tree, value: float) -> str:
-    return f"{value:.6g} chips/hand ({to_mbb(tree.game, value):.4g} mbb/g)"
-
-
 class _TreeRun(_Run):
     """The public-tree CFR / CFR+ solver."""
 
@@ -347,8 +356,9 @@ class _TreeRun(_Run):
     def save(self, path: Path, measured: float | None) -> None:
         _save(path, self.tree, self.solver, self.algorithm, measured)
 
-    def describe(self, value: float) -> str:
-        return _describe(self.tree, value)
+    @property
+    def game(self) -> Game:
+        return self.tree.game
 
 
 def main(argv: list[str]) -> int:
@@ -403,7 +413,7 @@ def main(argv: list[str]) -> int:
                     tqdm.write(f"iteration {run.iteration}: exploitability {run.describe(measured)}", file=sys.stdout)
                 if run.checkpoints:
                     run.save(args.output, measured)
-                if args.target is not None and measured is not None and measured <= args.target:
+                if args.target is not None and measured is not None and measured * run.unit.per_chip <= args.target:
                     break
     except KeyboardInterrupt:
         bar.close()

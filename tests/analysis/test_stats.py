@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from analysis.stats import Estimate, mean_ci, unit_of
+from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import load_game
 
 
@@ -46,3 +46,20 @@ def test_unit_of_games() -> None:
     assert unit_of(load_game("hulhe")).name == "mbb/g"
     assert unit_of(load_game("hulhe")).per_chip == 100.0  # big blind 10 chips
     assert unit_of(load_game("hunl")).per_chip == 10.0  # big blind 100 chips
+
+
+@pytest.mark.parametrize("name", ["kuhn", "kuhn3p", "leduc", "leduc.limit.3p", "leduc.nolimit"])
+def test_games_with_antes_report_chips(name: str) -> None:
+    # leduc.nolimit posts 100 each: an ante of 100, not a big blind of 100.
+    assert unit_of(load_game(name)) == Unit("chips/hand", 1.0)
+
+
+@pytest.mark.parametrize("name", ["hulhe", "hunl", "holdem.limit.2p", "holdem.limit.3p", "holdem.nolimit.6p"])
+def test_games_with_blinds_report_mbb(name: str) -> None:
+    game = load_game(name)
+    assert unit_of(game) == Unit("mbb/g", 1000 / game.big_blind)
+
+
+def test_unit_formats_chips_in_its_unit() -> None:
+    assert unit_of(load_game("hulhe")).format(0.0295) == "2.95 mbb/g"
+    assert unit_of(load_game("leduc")).format(0.000242436412, 4) == "0.0002424 chips/hand"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dealer.match import agent_seed, main, seat_names
+from arena.match import agent_seed, main, seat_names
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState, parse_state_line
