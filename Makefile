@@ -1,14 +1,15 @@
-# The two commands of the README. Each sets up its own virtual environment first.
+# The two commands of the README. Each sets up its own virtual environment first,
+# installing the exact versions of constraints.txt (what CI tested).
 PYTHON ?= python3
 VENV := .venv
-STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: match test
+.PHONY: match test lock
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
-	$(VENV)/bin/python -m pip install -q -e '.[test]'
+	$(VENV)/bin/python -m pip install -q -c constraints.txt -e '.[test]'
 	rm -f $(VENV)/.installed-* && touch $@
 
 # A local heads-up limit hold'em match between two simple agents, with results.
@@ -18,3 +19,14 @@ match: $(STAMP)
 # The whole test suite (what CI runs).
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+# Move constraints.txt to the newest releases pyproject.toml allows: install them
+# into a scratch venv and freeze it. Run `make test` afterwards, commit if green.
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/python -m pip install -q --upgrade pip
+	.lock-venv/bin/python -m pip install -q '.[test]'
+	{ sed -n '1,2p' constraints.txt; .lock-venv/bin/python -m pip freeze --exclude acpc-arena; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf .lock-venv
