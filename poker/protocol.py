@@ -28,6 +28,7 @@ from poker.state import CALL, Action, ActionType, IllegalActionError, State
 __all__ = [
     "ProtocolError",
     "MatchState",
+    "MatchStateReader",
     "Response",
     "StateLine",
     "VERSION_LINE",
@@ -67,18 +68,67 @@ def parse_action(text: str, game: Game, start: int = 0) -> tuple[Action | None, 
         match = _SIZE.match(text, end)
         if match is None:
             raise ProtocolError(f"no-limit raise without a size in {text!r}")
-        size = int(match.group(1))
+        digits = match.group(1)
+        # Padding zeros are allowed ("r000200" is 200); more than ten other digits
+        # cannot fit, and int() refuses over 4300 digits with a plain ValueError.
+        magnitude = digits.lstrip("+-").lstrip("0") or "0"
+        size = (-1 if digits[0] == "-" else 1) * int(magnitude) if len(magnitude) <= 10 else 2**31
         if not -(2**31) <= size < 2**31:
-            raise ProtocolError(f"raise size {size} in {text!r} does not fit a 32-bit integer")
+            shown = digits if len(digits) <= 24 else f"{digits[:24]}..."
+            raise ProtocolError(f"raise size {shown} in {text!r} does not fit a 32-bit integer")
         return Action(kind, size), match.end()
     return Action(kind), end
 
 
-# States reached by betting prefixes, so that the messages of one hand (each the
-# previous betting plus one action) cost one apply() each instead of a replay.
-# States are immutable, so sharing them is safe. Bounded: cleared when full.
-_PREFIX_CACHE: dict[tuple[Game, str], State] = {}
-_PREFIX_CACHE_SIZE = 65536
+class _PrefixCache:
+    """States reached by betting prefixes, so that the messages of one hand (each
+    the previous betting plus an action or two) cost a few ``apply()`` calls
+    instead of a replay. States are immutable, so sharing them is safe.
+
+    The keys are text an agent sent (the dealer parses responses), so the cache
+    is bounded by an estimate of its memory, not by its number of entries:
+    ``nbytes`` charges each entry its key's length, :data:`_ENTRY_BYTES` and
+    :data:`_ACTION_BYTES` per action of its state (an upper estimate of the
+    dict entry, key tuple, ``State`` and its action tuples, as measured with
+    tracemalloc), and the whole cache is cleared when a new entry would take it
+    over ``max_bytes``. Clearing only costs one replay per hand in flight."""
+
+    __slots__ = ("entries", "nbytes", "max_bytes")
+
+    def __init__(self, max_bytes: int) -> None:
+        self.entries: dict[tuple[Game, str], State] = {}
+        self.nbytes = 0
+        self.max_bytes = max_bytes
+
+    def get(self, game: Game, betting: str) -> State | None:
+        return self.entries.get((game, betting))
+
+    def put(self, game: Game, betting: str, state: State, num_actions: int) -> None:
+        cost = len(betting) + _ENTRY_BYTES + _ACTION_BYTES * num_actions
+        if cost > self.max_bytes:
+            return
+        if self.nbytes + cost > self.max_bytes:
+            self.clear()
+        key = (game, betting)
+        if key not in self.entries:
+            self.nbytes += cost
+        self.entries[key] = state
+
+    def clear(self) -> None:
+        self.entries.clear()
+        self.nbytes = 0
+
+
+_ENTRY_BYTES = 768
+_ACTION_BYTES = 32
+#: Memory the prefix cache may hold (estimated as described in :class:`_PrefixCache`).
+PREFIX_CACHE_MAX_BYTES = 8 * 2**20
+_PREFIX_CACHE = _PrefixCache(PREFIX_CACHE_MAX_BYTES)
+# How many of the longest prefixes of a betting string are looked up: enough for
+# the actions of a whole orbit since the previous message of a seat (ACPC games
+# have at most 10 players), few enough that a hostile string of thousands of
+# tokens costs one replay, not thousands of slices and hashes.
+_PREFIX_LOOKUPS = 16
 
 
 def parse_betting(text: str, game: Game) -> State:
@@ -90,12 +140,15 @@ def parse_betting(text: str, game: Game) -> State:
     return state
 
 
-def _read_betting(text: str, pos: int, game: Game) -> tuple[State, int]:
-    """Read actions from ``text[pos:]`` until a non-action; the state reached and
-    the index after the betting. Every action must be legal."""
-    start = pos
-    tokens: list[tuple[int, int, Action]] = []
-    while pos < len(text):
+_Token = tuple[int, int, Action]  # start, end, action
+
+
+def _read_tokens(text: str, pos: int, game: Game) -> tuple[list[_Token], int]:
+    """The action tokens from ``text[pos:]`` until a non-action (``/`` skipped),
+    and the index after the betting."""
+    tokens: list[_Token] = []
+    end = len(text)
+    while pos < end:
         if text[pos] == "/":
             pos += 1
             continue
@@ -107,25 +160,37 @@ def _read_betting(text: str, pos: int, game: Game) -> tuple[State, int]:
             break
         tokens.append((pos, after, action))
         pos = after
-    # Resume from the longest prefix already seen (keys end at an action, so the
-    # canonical "rrc/" of one message is the prefix "rrc" of the next, "rrc/c").
-    state, first = State(game), 0
-    for k in range(len(tokens), 0, -1):
-        cached = _PREFIX_CACHE.get((game, text[start : tokens[k - 1][1]]))
-        if cached is not None:
-            state, first = cached, k
-            break
-    for token_start, after, action in tokens[first:]:
+    return tokens, pos
+
+
+def _apply_tokens(text: str, state: State, tokens: Sequence[_Token]) -> State:
+    """``state`` after the actions of ``tokens``; each must be legal."""
+    for token_start, after, action in tokens:
         try:
             state = state.apply(action)
         except IllegalActionError as error:
             raise ProtocolError(
                 f"illegal action {text[token_start:after]!r} in betting of {text!r}: {error}"
             ) from None
+    return state
+
+
+def _read_betting(text: str, pos: int, game: Game) -> tuple[State, int]:
+    """Read actions from ``text[pos:]`` until a non-action; the state reached and
+    the index after the betting. Every action must be legal."""
+    start = pos
+    tokens, pos = _read_tokens(text, pos, game)
+    # Resume from the longest prefix already seen (keys end at an action, so the
+    # canonical "rrc/" of one message is the prefix "rrc" of the next, "rrc/c").
+    state, first = State(game), 0
+    for k in range(len(tokens), max(0, len(tokens) - _PREFIX_LOOKUPS), -1):
+        cached = _PREFIX_CACHE.get(game, text[start : tokens[k - 1][1]])
+        if cached is not None:
+            state, first = cached, k
+            break
+    state = _apply_tokens(text, state, tokens[first:])
     if tokens and first < len(tokens):
-        if len(_PREFIX_CACHE) >= _PREFIX_CACHE_SIZE:
-            _PREFIX_CACHE.clear()
-        _PREFIX_CACHE[(game, text[start : tokens[-1][1]])] = state
+        _PREFIX_CACHE.put(game, text[start : tokens[-1][1]], state, len(tokens))
     return state, pos
 
 
@@ -192,6 +257,52 @@ def _cards_text(state: State, hole: Sequence[Sequence[int]], board: Sequence[int
 def parse_match_state(text: str, game: Game) -> tuple[MatchState, int]:
     """Read a MATCHSTATE at the start of ``text`` (``readMatchState``); returns the
     view and how many characters it used, which is where a response puts ``:``."""
+    return _parse_match_state(text, game, None)
+
+
+class MatchStateReader:
+    """:func:`parse_match_state` for the successive messages of one connection, at
+    a cost that does not grow with the hand.
+
+    Within a hand each message's betting extends the previous one's (``rrc/``,
+    then ``rrc/c``), so the reader keeps the last betting text and its state and,
+    when the next betting starts with that text, applies only the new actions.
+    Anything else (a new hand, a reconnection, text that does not extend the
+    last) is parsed in full. The views and errors are exactly those of
+    :func:`parse_match_state`: the betting state depends on the betting text
+    alone, and the old text ends at a token boundary of the new one (checked:
+    a no-limit size such as ``r200`` must not go on as ``r2000``)."""
+
+    __slots__ = ("game", "_betting", "_state")
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self._betting = ""  # the betting text of the last message read ...
+        self._state = State(game)  # ... and the state it reaches
+
+    def parse(self, text: str) -> tuple[MatchState, int]:
+        """The view in ``text`` and how many characters it used, as
+        :func:`parse_match_state`."""
+        return _parse_match_state(text, self.game, self)
+
+    def read_betting(self, text: str, start: int) -> tuple[State, int]:
+        """:func:`_read_betting` from ``text[start:]``, resuming from the last
+        betting read when ``text`` extends it."""
+        known = self._betting
+        resume = start + len(known)
+        if text.startswith(known, start) and text[resume : resume + 1] not in _DIGITS:
+            tokens, end = _read_tokens(text, resume, self.game)
+            state = _apply_tokens(text, self._state, tokens)
+        else:
+            state, end = _read_betting(text, start, self.game)
+        self._betting, self._state = text[start:end], state
+        return state, end
+
+
+_DIGITS = frozenset("0123456789")
+
+
+def _parse_match_state(text: str, game: Game, reader: MatchStateReader | None) -> tuple[MatchState, int]:
     header = _HEADER.match(text)
     if header is None:
         raise ProtocolError(f"not a MATCHSTATE message: {text!r}")
@@ -199,7 +310,10 @@ def parse_match_state(text: str, game: Game) -> tuple[MatchState, int]:
     viewer, hand_id = int(header.group(1)) % 2**8, int(header.group(2)) % 2**32
     if viewer >= game.num_players:
         raise ProtocolError(f"position {viewer} in {text!r} is not below numPlayers {game.num_players}")
-    state, pos = _read_betting(text, header.end(), game)
+    if reader is None:
+        state, pos = _read_betting(text, header.end(), game)
+    else:
+        state, pos = reader.read_betting(text, header.end())
     if text[pos : pos + 1] != ":":
         raise ProtocolError(f"betting in {text!r} is not followed by ':' at column {pos}")
     pos += 1

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import re
+import tracemalloc
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from poker.deal import Dealer
-from poker.gamedef import load_game
+from poker import protocol
+from poker.gamedef import Game, load_game
 from poker.protocol import (
+    MatchStateReader,
     ProtocolError,
     format_value,
     parse_action,
@@ -118,11 +123,12 @@ def _random_playout(game_name: str, seed: int) -> list[str]:
         state = state.apply(rng.choice(choices))
 
 
+_PLAYOUT_GAMES = st.sampled_from(["hulhe", "hunl", "holdem.limit.3p", "holdem.nolimit.6p", "leduc", "kuhn3p"])
+_SEEDS = st.integers(0, 2**32 - 3)  # a few consecutive hands from each
+
+
 @settings(max_examples=300, deadline=None)
-@given(
-    game_name=st.sampled_from(["hulhe", "hunl", "holdem.limit.3p", "holdem.nolimit.6p", "leduc", "kuhn3p"]),
-    seed=st.integers(0, 2**32 - 1),
-)
+@given(game_name=_PLAYOUT_GAMES, seed=_SEEDS)
 def test_every_view_round_trips(game_name: str, seed: int) -> None:
     game = load_game(game_name)
     for text in _random_playout(game_name, seed):
@@ -131,3 +137,106 @@ def test_every_view_round_trips(game_name: str, seed: int) -> None:
         assert str(seen) == text
         response = parse_response(f"{text}:c", game)
         assert response.match_state.same_as(seen)
+
+
+def _hands_of_one_connection(game_name: str, seed: int, hands: int) -> list[str]:
+    """The views position 0 and position 1 would get over ``hands`` random hands."""
+    texts = [t for k in range(hands) for t in _random_playout(game_name, seed + k)]
+    return [t for t in texts if t.startswith("MATCHSTATE:0:")] + [t for t in texts if t.startswith("MATCHSTATE:1:")]
+
+
+@settings(max_examples=100, deadline=None)
+@given(game_name=_PLAYOUT_GAMES, seed=_SEEDS)
+def test_incremental_reader_gives_the_views_of_a_full_parse(game_name: str, seed: int) -> None:
+    game = load_game(game_name)
+    one_seat, every_message = MatchStateReader(game), MatchStateReader(game)
+    texts = _hands_of_one_connection(game_name, seed, 3)
+    for text in texts:  # each seat's messages in order: a resume, or a new hand
+        assert one_seat.parse(text) == parse_match_state(text, game)
+    for text in sorted(texts):  # betting that seldom extends the last: the fallback
+        assert every_message.parse(text) == parse_match_state(text, game)
+
+
+def test_incremental_reader_falls_back_when_the_betting_does_not_extend() -> None:
+    reader = MatchStateReader(HUNL)
+    steps = [
+        "MATCHSTATE:0:0:r250:3c4d|",
+        "MATCHSTATE:0:0:r2500c/:3c4d|/Ah4s6h",  # starts with "r250" but is not r250 + more
+        "MATCHSTATE:0:0:r2500c/r5000:3c4d|/Ah4s6h",
+        "MATCHSTATE:0:1::|9d6c",  # a new hand
+        "MATCHSTATE:0:1:C/:|9d6c",  # extends "": upper case and a stray '/'
+        "MATCHSTATE:0:0:r2500C/R5000:3c4d|/Ah4s6h",  # case changes: not the known text
+        "MATCHSTATE:0:0:r2500C/R5000 r9000:3c4d|/Ah4s6h",  # blanks before a size
+    ]
+    for text in steps:
+        try:
+            expected: object = parse_match_state(text, HUNL)
+        except ProtocolError as error:
+            with pytest.raises(ProtocolError, match=re.escape(str(error))):
+                reader.parse(text)
+        else:
+            assert reader.parse(text) == expected
+
+
+def test_incremental_reader_reports_errors_like_a_full_parse() -> None:
+    reader = MatchStateReader(HULHE)
+    assert reader.parse("MATCHSTATE:0:0:rr:3c4d|")[0].state.betting_string() == "rr"
+    for text, message in [
+        ("MATCHSTATE:0:0:rrf:3c4d|", None),
+        ("MATCHSTATE:0:0:rrc:3c4d|", "round 1 needs 3 board cards"),
+        ("MATCHSTATE:0:0:rrcf:3c4d|/2c3c4c", "illegal action 'f'.*fold is not legal when a check is free"),
+        ("MATCHSTATE:0:0:rrc/rrrrr:3c4d|/2c3c4c", "illegal action 'r'.*cap of 4 raises"),
+        ("MATCHSTATE:0:0:rrc/rrrr:3c4d|/2c3c4c", None),  # the reader goes on after errors
+    ]:
+        if message is None:
+            assert reader.parse(text) == parse_match_state(text, HULHE)
+            continue
+        with pytest.raises(ProtocolError, match=message):
+            parse_match_state(text, HULHE)
+        with pytest.raises(ProtocolError, match=message):
+            reader.parse(text)
+
+
+def test_prefix_cache_is_bounded_by_bytes_under_hostile_betting(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An agent's responses are parsed by the dealer; distinct long betting strings
+    # (sizes padded with zeros are legal) must not grow the cache past its budget.
+    cache = protocol._PREFIX_CACHE
+    monkeypatch.setattr(cache, "max_bytes", 256 * 1024)
+    cache.clear()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(1500):
+            betting = f"r{'0' * (1000 + i)}200c/r{'0' * 1000}300"
+            parse_match_state(f"MATCHSTATE:0:0:{betting}:3c4d|/Ah4s6h", HUNL)
+            assert cache.nbytes <= cache.max_bytes
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+        cache.clear()
+    assert grown < 2 * cache.max_bytes
+    # An honest hand still resumes from the cache.
+    parse_match_state("MATCHSTATE:0:0:r300:3c4d|", HUNL)
+    assert cache.get(HUNL, "r300") is not None
+
+
+def test_long_hostile_betting_looks_up_only_the_longest_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each lookup slices and hashes the text: one per token made a 4000-call
+    # betting cost 12 ms; a few of the longest prefixes, else a replay, suffice.
+    lookups: list[str] = []
+    real_get = protocol._PrefixCache.get
+
+    def get(cache: protocol._PrefixCache, game: Game, betting: str) -> State | None:
+        lookups.append(betting)
+        return real_get(cache, game, betting)
+
+    monkeypatch.setattr(protocol._PrefixCache, "get", get)
+    with pytest.raises(ProtocolError, match="illegal action 'c'"):
+        parse_match_state("MATCHSTATE:0:0:" + "c" * 4000 + ":3c4d|", HUNL)
+    assert 0 < len(lookups) <= 16
+
+
+def test_huge_padded_raise_sizes() -> None:
+    assert parse_action("r" + "0" * 5000 + "200", HUNL)[0] == Action.raise_to(200)
+    with pytest.raises(ProtocolError, match="does not fit a 32-bit integer"):
+        parse_action("r" + "9" * 5000, HUNL)  # int() alone would raise a plain ValueError
