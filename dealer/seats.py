@@ -1,35 +1,74 @@
-"""The dealer's side of the wire: one listening socket and one connection per seat.
+"""The dealer's side of the wire: listening sockets, the VERSION handshake that
+claims a seat, and one connection per seat with the reference's line framing.
 
 Reference behaviour kept (SPEC.md §2.1, §3.2; ``net.c`` ``getListenSocket``,
-``getLine``):
+``getLine``; ``dealer.c`` ``checkVersion``):
 
-* one listener per seat, ``SO_REUSEADDR``, backlog 8, closed after its single
-  accept; ``TCP_NODELAY`` on the accepted socket;
-* a "line" ends at ``\\n`` or after 4095 bytes (``READBUF_LEN`` 4096 minus the C
-  string terminator), so longer input arrives as several lines; a bare ``\\n``
-  ends a line; at end of input a partial line is still returned, and the *next*
-  read reports the end.
+* one listener per seat, ``SO_REUSEADDR``, closed once its seat is taken;
+  ``TCP_NODELAY`` on the seat's socket;
+* a "line" ends at ``\\n`` or after :data:`LONGEST_LINE` bytes (the reference's
+  :data:`READBUF_LEN` buffer less the C string terminator), so longer input
+  arrives as several lines; a bare ``\\n`` ends a line; at end of input a partial
+  line is still returned, and the *next* read reports the end;
+* a version line is valid when ``sscanf(line, "VERSION:%u.%u.%u")`` reads three
+  numbers, whatever they are (the caller warns about a version it does not speak).
 
-We differ in one safe default: the listeners bind ``127.0.0.1`` unless the
-caller names another host (the reference binds every interface).
+Where we differ, and why:
+
+* the listeners bind ``127.0.0.1`` unless the caller names another host (the
+  reference binds every interface);
+* a seat goes to the first connection that sends a valid version line, not to
+  the first connection: the reference binds the seat on ``accept`` and then
+  waits for ever for the version, so one idle connection (a port scanner, a
+  stray ``nc``) hung it and the real agent was refused. Here the listener stays
+  open; a connection is dropped if it sends anything else, closes, stays silent
+  for the version timeout, or is the oldest of more than
+  :data:`MAX_PENDING_PER_SEAT` connections still waiting to send one (so a flood
+  holds a bounded number of sockets, and a real agent, which sends its version
+  as it connects, gets through it). A well-behaved agent sees no difference;
+* the backlog is :data:`_BACKLOG` instead of 8, so a burst of connections is
+  queued rather than left retrying while the dealer drains it.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
+from typing import Final
 
 import trio
 
-__all__ = ["MAX_LINE_BYTES", "SeatSetupError", "Seat", "open_listeners", "listener_port"]
+from dealer._scan import scan_unsigned
 
-MAX_LINE_BYTES = 4095
-_BACKLOG = 8
-_RECEIVE_BYTES = 65536
+__all__ = [
+    "READBUF_LEN",
+    "LONGEST_LINE",
+    "MAX_PENDING_PER_SEAT",
+    "SeatSetupError",
+    "Seat",
+    "open_listeners",
+    "listener_port",
+    "claim_seat",
+    "c_string",
+    "version_numbers",
+]
+
+#: The reference's read buffer (``net.h``): the longest line, C string terminator included.
+READBUF_LEN: Final = 4096
+#: The most bytes one line from an agent can have, its ``\n`` included; longer input is split.
+LONGEST_LINE: Final = READBUF_LEN - 1
+#: Connections of one seat allowed to wait for their version line at once.
+MAX_PENDING_PER_SEAT: Final = 16
+_BACKLOG: Final = 128
+_RECEIVE_BYTES: Final = 65536
+
+#: Called for each dropped connection with the seat index, the peer and why.
+DropReport = Callable[[int, str, str], None]
 
 
 class SeatSetupError(Exception):
-    """A listener could not be opened; ``str()`` is the reference's ERROR line."""
+    """A listener could not be opened; ``str()`` is the ERROR line."""
 
 
 async def open_listeners(host: str, ports: tuple[int, ...]) -> list[trio.SocketListener]:
@@ -39,8 +78,11 @@ async def open_listeners(host: str, ports: tuple[int, ...]) -> list[trio.SocketL
         for index, port in enumerate(ports):
             try:
                 listeners.append(await _listen(host, port))
-            except OSError:
-                raise SeatSetupError(f"ERROR: could not create listen socket for player {index + 1}") from None
+            except OSError as error:
+                reason = error.strerror or str(error)
+                raise SeatSetupError(
+                    f"ERROR: could not create listen socket for player {index + 1} on port {port}: {reason}"
+                ) from None
     except BaseException:
         for listener in listeners:
             listener.socket.close()
@@ -67,8 +109,33 @@ def listener_port(listener: trio.SocketListener) -> int:
     return port
 
 
+def c_string(line: bytes) -> bytes:
+    """The line as C sees it: up to the first NUL."""
+    end = line.find(b"\0")
+    return line if end < 0 else line[:end]
+
+
+def version_numbers(line: bytes) -> tuple[int, int, int] | None:
+    """The three numbers ``sscanf(line, "VERSION:%u.%u.%u")`` reads, or ``None``
+    if it reads fewer (the line is not a version line)."""
+    text = c_string(line).decode("latin-1")
+    if not text.startswith("VERSION:"):
+        return None
+    numbers: list[int] = []
+    pos = len("VERSION:")
+    for separator in ("", ".", "."):
+        if text[pos : pos + len(separator)] != separator:
+            return None
+        scanned = scan_unsigned(text, 32, pos + len(separator))
+        if scanned is None:
+            return None
+        numbers.append(scanned[0])
+        pos = scanned[1]
+    return numbers[0], numbers[1], numbers[2]
+
+
 class Seat:
-    """An accepted agent connection with the reference's line framing."""
+    """An agent connection with the reference's line framing."""
 
     __slots__ = ("index", "_stream", "_fd", "_buffer", "_eof")
 
@@ -100,7 +167,7 @@ class Seat:
                 raise trio.BrokenResourceError(f"seat {self.index + 1} read nothing for {timeout_s} s")
 
     async def read_line(self, *, timeout_s: float = math.inf) -> bytes | None:
-        """The next line including its ``\\n``, at most :data:`MAX_LINE_BYTES`;
+        """The next line including its ``\\n``, at most :data:`LONGEST_LINE` bytes;
         ``b""`` at end of input, ``None`` if no whole line came within ``timeout_s``
         (a partial line stays buffered). Raises ``trio.BrokenResourceError`` on
         a reset connection."""
@@ -119,11 +186,11 @@ class Seat:
 
     def _take_line(self) -> bytes | None:
         buffer = self._buffer
-        end = buffer.find(b"\n", 0, MAX_LINE_BYTES)
+        end = buffer.find(b"\n", 0, LONGEST_LINE)
         if end >= 0:
             end += 1
-        elif len(buffer) >= MAX_LINE_BYTES:
-            end = MAX_LINE_BYTES
+        elif len(buffer) >= LONGEST_LINE:
+            end = LONGEST_LINE
         elif not self._eof:
             return None
         else:
@@ -134,3 +201,91 @@ class Seat:
 
     async def aclose(self) -> None:
         await self._stream.aclose()
+
+
+async def claim_seat(
+    listener: trio.SocketListener, index: int, *, version_timeout_s: float, dropped: DropReport
+) -> tuple[Seat, tuple[int, int, int]]:
+    """Accept connections on ``listener`` until one sends a valid version line;
+    returns that connection as seat ``index`` with its version numbers. Every
+    other connection is closed, and reported to ``dropped`` unless the wait was
+    cancelled (see the module notes). Raises ``OSError`` if accepting fails (the
+    reference's "could not connect"). It waits for as long as it takes: bound it
+    with a cancel scope."""
+    claim = _Claim(index, version_timeout_s, dropped)
+    try:
+        async with trio.open_nursery() as nursery:
+            claim.nursery = nursery
+            nursery.start_soon(claim.accept, listener)
+    except BaseException:
+        if claim.winner is not None:  # won just as the caller gave up
+            with trio.CancelScope(shield=True):
+                await claim.winner[0].aclose()
+        raise
+    if claim.error is not None:
+        raise claim.error
+    assert claim.winner is not None  # the nursery ends early only when the seat is won
+    return claim.winner
+
+
+class _Claim:
+    """The connections competing for one seat."""
+
+    def __init__(self, index: int, version_timeout_s: float, dropped: DropReport) -> None:
+        self.index = index
+        self.version_timeout_s = version_timeout_s
+        self.dropped = dropped
+        self.nursery: trio.Nursery | None = None
+        self.pending: dict[trio.CancelScope, None] = {}  # handshakes under way, oldest first
+        self.evicted: dict[trio.CancelScope, str] = {}  # handshakes cancelled to make room -> why
+        self.winner: tuple[Seat, tuple[int, int, int]] | None = None
+        self.error: OSError | None = None
+
+    async def accept(self, listener: trio.SocketListener) -> None:
+        assert self.nursery is not None
+        while True:
+            try:
+                stream = await listener.accept()
+            except OSError as error:
+                self.error = error
+                self.nursery.cancel_scope.cancel()
+                return
+            if len(self.pending) >= MAX_PENDING_PER_SEAT:
+                oldest = next(iter(self.pending))
+                del self.pending[oldest]
+                self.evicted[oldest] = f"more than {MAX_PENDING_PER_SEAT} connections waiting to send a version"
+                oldest.cancel()
+            scope = trio.CancelScope()
+            self.pending[scope] = None
+            self.nursery.start_soon(self.handshake, stream, scope)
+
+    async def handshake(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
+        try:
+            host, port = stream.socket.getpeername()[:2]
+            peer = f"{host}:{port}"
+        except OSError:
+            peer = "an unknown peer"
+        seat = Seat(self.index, stream)
+        reason = ""
+        with scope:
+            try:
+                line = await seat.read_line(timeout_s=self.version_timeout_s)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                line = b""
+            if line is None:
+                reason = f"no version line within {self.version_timeout_s:g} s"
+            elif not line:
+                reason = "closed without a version line"
+            elif (numbers := version_numbers(line)) is None:
+                reason = f"invalid version string {c_string(line)!r}"
+            elif self.winner is None:
+                self.winner = seat, numbers
+                assert self.nursery is not None
+                self.nursery.cancel_scope.cancel()
+                return
+        self.pending.pop(scope, None)
+        reason = self.evicted.pop(scope, reason) or ("the seat is taken" if self.winner is not None else "")
+        with trio.CancelScope(shield=True):
+            await seat.aclose()
+        if reason:  # none when the caller gave up waiting
+            self.dropped(self.index, peer, reason)

@@ -1,8 +1,8 @@
 """One ACPC match over TCP, as the reference ``dealer`` plays it (SPEC.md §2–§3).
 
-:func:`serve_match` binds one listener per seat, prints the ports line, accepts
-the seats in order, checks each VERSION line, optionally replays a ``.tlog``,
-then plays the hands:
+:func:`serve_match` locks the match name, binds one listener per seat, opens
+the files, prints the ports line, gives each seat to the first connection that
+sends a VERSION line, optionally replays a ``.tlog``, then plays the hands:
 
 1. for every state of a hand, send each seat its view and time the acting seat
    from the end of that write;
@@ -14,11 +14,17 @@ then plays the hands:
 4. rotate the button unless seats are fixed; deal the next hand.
 
 Every stderr text, ``.log`` and ``.tlog`` byte is the reference's. A match
-aborts (exit status 1, no SCORE) on a timeout, a disconnect or a bad version
-line, keeping every finished hand on disk.
+aborts (exit status 1, no SCORE) on a timeout or a disconnect, keeping every
+finished hand on disk.
 
 Departures, none visible to a well-behaved agent:
 
+* a match name is locked (``<matchName>.lock``) and the files are opened after
+  the listeners, so a second dealer with the same name, or on a busy port,
+  fails before it truncates anything;
+* a seat is not bound to the first connection but to the first that sends a
+  valid version line; other connections are dropped with a WARNING, and
+  ``start_timeout`` bounds the whole wait (:mod:`dealer.seats`);
 * the acting seat's message is written first (each seat still gets its own
   messages in the reference's order, and stderr echoes them in seat order);
 * a seat that stops reading for ``t_response`` aborts the match ("could not
@@ -35,6 +41,7 @@ Matches share nothing, so one process can serve many at once.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import time
@@ -46,7 +53,6 @@ from typing import Any, TextIO, TypeVar
 
 import trio
 
-from dealer._scan import scan_unsigned
 from dealer.budget import TimeBudgets
 from dealer.log import (
     LogError,
@@ -59,8 +65,9 @@ from dealer.log import (
     parse_transaction,
 )
 from dealer.messages import HandTexts
+from dealer.lock import MatchInUseError, MatchLock
 from dealer.records import HandRecord, MatchHeader, RecordWriter, open_event_log
-from dealer.seats import Seat, SeatSetupError, listener_port, open_listeners
+from dealer.seats import Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
 from poker.deal import Dealer
 from poker.evaluate import rank_hand
 from poker.gamedef import Game
@@ -71,6 +78,7 @@ __all__ = ["MatchConfig", "MatchResult", "serve_match"]
 
 _T = TypeVar("_T")
 _MAJOR, _MINOR = 2, 0
+_DROPS_REPORTED = 10  # dropped connections reported one by one; a flood is summed up in one line
 _BAD_STATE = "WARNING: bad state format in response"
 _UNREQUESTED = "WARNING: ignoring un-requested response"
 _BAD_FORMAT = "WARNING: bad action format in response, changed to call"
@@ -127,33 +135,11 @@ def _now_us() -> int:
     return time.time_ns() // 1000
 
 
-def _c_string(line: bytes) -> bytes:
-    """The line as C sees it: up to the first NUL."""
-    end = line.find(b"\0")
-    return line if end < 0 else line[:end]
-
-
 def _open(what: str, path: Path, opener: Callable[[Path], _T]) -> _T:
     try:
         return opener(path)
     except OSError:
         raise _Abort(f"ERROR: could not open {what} {path}\n") from None
-
-
-def _version_numbers(text: str) -> list[int]:
-    """The numbers ``sscanf(text, "VERSION:%u.%u.%u")`` reads (fewer on a mismatch)."""
-    numbers: list[int] = []
-    pos = len("VERSION:") - 1
-    separator = ":"
-    if not text.startswith("VERSION"):
-        return numbers
-    while len(numbers) < 3 and text[pos : pos + 1] == separator:
-        scanned = scan_unsigned(text, 32, pos + 1)
-        if scanned is None:
-            break
-        numbers.append(scanned[0])
-        pos, separator = scanned[1], "."
-    return numbers
 
 
 def _lines(text: str) -> list[str]:
@@ -191,6 +177,7 @@ class _Match:
         self.events: Any = None
         self.events_file: Any = None
         self.seats: list[Seat] = []
+        self.drops = 0  # connections turned away while the seats were taken
         self.budgets = TimeBudgets(
             self.n,
             response_us=config.t_response_ms * 1000,
@@ -224,8 +211,9 @@ class _Match:
     # -- setup -------------------------------------------------------------------
 
     def open_files(self) -> None:
-        """Open the files the config asks for, as the reference does before it
-        listens (``w``, or ``a`` with ``append``)."""
+        """Open the files the config asks for (``w``, or ``a`` with ``append``).
+        The reference opens them before it listens; we do after, so a dealer
+        that cannot listen leaves any files of that name untouched."""
         config, append = self.config, self.config.append
         if config.write_log:
             self.log = _open("log file", config.path(".log"), lambda path: MatchLog(path, append=append))
@@ -245,15 +233,20 @@ class _Match:
                 file.close()
 
     async def serve(self, task_status: trio.TaskStatus[tuple[int, ...]]) -> MatchResult:
+        """Lock the match name, listen, open the files, announce, take the seats,
+        play. Nothing is written before the lock is held and the ports are open,
+        so a dealer that cannot start leaves a running match's files alone."""
         config = self.config
+        lock: MatchLock | None = None
         try:
-            self.open_files()
+            lock = self.lock()
             ports = config.ports[: self.n] + (0,) * (self.n - len(config.ports[: self.n]))
             try:
                 listeners = await open_listeners(config.host, ports)
             except SeatSetupError as error:
                 raise _Abort(f"{error}\n") from None
             try:
+                self.open_files()
                 bound = tuple(listener_port(listener) for listener in listeners)
                 self.announce(bound)
                 task_status.started(bound)
@@ -270,7 +263,25 @@ class _Match:
                 for seat in self.seats:
                     await seat.aclose()
             self.close_files()
+            if lock is not None:
+                lock.release()
         return MatchResult(tuple(self.totals), self.hand_id, None, 0)
+
+    def lock(self) -> MatchLock | None:
+        """Hold ``<matchName>.lock`` while the match writes files (none without files)."""
+        config = self.config
+        if not (config.write_log or config.write_tlog or config.records):
+            return None
+        path = config.path(".lock")
+        try:
+            return MatchLock(path)
+        except MatchInUseError as error:
+            raise _Abort(
+                f"ERROR: match {config.match_name} is being played by another dealer"
+                f" (process {error.holder or '?'} holds {path})\n"
+            ) from None
+        except OSError as error:
+            raise _Abort(f"ERROR: could not open lock file {path}: {error.strerror or error}\n") from None
 
     def announce(self, ports: tuple[int, ...]) -> None:
         """The ports line on stdout; the header on stderr and in the log."""
@@ -307,42 +318,56 @@ class _Match:
         return MatchResult(tuple(self.totals), self.hand_id, reason, 1)
 
     async def accept(self, listeners: list[trio.SocketListener]) -> None:
+        """Take every seat (:func:`dealer.seats.claim_seat`), all at once, within
+        ``start_timeout``; then warn about versions we do not speak, in seat
+        order, as the reference's ``checkVersion`` does."""
         timeout_ms = self.config.start_timeout_ms
-        deadline = trio.current_time() + timeout_ms / 1000 if timeout_ms >= 0 else float("inf")
-        for index, listener in enumerate(listeners):
-            stream = None
-            with trio.move_on_at(deadline):
-                try:
-                    stream = await listener.accept()
-                except OSError:
-                    raise _Abort(f"ERROR: seat {index + 1} could not connect\n") from None
-            if stream is None:
-                raise _Abort(f"ERROR: timed out waiting for seat {index + 1} to connect\n")
+        deadline = trio.current_time() + timeout_ms / 1000 if timeout_ms >= 0 else math.inf
+        claimed: list[tuple[Seat, tuple[int, int, int]] | None] = [None] * self.n
+        failed: list[int] = []
+
+        async def claim(index: int, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
+            try:
+                claimed[index] = await claim_seat(
+                    listener, index, version_timeout_s=self.config.t_response_ms / 1000, dropped=self.dropped
+                )
+            except OSError:
+                failed.append(index)
+                nursery.cancel_scope.cancel()
+                return
             listener.socket.close()
-            self.seats.append(Seat(index, stream))
             if self.events is not None:
                 self.events.info("connected", seat=index, name=self.config.names[index])
 
-    async def check_version(self, seat: Seat) -> None:
-        try:
-            line = await seat.read_line()
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            line = None
-        if not line:
-            raise _Abort(f"ERROR: could not read version string from seat {seat.index + 1}\n")
-        raw = _c_string(line)
-        numbers = _version_numbers(raw.decode("latin-1"))
-        if len(numbers) < 3:
-            raise _Abort(f"ERROR: invalid version string {raw.decode('utf-8', 'surrogateescape')}")
-        if numbers[0] != _MAJOR or numbers[1] > _MINOR:
-            self.write_err(f"ERROR: this server is currently using version {_MAJOR}.{_MINOR}.0\n")
+        with trio.move_on_at(deadline):
+            async with trio.open_nursery() as nursery:
+                for index, listener in enumerate(listeners):
+                    nursery.start_soon(claim, index, listener, nursery)
+        self.seats = [entry[0] for entry in claimed if entry is not None]
+        if failed:
+            raise _Abort(f"ERROR: seat {min(failed) + 1} could not connect\n")
+        waiting = [index for index, entry in enumerate(claimed) if entry is None]
+        if waiting:
+            raise _Abort(f"ERROR: timed out waiting for seat {waiting[0] + 1} to connect\n")
+        for _, (major, minor, _) in (entry for entry in claimed if entry is not None):
+            if major != _MAJOR or minor > _MINOR:
+                self.write_err(f"ERROR: this server is currently using version {_MAJOR}.{_MINOR}.0\n")
+
+    def dropped(self, index: int, peer: str, reason: str) -> None:
+        """Report a connection turned away from seat ``index``: the first
+        :data:`_DROPS_REPORTED` on stderr, then one line saying the rest are not."""
+        self.drops += 1
+        if self.drops <= _DROPS_REPORTED:
+            self.write_err(f"WARNING: dropped connection to seat {index + 1} from {peer}: {reason}\n")
+        elif self.drops == _DROPS_REPORTED + 1:
+            self.write_err("WARNING: further dropped connections are not reported\n")
+        if self.events is not None and self.drops <= _DROPS_REPORTED:
+            self.events.warning("dropped", seat=index, peer=peer, reason=reason)
 
     # -- the match -----------------------------------------------------------------
 
     async def play(self) -> None:
         config = self.config
-        for seat in self.seats:
-            await self.check_version(seat)
         self.last_send_us = _now_us()
         if not self.quiet:
             self.write_err(f"STARTED at {format_timestamp(self.last_send_us)}\n")
@@ -496,7 +521,7 @@ class _Match:
                     f"{spent:.1f} seconds spent waiting; timeout {t_response_us / 1_000_000:.1f}\n"
                 )
             recv_us = _now_us()
-            raw = _c_string(line)
+            raw = c_string(line)
             if not quiet:
                 self.write_err(f"FROM {number} at {format_timestamp(recv_us)} {raw.decode('utf-8', 'surrogateescape')}")
             if raw[:1] in (b"#", b";"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import trio
@@ -93,8 +93,15 @@ async def scripted_agent(port: int, game: Game, script: Script, received: list[s
                 return  # the dealer gave up on us
 
 
-async def run_match(config: MatchConfig, scripts: Sequence[Script], *, timeout_s: float = 30.0) -> Capture:
-    """Serve ``config`` with one scripted agent per seat; returns what happened."""
+async def run_match(
+    config: MatchConfig,
+    scripts: Sequence[Script],
+    *,
+    timeout_s: float = 30.0,
+    before: Callable[[tuple[int, ...]], Awaitable[object]] | None = None,
+) -> Capture:
+    """Serve ``config`` with one scripted agent per seat; returns what happened.
+    ``before(ports)`` runs once the dealer listens, before the agents connect."""
     out, err = io.StringIO(), io.StringIO()
     received: list[list[str]] = [[] for _ in scripts]
     results: list[MatchResult] = []
@@ -105,6 +112,8 @@ async def run_match(config: MatchConfig, scripts: Sequence[Script], *, timeout_s
     with trio.fail_after(timeout_s):
         async with trio.open_nursery() as nursery:
             ports = await nursery.start(dealer)
+            if before is not None:
+                await before(ports)
             for port, script, lines in zip(ports, scripts, received):
                 nursery.start_soon(scripted_agent, port, config.game, script, lines)
     return Capture(results[0], out.getvalue(), err.getvalue(), received)

@@ -14,7 +14,7 @@ import trio
 
 from dealer.server import MatchConfig, serve_match
 from poker.gamedef import load_game
-from tests.dealer.dealer_clients import CLOSE, SILENT, Script, actions_of, run_match
+from tests.dealer.dealer_clients import CLOSE, SILENT, VERSION, Script, actions_of, run_match
 
 HULHE = load_game("hulhe")
 HUNL = load_game("hunl")
@@ -109,14 +109,18 @@ async def test_start_timeout_names_the_missing_seat(tmp_path: Path) -> None:
         async with trio.open_nursery() as nursery:
             ports = await nursery.start(dealer)
             stream = await trio.open_tcp_stream("127.0.0.1", ports[0])
+            await stream.send_all(VERSION)
     await stream.aclose()
     assert err.getvalue().endswith("ERROR: timed out waiting for seat 2 to connect\n")
 
 
-async def test_invalid_version_string_aborts(tmp_path: Path) -> None:
-    capture = await run_match(_config(tmp_path), [Script(version=b"HELLO\r\n"), Script()])
+async def test_invalid_version_string_does_not_take_the_seat(tmp_path: Path) -> None:
+    # The reference aborted on "HELLO"; now that connection is dropped and the
+    # seat waits on, here until the start timeout.
+    capture = await run_match(_config(tmp_path, start_timeout_ms=300), [Script(version=b"HELLO\r\n"), Script()])
 
-    assert capture.stderr.endswith("ERROR: invalid version string HELLO\r\n")
+    assert re.search(r"WARNING: dropped connection to seat 1 from 127\.0\.0\.1:\d+: invalid version string b'HELLO\\r\\n'\n", capture.stderr)
+    assert capture.stderr.endswith("ERROR: timed out waiting for seat 1 to connect\n")
     assert capture.result.exit_status == 1
 
 
@@ -156,12 +160,12 @@ async def test_strict_mode_aborts_on_the_first_invalid_response(tmp_path: Path) 
     assert capture.result.exit_status == 1
 
 
-async def test_unopenable_log_is_an_error_before_listening(tmp_path: Path) -> None:
+async def test_unopenable_directory_is_an_error_before_listening(tmp_path: Path) -> None:
     config = _config(tmp_path / "missing")
     err = io.StringIO()
     result = await serve_match(config, stdout=io.StringIO(), stderr=err)
 
-    assert err.getvalue() == f"ERROR: could not open log file {tmp_path / 'missing' / 'm.log'}\n"
+    assert err.getvalue() == f"ERROR: could not open lock file {tmp_path / 'missing' / 'm.lock'}: No such file or directory\n"
     assert result.exit_status == 1 and result.hands_played == 0
 
 
@@ -174,5 +178,6 @@ async def test_port_in_use_cannot_be_listened_on(tmp_path: Path) -> None:
     with busy:
         result = await serve_match(_config(tmp_path, ports=(0, port)), stdout=io.StringIO(), stderr=err)
 
-    assert err.getvalue() == "ERROR: could not create listen socket for player 2\n"
+    assert err.getvalue() == f"ERROR: could not create listen socket for player 2 on port {port}: Address already in use\n"
     assert result.exit_status == 1
+    assert list(tmp_path.iterdir()) == []  # no file opened (nor truncated), the lock released

@@ -22,6 +22,7 @@ import pytest
 import trio
 
 from agent.client import LineReader
+from dealer.seats import LONGEST_LINE
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.deal import Dealer
 from poker.evaluate import rank_hand
@@ -30,7 +31,7 @@ from poker.protocol import ProtocolError, format_state_line, parse_action, parse
 from poker.state import CALL, State
 from tests.dealer.dealer_clients import VERSION, Script, scripted_agent
 
-MAX_LINE = 4095
+MAX_LINE = LONGEST_LINE
 TOKENS = ["c", "f", "r", "k", "b", "x", "", " r5", "r-5", "r99999999", "r1", "R250", "F", "K", "B300", "c junk", "r 400", "r+300"]
 
 
