@@ -2,8 +2,25 @@
 
 Mirrors the reference ``example_player <gamefile> <host> <port>``: GAME is a game
 file or a short name (``arena games`` lists them); the strategy is chosen by name
-(``random``, the default, plays like the example player). Exits 0 when the dealer
-ends the match, 1 with a one-line message on any error.
+(``random``, the default, plays like the example player).
+
+Every way a match ends gives one exit status and, unless it is 0, one line on
+stderr (``arena agent: ...``), never a traceback:
+
+=====  ==========================================================================
+0      the dealer closed the connection: the match is over. (The protocol has no
+       end-of-match message, so a dealer that exits without resetting the
+       connection looks the same.)
+1      the match cannot go on from our side: the dealer sent a line that is not
+       a match state of this game, or the strategy chose an illegal action.
+2      usage: bad arguments, an unreadable game, an unknown strategy or options.
+3      the connection: the dealer could not be reached (refused, unknown host,
+       unreachable) or the connection was reset or failed during the match.
+130    interrupted (Ctrl-C, SIGINT).
+=====  ==========================================================================
+
+An exception from a strategy's own code is a bug: it keeps Python's traceback
+(and status 1).
 """
 
 from __future__ import annotations
@@ -13,9 +30,15 @@ import sys
 
 import trio
 
-from agent.client import AgentError, play
+from agent.client import AgentError, ConnectionLost, play
 from poker.gamedef import GameDefError, load_game
 from strategies.base import StrategyError, make_strategy, strategy_names
+
+EXIT_OK = 0
+EXIT_AGENT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONNECTION = 3
+EXIT_INTERRUPTED = 130
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -23,7 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena agent",
         description="Connect to an ACPC dealer (protocol 2.0.0) and play one seat with a strategy.",
-        epilog=f"strategies (NAME[:option=value,...]):\n{names}",
+        epilog=(
+            f"strategies (NAME[:option=value,...]):\n{names}\n\n"
+            "exit status: 0 the dealer ended the match, 1 a bad dealer line or strategy action,\n"
+            "2 usage, 3 connection refused/reset/lost, 130 interrupted"
+        ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game", metavar="GAME", help="game file or short game name (kuhn, leduc, hulhe, hunl, ...)")
@@ -34,16 +61,38 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(status: int, message: str) -> int:
+    print(f"arena agent: {message}", file=sys.stderr)
+    return status
+
+
+def _single(error: BaseException) -> BaseException:
+    """The one exception inside (possibly nested) groups of one, as trio may wrap it."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         game = load_game(args.game)
         strategy = make_strategy(args.strategy, game, seed=args.seed)
+    except (GameDefError, StrategyError) as error:
+        return _fail(EXIT_USAGE, f"error: {error}")
+    except KeyboardInterrupt:
+        return _fail(EXIT_INTERRUPTED, "interrupted")
+    try:
         trio.run(play, args.host, args.port, game, strategy)
-    except (GameDefError, StrategyError, AgentError) as error:
-        print(f"arena agent: error: {error}", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"arena agent: error: cannot connect to {args.host}:{args.port}: {error}", file=sys.stderr)
-        return 1
-    return 0
+    except BaseException as raised:
+        leaf = _single(raised)
+        if isinstance(leaf, KeyboardInterrupt):
+            return _fail(EXIT_INTERRUPTED, "interrupted")
+        if isinstance(leaf, ConnectionLost):
+            return _fail(EXIT_CONNECTION, f"error: {leaf}")
+        if isinstance(leaf, AgentError):
+            return _fail(EXIT_AGENT_ERROR, f"error: {leaf}")
+        if isinstance(leaf, OSError):
+            return _fail(EXIT_CONNECTION, f"error: cannot connect to {args.host}:{args.port}: {leaf}")
+        raise
+    return EXIT_OK

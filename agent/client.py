@@ -5,13 +5,17 @@ What the reference ``example_player`` does, and what SPEC.md §6 asks of an agen
 1. connect to the seat's port and send ``VERSION:2.0.0\\r\\n`` (§2.2);
 2. read the dealer's lines: several may arrive in one read and one may span
    several reads; a line ends at ``\\n`` with an optional ``\\r`` before it and
-   is at most 4096 bytes with its terminator (READBUF_LEN, §2.1); lines that
-   start with ``#`` or ``;`` are comments and blank lines are skipped;
+   is at most :data:`READBUF_LEN` bytes with its terminator (§2.1); lines
+   that start with ``#`` or ``;`` are comments and blank lines are skipped;
 3. parse each line as a MATCHSTATE (the reference exits on a parse error; we
    stop with an :class:`AgentError` that quotes the line);
 4. answer only when the hand is live and the viewer is to act (§2.4), with the
    state text exactly as received, ``:``, the action and ``\\r\\n`` (§2.5);
-5. stop cleanly at end of file: there is no end-of-match message.
+5. stop cleanly at end of file: there is no end-of-match message. A reset or
+   failed connection is not an end of match: it raises :class:`ConnectionLost`.
+
+The cost of a message does not grow with the hand: a :class:`~poker.protocol.MatchStateReader`
+applies only the actions that are new since the previous message.
 
 Decisions come from ``strategy.act`` or, when given, from an async ``decide``
 callback (a person at a web table, a remote solver): the read loop simply
@@ -29,23 +33,49 @@ from typing import Final
 import trio
 
 from poker.gamedef import Game
-from poker.protocol import VERSION_LINE, MatchState, ProtocolError, parse_match_state
+from poker.protocol import VERSION_LINE, MatchState, MatchStateReader, ProtocolError
 from poker.state import Action, IllegalActionError
 from strategies.base import Strategy
 
-__all__ = ["AgentError", "Decide", "PlaySummary", "MAX_LINE_BYTES", "LineReader", "play", "play_stream"]
+__all__ = [
+    "AgentError",
+    "ConnectionLost",
+    "Decide",
+    "ParseMatchState",
+    "PlaySummary",
+    "READBUF_LEN",
+    "LineReader",
+    "Session",
+    "play",
+    "play_stream",
+]
 
-#: Longest dealer line, terminator included (the reference READBUF_LEN).
-MAX_LINE_BYTES: Final = 4096
+READBUF_LEN: Final = 4096
+"""The reference's line buffer ``READBUF_LEN``, and so the longest line, terminator
+included, that the protocol allows (SPEC.md §2.1). The reference reads with
+``fgets`` and keeps at most ``READBUF_LEN - 1`` bytes of a line (room for C's
+NUL); this reader takes up to ``READBUF_LEN`` and stops with an
+:class:`AgentError` beyond, where the reference would split the line. The
+dealer's line limit comes from the same reference buffer (``READBUF_LEN - 1``
+there, as ``fgets``); the agent does not import the dealer, so the constant is
+repeated here."""
+
 _RECEIVE_BYTES: Final = 65536
 
 #: An async decision source used instead of ``Strategy.act``.
 Decide = Callable[[MatchState], Awaitable[Action]]
+#: Reads the view at the start of a line and how many characters it used.
+ParseMatchState = Callable[[str], tuple[MatchState, int]]
 
 
 class AgentError(Exception):
     """The match cannot go on from our side: the dealer sent something that is not
     a valid line for this game, or the strategy chose an illegal action."""
+
+
+class ConnectionLost(AgentError):
+    """The connection to the dealer was reset or failed in the middle of the match
+    (an end of file is the normal end, not this)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +90,7 @@ class LineReader:
     """Splits a byte stream into lines ending at ``\\n`` (a ``\\r`` before it is
     dropped). Keeps at most ``max_line_bytes`` of an unfinished line."""
 
-    def __init__(self, stream: trio.abc.ReceiveStream, *, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+    def __init__(self, stream: trio.abc.ReceiveStream, *, max_line_bytes: int = READBUF_LEN) -> None:
         self._stream = stream
         self._max = max_line_bytes
         self._buffer = bytearray()
@@ -95,6 +125,58 @@ class LineReader:
             self._buffer += data
 
 
+class Session:
+    """The agent's side of one connection without the I/O: parse each dealer line,
+    call the strategy's hooks, and write the answer. :func:`play_stream` drives
+    it; a benchmark or a test can feed it lines directly."""
+
+    def __init__(self, game: Game, strategy: Strategy, *, parse: ParseMatchState | None = None) -> None:
+        """``parse`` reads one line's view (default: a :class:`MatchStateReader`
+        of ``game``, whose cost does not grow with the hand; the benchmark
+        passes a full :func:`~poker.protocol.parse_match_state` to compare)."""
+        self.strategy = strategy
+        self.hands = 0
+        self.actions = 0
+        self._parse = MatchStateReader(game).parse if parse is None else parse
+        self._last_hand: int | None = None
+
+    def receive(self, text: str) -> tuple[MatchState, int] | None:
+        """Take one dealer line (decoded, without its terminator). Returns the view
+        and the length of its state text when the agent must answer, else
+        ``None`` (a comment, a blank line, another player's turn, a finished hand).
+
+        Raises:
+            AgentError: the line is not a match state of this game.
+        """
+        if not text or text[0] in "#;":
+            return None
+        try:
+            view, consumed = self._parse(text)
+        except ProtocolError as error:
+            raise AgentError(f"the dealer sent a line that is not a match state of this game: {error}") from None
+        if view.hand_id != self._last_hand:
+            self._last_hand = view.hand_id
+            self.hands += 1
+            self.strategy.new_hand(view)
+        self.strategy.observe(view)
+        return (view, consumed) if view.is_my_turn() else None
+
+    def answer(self, text: str, consumed: int, view: MatchState, action: Action) -> str:
+        """The response line to ``text`` (its state part echoed verbatim).
+
+        Raises:
+            AgentError: ``action`` is not legal in ``view``.
+        """
+        try:
+            view.state.verify(action)
+        except IllegalActionError as error:
+            raise AgentError(f"strategy {self.strategy.name!r} chose {action} in {text!r}: {error}") from None
+        return f"{text[:consumed]}:{action}\r\n"
+
+    def summary(self) -> PlaySummary:
+        return PlaySummary(self.hands, self.actions)
+
+
 async def play(
     host: str, port: int, game: Game, strategy: Strategy, *, decide: Decide | None = None
 ) -> PlaySummary:
@@ -105,6 +187,7 @@ async def play(
 
     Raises:
         OSError: the connection cannot be opened.
+        ConnectionLost: the connection was reset or failed during the match.
         AgentError: a malformed dealer line, or an illegal strategy action.
     """
     stream = await trio.open_tcp_stream(host, port)
@@ -116,38 +199,22 @@ async def play_stream(
     stream: trio.abc.Stream, game: Game, strategy: Strategy, *, decide: Decide | None = None
 ) -> PlaySummary:
     """:func:`play` over an already open stream (TCP, or in-memory in tests)."""
-    hands = actions = 0
-    last_hand: int | None = None
+    session = Session(game, strategy)
     reader = LineReader(stream)
     try:
-        if not await _send(stream, f"{VERSION_LINE}\r\n"):
-            return PlaySummary(hands, actions)
-        while (raw := await reader.receive_line()) is not None:
+        await _send(stream, f"{VERSION_LINE}\r\n", session)
+        while (raw := await _receive(reader, session)) is not None:
             text = _decode(raw)
-            if not text or text[0] in "#;":
+            turn = session.receive(text)
+            if turn is None:
                 continue
-            try:
-                view, consumed = parse_match_state(text, game)
-            except ProtocolError as error:
-                raise AgentError(f"the dealer sent a line that is not a match state of this game: {error}") from None
-            if view.hand_id != last_hand:
-                last_hand = view.hand_id
-                hands += 1
-                strategy.new_hand(view)
-            strategy.observe(view)
-            if not view.is_my_turn():
-                continue
+            view, consumed = turn
             action = await decide(view) if decide is not None else strategy.act(view)
-            try:
-                view.state.verify(action)
-            except IllegalActionError as error:
-                raise AgentError(f"strategy {strategy.name!r} chose {action} in {text!r}: {error}") from None
-            if not await _send(stream, f"{text[:consumed]}:{action}\r\n"):
-                break
-            actions += 1
+            await _send(stream, session.answer(text, consumed, view, action), session)
+            session.actions += 1
     finally:
         strategy.close()
-    return PlaySummary(hands, actions)
+    return session.summary()
 
 
 def _decode(raw: bytes) -> str:
@@ -157,11 +224,23 @@ def _decode(raw: bytes) -> str:
         raise AgentError(f"the dealer sent a line that is not ASCII: {raw[:200]!r}") from None
 
 
-async def _send(stream: trio.abc.SendStream, text: str) -> bool:
-    """Send ``text``; False if the dealer has already closed the connection (the
-    match is over for us, as at end of file)."""
+def _lost(error: Exception, session: Session) -> ConnectionLost:
+    cause = error.__cause__ if isinstance(error.__cause__, OSError) else error
+    return ConnectionLost(
+        f"the connection to the dealer was lost (hands started: {session.hands},"
+        f" actions sent: {session.actions}): {cause}"
+    )
+
+
+async def _receive(reader: LineReader, session: Session) -> bytes | None:
+    try:
+        return await reader.receive_line()
+    except (trio.BrokenResourceError, OSError) as error:
+        raise _lost(error, session) from error
+
+
+async def _send(stream: trio.abc.SendStream, text: str, session: Session) -> None:
     try:
         await stream.send_all(text.encode("ascii"))
-    except trio.BrokenResourceError:
-        return False
-    return True
+    except (trio.BrokenResourceError, OSError) as error:
+        raise _lost(error, session) from error

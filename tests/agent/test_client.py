@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import struct
 import sys
 from dataclasses import dataclass
 
@@ -9,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from agent.client import AgentError, LineReader, PlaySummary, play
+from agent.client import READBUF_LEN, AgentError, ConnectionLost, LineReader, PlaySummary, play
 from poker.gamedef import load_game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action
@@ -34,7 +36,12 @@ class Pause:
     seconds: float = 0.02
 
 
-Step = bytes | Expect | Pause
+@dataclass(frozen=True)
+class Reset:
+    """The fake dealer resets the connection (SO_LINGER 0) instead of closing it."""
+
+
+Step = bytes | Expect | Pause | Reset
 
 
 async def fake_dealer(script: list[Step], *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> bytes:
@@ -51,6 +58,9 @@ async def fake_dealer(script: list[Step], *, task_status: trio.TaskStatus[int] =
                 await stream.send_all(step)
             elif isinstance(step, Pause):
                 await trio.sleep(step.seconds)
+            elif isinstance(step, Reset):
+                stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                return bytes(received)
             else:
                 wanted = len(received) + len(step.data)
                 while len(received) < wanted:
@@ -181,6 +191,19 @@ async def test_eof_in_the_middle_of_a_line_ends_quietly() -> None:
 async def test_malformed_dealer_lines_stop_with_a_clear_error(line: bytes, message: str) -> None:
     with pytest.raises(AgentError, match=message):
         await run([Expect(VERSION), line, Pause(1)])
+
+
+async def test_line_limit_is_the_reference_buffer() -> None:
+    assert READBUF_LEN == 4096
+    too_long = b"#" + b"x" * (READBUF_LEN - 2) + b"\r\n"  # one byte over, terminator included
+    with pytest.raises(AgentError, match="longer than 4096 bytes"):
+        await run([Expect(VERSION), too_long, Pause(1)])
+
+
+@pytest.mark.parametrize("last", [b"MATCHSTATE:1:0::|Ks\r\n", b"MATCHSTATE:0:0::Ks|\r\n"], ids=["waiting", "to-act"])
+async def test_a_reset_connection_is_not_the_end_of_the_match(last: bytes) -> None:
+    with pytest.raises(ConnectionLost, match="the connection to the dealer was lost"):
+        await run([Expect(VERSION), last, Pause(0.1), Reset()])
 
 
 async def test_longest_line_is_accepted() -> None:

@@ -1,0 +1,123 @@
+"""``arena agent`` as a command: one line on stderr and the documented exit
+status for each way a match ends (agent/cli.py), against a tiny dealer on 127.0.0.1."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+
+# `arena` itself (arena/cli.py), run from this checkout rather than the installed script.
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = [sys.executable, "-m", "arena.cli"]
+VERSION = b"VERSION:2.0.0\r\n"
+NOT_OUR_TURN = b"MATCHSTATE:1:0::|Ks\r\n"  # Kuhn: position 0 acts first
+OUR_TURN = b"MATCHSTATE:0:0::Ks|\r\n"
+
+
+async def _dealer(lines: bytes, ending: str, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+    """Accept one agent, wait for its version line, send ``lines``, then end the
+    connection: ``"reset"`` (RST, SO_LINGER 0), ``"close"`` (FIN) or ``"wait"``."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    task_status.started(listeners[0].socket.getsockname()[1])
+    stream = await listeners[0].accept()
+    await listeners[0].aclose()
+    received = b""
+    while not received.endswith(b"\n"):
+        data = await stream.receive_some()
+        assert data, "the agent closed before its version line"
+        received += data
+    assert received == VERSION
+    await stream.send_all(lines)
+    await trio.sleep(0.2)
+    if ending == "reset":
+        stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    elif ending == "wait":
+        await trio.sleep_forever()
+    await stream.aclose()
+
+
+async def _agent(port: int, *extra: str) -> trio.Process:
+    command = [*ARENA, "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "always-call", *extra]
+    return await trio.lowlevel.open_process(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+
+
+async def _finish(process: trio.Process) -> tuple[int, str]:
+    assert process.stderr is not None
+    err = b""
+    with trio.fail_after(20):
+        while data := await process.stderr.receive_some():
+            err += data
+        status = await process.wait()
+    return status, err.decode()
+
+
+def _assert_one_line(err: str, text: str) -> None:
+    assert "Traceback" not in err
+    assert err.count("\n") == 1 and err.startswith("arena agent: "), err
+    assert text in err
+
+
+@pytest.mark.parametrize("lines", [NOT_OUR_TURN, OUR_TURN], ids=["waiting", "asked-to-act"])
+async def test_connection_reset_mid_match_is_one_line_and_status_3(lines: bytes) -> None:
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_dealer, lines, "reset")
+        status, err = await _finish(await _agent(port))
+    assert status == EXIT_CONNECTION
+    _assert_one_line(err, "the connection to the dealer was lost")
+
+
+async def test_connection_refused_is_one_line_and_status_3() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nobody listens there
+    status, err = await _finish(await _agent(port))
+    assert status == EXIT_CONNECTION
+    _assert_one_line(err, f"cannot connect to 127.0.0.1:{port}")
+
+
+async def test_sigint_is_one_line_and_status_130() -> None:
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_dealer, NOT_OUR_TURN, "wait")
+        process = await _agent(port)
+        await trio.sleep(1.0)  # connected, waiting for the dealer's next line
+        process.send_signal(signal.SIGINT)
+        status, err = await _finish(process)
+        nursery.cancel_scope.cancel()
+    assert status == EXIT_INTERRUPTED
+    _assert_one_line(err, "interrupted")
+
+
+async def test_dealer_closing_is_the_normal_end() -> None:
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_dealer, NOT_OUR_TURN + b"MATCHSTATE:1:0:cc:Qs|Ks\r\n", "close")
+        status, err = await _finish(await _agent(port))
+    assert (status, err) == (EXIT_OK, "")
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [(["nosuchgame"], "neither a game file nor a known game name"), (["kuhn", "--strategy", "nope"], "unknown strategy")],
+)
+async def test_usage_errors_are_status_2(args: list[str], text: str) -> None:
+    game, *rest = args
+    done = await trio.run_process([*ARENA, "agent", game, "127.0.0.1", "1", *rest], capture_stderr=True, check=False, cwd=ROOT)
+    assert done.returncode == EXIT_USAGE
+    _assert_one_line(done.stderr.decode(), text)
+
+
+async def test_bad_dealer_line_is_status_1() -> None:
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_dealer, b"HELLO\r\n", "wait")
+        status, err = await _finish(await _agent(port))
+        nursery.cancel_scope.cancel()
+    assert status == EXIT_AGENT_ERROR
+    _assert_one_line(err, "not a MATCHSTATE message: 'HELLO'")
