@@ -11,10 +11,12 @@ import pytest
 import trio
 import trio.testing
 
-from agent.client import READBUF_LEN, AgentError, ConnectionLost, LineReader, PlaySummary, play
-from poker.gamedef import load_game
-from poker.protocol import MatchState
-from poker.state import CALL, FOLD, Action
+from agent.client import READBUF_LEN, AgentError, ConnectionLost, LineReader, PlaySummary, Session, play
+from poker import protocol
+from poker.deal import Dealer
+from poker.gamedef import Game, load_game
+from poker.protocol import MatchState, view_of
+from poker.state import CALL, FOLD, Action, State
 from strategies import Strategy, make_strategy
 
 KUHN = load_game("kuhn")
@@ -294,3 +296,27 @@ async def test_cli_plays_and_reports_errors(tmp_path: object) -> None:
             )
         else:
             assert done.stderr == b""
+
+
+def test_session_reads_each_action_once_however_long_the_hand(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every message repeats the hand's betting; re-reading it all made the cost of
+    # a message grow with the hand (1 ms at 199 actions). Count the tokens read.
+    deal, state = Dealer(HUNL, seed=3).next_hand(), State(HUNL)
+    texts = [str(view_of(state, deal, hand_id=0, viewer=0))]
+    while (bounds := state.raise_bounds()) is not None and len(state.actions[state.round]) < 60:
+        state = state.apply(Action.raise_to(bounds[0]))
+        texts.append(str(view_of(state, deal, hand_id=0, viewer=0)))
+    read: list[int] = []
+    real = protocol.parse_action
+
+    def counted(text: str, game: Game, start: int = 0) -> tuple[Action | None, int]:
+        read.append(start)
+        return real(text, game, start)
+
+    monkeypatch.setattr(protocol, "parse_action", counted)
+    session = Session(HUNL, make_strategy("always-call", HUNL))
+    for text in texts:
+        if (turn := session.receive(text)) is not None:
+            session.answer(text, turn[1], turn[0], CALL)
+    assert len(texts) == 61
+    assert len(read) <= 3 * len(texts)  # one new token and the stop per message; re-reading all: 1891
