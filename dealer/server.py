@@ -177,6 +177,8 @@ class _Match:
         self.events: Any = None
         self.events_file: Any = None
         self.seats: list[Seat] = []
+        # The order to write a state in, by acting seat: that seat first, then the others.
+        self.orders = [(first, *(seat for seat in range(self.n) if seat != first)) for first in range(self.n)]
         self.drops = 0  # connections turned away while the seats were taken
         self.budgets = TimeBudgets(
             self.n,
@@ -457,6 +459,9 @@ class _Match:
             for index, used in enumerate(self.budgets.used_match_us):
                 self.write_err(f"Seconds cumulatively spent in match for seat {index}: {used // 1_000_000}\n")
         self.next_hand()
+        # Reads and writes do not yield when the agents keep up; yield once a
+        # hand so that other matches in this process (and cancellation) get in.
+        await trio.lowlevel.checkpoint()
 
     async def broadcast(self, acting: int) -> tuple[str, int]:
         """Send every seat its view; returns the acting position's text and the
@@ -479,23 +484,22 @@ class _Match:
         others are written; no agent can tell, as each sees its own messages in
         the reference's order. The reference blocks for ever on an agent that
         stops reading; we give up after one response time."""
-        order = list(range(self.n))
-        if first is not None:
-            order.remove(first)
-            order.insert(0, first)
+        order = range(self.n) if first is None else self.orders[first]
         stamps = [0] * self.n
         stamp_all = not self.quiet
         timeout_s = self.config.t_response_ms / 1000
+        seats = self.seats
         for seat in order:
             try:
-                await self.seats[seat].send(f"{texts[seat]}\r\n".encode("ascii"), timeout_s=timeout_s)
+                await seats[seat].send(f"{texts[seat]}\r\n".encode("ascii"), timeout_s=timeout_s)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 raise _Abort(f"ERROR: could not send state to seat {seat + 1}\n") from None
             if stamp_all or seat == first:
                 stamps[seat] = _now_us()
         if stamp_all:
-            for seat, text in enumerate(texts):
-                self.write_err(f"TO {seat + 1} at {format_timestamp(stamps[seat])} {text}\r\n")
+            self.write_err(
+                "".join(f"TO {seat + 1} at {format_timestamp(stamps[seat])} {text}\r\n" for seat, text in enumerate(texts))
+            )
         return stamps
 
     async def read_response(self, seat: Seat, position: int, expected: str, send_us: int) -> tuple[Action, int]:

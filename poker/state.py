@@ -87,6 +87,7 @@ class State:
         "finished",
         "_player",
         "_raises",
+        "_betting",
     )
 
     game: Game
@@ -100,6 +101,7 @@ class State:
     finished: bool
     _player: int  # cached current player, -1 when finished
     _raises: int  # cached raises in the current round
+    _betting: str  # cached betting_string(): a dealer asks for it after every action
 
     def __init__(self, game: Game) -> None:
         """The state at the start of a hand: blinds posted, nothing dealt (``initState``)."""
@@ -113,6 +115,7 @@ class State:
         self.round = 0
         self.finished = False
         self._raises = 0
+        self._betting = ""
         self._player = self._find_player()
 
     # -- queries -----------------------------------------------------------------
@@ -136,7 +139,7 @@ class State:
         return not self.folded[position] and self.spent[position] < self.game.stack[position]
 
     def num_active(self) -> int:
-        return sum(1 for p in range(self.game.num_players) if self.is_active(p))
+        return sum(1 for out, chips, stack in zip(self.folded, self.spent, self.game.stack) if not out and chips < stack)
 
     def num_folded(self) -> int:
         return sum(self.folded)
@@ -154,11 +157,11 @@ class State:
     def _find_player(self) -> int:
         if self.finished:
             return -1
-        n = self.game.num_players
+        n, folded, spent, stack = self.game.num_players, self.folded, self.spent, self.game.stack
         actors = self.actors[self.round]
         p = (actors[-1] + 1) % n if actors else self.game.first_player[self.round]
         for _ in range(n):
-            if self.is_active(p):
+            if not folded[p] and spent[p] < stack[p]:
                 return p
             p = (p + 1) % n
         raise AssertionError("an unfinished hand always has an active player")
@@ -307,6 +310,7 @@ class State:
         new.round = self.round
         new.finished = False
         new._raises = self._raises + (action.type is ActionType.RAISE)
+        new._betting = self._betting + str(action)
         new._close_round()
         new._player = new._find_player()
         return new
@@ -323,6 +327,7 @@ class State:
             self.round += 1
             self.actions += ((),)
             self.actors += ((),)
+            self._betting += "/"
             self._raises = 0
             self.min_raise_to = self.max_spent + max(1, max(game.blind))
             return
@@ -332,14 +337,16 @@ class State:
             missing = game.num_rounds - 1 - self.round
             self.actions += ((),) * missing
             self.actors += ((),) * missing
+            self._betting += "/" * missing
             self.round = game.num_rounds - 1
 
     def _num_called(self) -> int:
         called = 0
+        spent, stack = self.spent, self.game.stack
         for action, p in zip(reversed(self.actions[self.round]), reversed(self.actors[self.round])):
             if action.type is ActionType.FOLD:
                 continue
-            if not self.is_all_in(p):
+            if spent[p] < stack[p]:
                 called += 1
             if action.type is ActionType.RAISE:
                 break
@@ -349,7 +356,7 @@ class State:
 
     def betting_string(self) -> str:
         """Rounds 0..round separated by '/', as ``printBetting`` writes them."""
-        return "/".join("".join(str(a) for a in round_) for round_ in self.actions)
+        return self._betting
 
     def is_showdown(self) -> bool:
         """Finished with more than one player not folded."""
