@@ -29,32 +29,57 @@ covers the betting tree's keys, and :attr:`StrategyFile.strategy` expands the
 table onto the full public tree (small games only).
 
 Writing goes to a temporary file in the same directory that then replaces the
-target, so an interrupted save never leaves half a file.
+target, so an interrupted save never leaves half a file (:mod:`strategies.cfr.file_io`).
+
+Reading treats the file as untrusted and checks it in order, cheapest first,
+so a hostile file costs well under a second and a few megabytes: the header
+alone (msgpack limits of :data:`~strategies.cfr.file_io.HEADER_LIMITS`);
+every header key, its type and range (:data:`HEADER_FIELDS`: the game text at
+most :data:`MAX_GAME_TEXT` characters, at most :data:`MAX_POT_FRACTIONS` pot
+fractions, each positive, finite and at most :data:`MAX_POT_FRACTION`, whole
+iteration counts...); the game text parsed (two players); the size of the tree
+the header asks for, counted without building it
+(:func:`strategies.cfr.tree_budget.tree_size`: at most
+:data:`MAX_BETTING_NODES` betting nodes, and for ``public-tree`` files
+:data:`MAX_PUBLIC_NODES` public nodes, found out within
+:data:`MAX_TREE_WORK` steps); the tree built and its digest compared; only
+then the arrays, under limits derived from the file's size, each claimed
+dtype and shape checked against the tree (``public-tree``: ``[D, A, H]``;
+``buckets``: ``[A, columns]``, ``A`` the betting tree's, all alike) before any
+array is made. Every failure is a :class:`StrategyFileError` whose message is
+one line naming the file and what is wrong (``OSError`` when it cannot be read).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
+import math
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from poker.gamedef import Game, format_game, parse_game
-from strategies.cfr.cache_files import pack_array, unpack_array
+from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.cfr.betting_tree import BettingTree, build_betting_tree
-from strategies.cfr.tree import BettingAbstraction, Tree, build_tree
+from strategies.cfr.file_io import Field, FileFormatError, HeaderFile, check_fields, show, write_file
+from strategies.cfr.tree import BettingAbstraction, Tree, TreeError, build_tree
+from strategies.cfr.tree_budget import TreeBudgetError, tree_size
 
 __all__ = [
     "BUCKETS",
     "FORMAT",
     "FORMAT_VERSION",
+    "HEADER_FIELDS",
+    "MAX_BETTING_NODES",
+    "MAX_GAME_TEXT",
+    "MAX_POT_FRACTION",
+    "MAX_POT_FRACTIONS",
+    "MAX_PUBLIC_NODES",
+    "MAX_TREE_WORK",
     "PUBLIC_TREE",
     "StrategyFile",
     "StrategyFileError",
@@ -68,8 +93,33 @@ FORMAT_VERSION = 1
 PUBLIC_TREE = "public-tree"
 BUCKETS = "buckets"
 
+#: Characters of the header's game text (:func:`format_game` writes ~300).
+MAX_GAME_TEXT = 4096
+#: Pot fractions of a betting abstraction (``--bet-sizes``; 3-6 is usual).
+MAX_POT_FRACTIONS = 16
+#: The largest pot fraction (bigger raises are all-in in any shipped game).
+MAX_POT_FRACTION = 1e6
+#: Nodes of the betting tree (HUNL with pot fractions 0.5,1,2 and all-in: 622,114;
+#: HULHE: 16,584; building it takes ~15 us a node).
+MAX_BETTING_NODES = 1_000_000
+#: Nodes of the public tree of a ``public-tree`` file (no-limit Leduc with 16 pot
+#: fractions: 362,091); :func:`build_tree` also bounds nodes x hands.
+MAX_PUBLIC_NODES = 2_000_000
+#: Steps (betting situations and their actions, a few us each) spent sizing the
+#: trees before giving up (HUNL with 0.5,1,2: 21,824; no-limit Leduc with 16 pot
+#: fractions: 47,643); at most about half a second.
+MAX_TREE_WORK = 100_000
+#: Keys of ``settings``, and characters of each of its strings (a PCS sampler state is ~300).
+MAX_SETTINGS = 32
+MAX_SETTING_TEXT = 4096
+#: Card abstraction spec characters, and the most buckets one round may have.
+MAX_SPEC_TEXT = 64
+MAX_BUCKETS = 1 << 24
 
-class StrategyFileError(ValueError):
+_NAME = re.compile(r"[a-z0-9][a-z0-9+_.-]{0,31}")
+
+
+class StrategyFileError(FileFormatError):
     """A file that is not a strategy file of a version we read, or does not fit its tree."""
 
 
@@ -92,7 +142,12 @@ class StrategyFile:
     @cached_property
     def strategy(self) -> npt.NDArray[np.float64]:
         """The average strategy ``[D, A, H]`` on :meth:`build_tree` (a bucket table
-        is expanded onto it, which needs a game small enough for that tree)."""
+        is expanded onto it, which needs a game small enough for that tree).
+
+        Raises:
+            StrategyFileError: a bucket table that does not fit its abstraction.
+            TreeError: a public tree too big to build.
+        """
         table: npt.NDArray[np.float64] = self.arrays["strategy"]
         if self.layout == PUBLIC_TREE:
             return table
@@ -106,14 +161,22 @@ class StrategyFile:
 
     def bucket_strategy(self) -> Any:
         """A bucket table's :class:`strategies.cfr.pcs.PCSStrategy` (card
-        abstraction rebuilt from its spec)."""
+        abstraction rebuilt from its spec).
+
+        Raises:
+            StrategyFileError: not a bucket table, or one that does not fit its card abstraction.
+        """
         from strategies.cfr.abstraction import load_abstraction
-        from strategies.cfr.pcs import PCSStrategy
+        from strategies.cfr.card_tables import AbstractionError
+        from strategies.cfr.pcs import PCSError, PCSStrategy
 
         if self.layout != BUCKETS:
             raise StrategyFileError("only a bucket-table strategy file has a bucket strategy")
-        abstraction = load_abstraction(self.card_abstraction, self.game)
-        return PCSStrategy(self.game, abstraction, self.arrays["strategy"], betting=self.abstraction)
+        try:
+            abstraction = load_abstraction(self.card_abstraction, self.game)
+            return PCSStrategy(self.game, abstraction, self.arrays["strategy"], betting=self.abstraction)
+        except (AbstractionError, PCSError) as error:
+            raise StrategyFileError(" ".join(f"card abstraction {self.card_abstraction!r}: {error}".split())) from None
 
 
 def tree_digest(tree: Tree | BettingTree) -> str:
@@ -129,13 +192,6 @@ def tree_digest(tree: Tree | BettingTree) -> str:
         digest.update(b"\n")
     digest.update(np.ascontiguousarray(tree.hands, dtype="<i8").tobytes())
     return digest.hexdigest()
-
-
-def _unpack_array(name: str, packed: dict[str, Any]) -> npt.NDArray[Any]:
-    try:
-        return unpack_array(packed)
-    except (KeyError, TypeError, ValueError) as error:
-        raise StrategyFileError(f"array {name!r} is damaged: {error}") from None
 
 
 def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | BettingTree) -> None:
@@ -169,73 +225,211 @@ def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | Be
         "exploitability_unit": "chips/hand",
         "tree_digest": tree_digest(tree),
         "layout": strategy_file.layout,
-        "arrays": sorted(strategy_file.arrays),
     }
-    arrays = {name: pack_array(array) for name, array in strategy_file.arrays.items()}
-    target = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.", suffix=".tmp")
+    write_file(Path(path), header, strategy_file.arrays)
+
+
+# -- the header schema ------------------------------------------------------------
+
+
+def _finite(value: float) -> str | None:
+    return None if math.isfinite(value) else f"is {value!r}, not a finite number"
+
+
+def _count(value: int) -> str | None:
+    return None if 0 <= value < 1 << 63 else f"is {show(value)}, not a count (0 to 2^63-1)"
+
+
+def _text(limit: int) -> Any:
+    return lambda value: None if len(value) <= limit else f"has {len(value)} characters, over the limit of {limit}"
+
+
+def _one_of(*allowed: Any) -> Any:
+    return lambda value: None if value in allowed else f"is {show(value)}, not one of {', '.join(map(repr, allowed))}"
+
+
+def _fractions(value: list[Any]) -> str | None:
+    if len(value) > MAX_POT_FRACTIONS:
+        return f"has {len(value)} pot fractions, over the limit of {MAX_POT_FRACTIONS}"
+    for fraction in value:
+        if isinstance(fraction, bool) or not isinstance(fraction, int | float):
+            return f"holds {show(fraction)}, not a number"
+        if not (math.isfinite(fraction) and 0 < fraction <= MAX_POT_FRACTION):
+            return f"holds {fraction!r}, not a pot fraction in (0, {MAX_POT_FRACTION:g}]"
+    return None
+
+
+_BETTING_FIELDS = {"pot_fractions": Field((list,), check=_fractions), "all_in": Field((bool,))}
+
+
+def _betting(value: dict[str, Any]) -> str | None:
+    return check_fields(value, _BETTING_FIELDS)
+
+
+#: Known settings and their types (others may be there: scalars, short strings).
+_SETTINGS_FIELDS = {
+    "alternating": Field((bool,), required=False),
+    "linear_average": Field((bool,), required=False),
+    "plus": Field((bool,), required=False),
+    "single": Field((bool,), required=False),
+    "delay": Field((int,), required=False, check=_count),
+    "seed": Field((int,), required=False, check=_count),
+    "rng_state": Field((str,), required=False, check=_text(MAX_SETTING_TEXT)),
+    "abstract_game_exploitability": Field((float, type(None)), required=False),
+}
+
+
+def _settings(value: dict[str, Any]) -> str | None:
+    if len(value) > MAX_SETTINGS:
+        return f"has {len(value)} keys, over the limit of {MAX_SETTINGS}"
+    for key, item in value.items():
+        if not isinstance(item, bool | int | float | str | type(None)):
+            return f"{show(key)} is {type(item).__name__}, not a number, text or None"
+        if isinstance(item, str) and len(item) > MAX_SETTING_TEXT:
+            return f"{show(key)} has {len(item)} characters, over the limit of {MAX_SETTING_TEXT}"
+        if isinstance(item, float) and not math.isfinite(item):
+            return f"{show(key)} is {item!r}, not finite"
+    return check_fields(value, _SETTINGS_FIELDS, extra=True)
+
+
+def _names(value: list[Any]) -> str | None:
+    if not all(isinstance(name, str) and _NAME.fullmatch(name) for name in value):
+        return f"is {show(value)}, not a list of array names"
+    if "strategy" not in value:
+        return "has no 'strategy' array"
+    return None
+
+
+def _digest(value: str) -> str | None:
+    return None if re.fullmatch(r"[0-9a-f]{64}", value) else f"is {show(value)}, not a SHA-256 hex digest"
+
+
+def _algorithm(value: str) -> str | None:
+    return None if _NAME.fullmatch(value) else f"is {show(value)}, not an algorithm name"
+
+
+#: Every key of the header, its types and what its value may be.
+HEADER_FIELDS: dict[str, Field] = {
+    "format": Field((str,)),
+    "version": Field((int,)),
+    "game": Field((str,), check=_text(MAX_GAME_TEXT)),
+    "betting_abstraction": Field((dict, type(None)), check=lambda v: None if v is None else _betting(v)),
+    "card_abstraction": Field((str,), check=_text(MAX_SPEC_TEXT)),
+    "suit_isomorphism": Field((bool,), required=False),
+    "algorithm": Field((str,), check=_algorithm),
+    "settings": Field((dict, type(None)), required=False, check=lambda v: None if v is None else _settings(v)),
+    "iterations": Field((int,), check=_count),
+    "exploitability": Field((float, type(None)), check=lambda v: None if v is None else _finite(v)),
+    "exploitability_unit": Field((str,), required=False, check=_one_of("chips/hand")),
+    "tree_digest": Field((str,), check=_digest),
+    "layout": Field((str,), required=False, check=_one_of(PUBLIC_TREE, BUCKETS)),
+    "arrays": Field((list,), check=_names),
+}
+
+
+def _card_abstraction(spec: str, game: Game) -> str | None:
+    """What is wrong with a bucket table's card abstraction spec for ``game``, or None."""
+    from strategies.cfr.abstraction import parse_abstraction_spec
+    from strategies.cfr.card_tables import AbstractionError
+
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(msgpack.packb(header, use_bin_type=True))
-            out.write(msgpack.packb(arrays, use_bin_type=True))
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; a strategy file is not secret
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        parsed = parse_abstraction_spec(spec)
+        counts = () if parsed is None else parsed.buckets_per_round(game)
+    except AbstractionError as error:
+        return str(error)
+    if any(count > MAX_BUCKETS for count in counts):
+        return f"card abstraction {show(spec)} has over {MAX_BUCKETS:,} buckets in a round"
+    return None
+
+
+def _game(file: HeaderFile, header: dict[str, Any]) -> tuple[Game, BettingAbstraction | None]:
+    try:
+        game = parse_game(header["game"], source="the header's game")
+    except GameDefError as error:
+        raise file.fail(str(error)) from None
+    if game.num_players != 2:
+        raise file.fail(f"the header's game has {game.num_players} players; strategy files are two-player")
+    betting = header["betting_abstraction"]
+    if game.is_limit != (betting is None):
+        kind = "limit" if game.is_limit else "no-limit"
+        raise file.fail(f"a {kind} game with betting_abstraction {show(betting)}")
+    if betting is None:
+        return game, None
+    return game, BettingAbstraction(tuple(float(f) for f in betting["pot_fractions"]), betting["all_in"])
 
 
 def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile:
     """Read a strategy file and check it against its tree (``tree``, or the tree
     built again from the header; a bucket table is checked against its betting
-    tree and ``tree`` is not used).
+    tree and ``tree`` is not used). See the module docstring for the checks and
+    their limits.
 
     Raises:
-        StrategyFileError: not a strategy file, an unknown version, damaged
-            arrays, or arrays that belong to a different tree.
+        StrategyFileError: not a strategy file, an unknown version, a header
+            outside the schema or limits, damaged arrays, or arrays that belong
+            to a different tree (one line naming the file).
+        OSError: the file cannot be read.
     """
-    try:
-        with open(path, "rb") as stream:
-            unpacker = msgpack.Unpacker(stream, raw=False, max_buffer_size=0)
-            header = unpacker.unpack()
-            packed = unpacker.unpack()
-    except (msgpack.OutOfData, msgpack.UnpackException, ValueError) as error:
-        raise StrategyFileError(f"{path}: not a strategy file ({error or 'truncated'})") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
-        raise StrategyFileError(f"{path}: not a strategy file (no {FORMAT!r} header)")
-    if header.get("version") != FORMAT_VERSION:
-        raise StrategyFileError(
-            f"{path}: strategy file version {header.get('version')!r}; this reader knows {FORMAT_VERSION}"
-        )
-    game = parse_game(header["game"], source=f"{path} header")
-    betting = header["betting_abstraction"]
-    abstraction = (
-        None if betting is None else BettingAbstraction(tuple(betting["pot_fractions"]), bool(betting["all_in"]))
-    )
-    arrays = {name: _unpack_array(name, value) for name, value in packed.items()}
-    result = StrategyFile(
+    with HeaderFile(path, StrategyFileError, "strategy file") as file:
+        header = file.header
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            raise file.fail(f"not a strategy file (no {FORMAT!r} header)")
+        if header.get("version") != FORMAT_VERSION:
+            raise file.fail(f"strategy file version {show(header.get('version'))}; this reader knows {FORMAT_VERSION}")
+        problem = check_fields(header, HEADER_FIELDS, where="the header")
+        if problem is not None:
+            raise file.fail(problem)
+        game, abstraction = _game(file, header)
+        layout = header.get("layout", PUBLIC_TREE)
+        spec = header["card_abstraction"]
+        if layout == PUBLIC_TREE and spec != "none":
+            raise file.fail(f"a public-tree strategy with card abstraction {show(spec)}")
+        if layout == BUCKETS:
+            problem = _card_abstraction(spec, game)
+            if problem is not None:
+                raise file.fail(problem)
+        isomorphism = bool(header.get("suit_isomorphism", False))
+        checked: Tree | BettingTree
+        try:
+            if layout == BUCKETS or tree is None:
+                tree_size(
+                    game,
+                    abstraction,
+                    max_betting_nodes=MAX_BETTING_NODES,
+                    max_public_nodes=MAX_PUBLIC_NODES if layout == PUBLIC_TREE else None,
+                    max_work=MAX_TREE_WORK,
+                )
+            if layout == BUCKETS:
+                checked = build_betting_tree(game, abstraction)
+            else:
+                checked = build_tree(game, abstraction, isomorphism=isomorphism) if tree is None else tree
+        except (TreeBudgetError, TreeError) as error:
+            raise file.fail(f"the header's tree: {error}") from None
+        if tree_digest(checked) != header["tree_digest"]:
+            raise file.fail("the arrays belong to a different public tree than the one they are loaded on")
+
+        def expect(name: str, dtype: np.dtype[Any], shape: tuple[int, ...]) -> str | None:
+            if dtype.kind != "f":
+                return f"dtype {dtype.name}; strategy arrays are floating point"
+            if isinstance(checked, Tree):
+                needed = (checked.num_decisions, checked.max_actions, checked.num_hands)
+                return None if shape == needed else f"shape {shape}; the tree needs {needed}"
+            if len(shape) != 2 or shape[0] != checked.max_actions:
+                return f"shape {shape}; the betting tree needs ({checked.max_actions}, columns)"
+            return None
+
+        arrays = file.arrays(header["arrays"], expect)
+    if layout == BUCKETS and len({array.shape for array in arrays.values()}) > 1:
+        raise StrategyFileError(f"{path}: the arrays of a bucket table have different shapes")
+    return StrategyFile(
         game=game,
         abstraction=abstraction,
         algorithm=header["algorithm"],
-        iterations=int(header["iterations"]),
-        exploitability=header["exploitability"],
+        iterations=header["iterations"],
+        exploitability=None if header["exploitability"] is None else float(header["exploitability"]),
         arrays=arrays,
         settings=dict(header.get("settings") or {}),
-        card_abstraction=header["card_abstraction"],
-        isomorphism=bool(header.get("suit_isomorphism", False)),
-        layout=str(header.get("layout", PUBLIC_TREE)),
+        card_abstraction=spec,
+        isomorphism=isomorphism,
+        layout=layout,
     )
-    if result.layout not in (PUBLIC_TREE, BUCKETS):
-        raise StrategyFileError(f"{path}: unknown array layout {result.layout!r}")
-    if result.layout == PUBLIC_TREE and result.card_abstraction != "none":
-        raise StrategyFileError(f"{path}: a public-tree strategy with card abstraction {result.card_abstraction!r}")
-    checked: Tree | BettingTree
-    if result.layout == BUCKETS:
-        checked = build_betting_tree(game, abstraction)
-    else:
-        checked = result.build_tree() if tree is None else tree
-    if tree_digest(checked) != header["tree_digest"]:
-        raise StrategyFileError(f"{path}: the arrays belong to a different public tree than the one they are loaded on")
-    if "strategy" not in arrays:
-        raise StrategyFileError(f"{path}: no 'strategy' array")
-    return result
