@@ -67,7 +67,7 @@ from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.cfr.betting_tree import BettingTree, build_betting_tree
 from strategies.cfr.file_io import Field, FileFormatError, HeaderFile, check_fields, show, write_file
 from strategies.cfr.tree import BettingAbstraction, Tree, TreeError, build_tree
-from strategies.cfr.tree_budget import TreeBudgetError, tree_size
+from strategies.cfr.tree_budget import TreeBudgetError, TreeSize, tree_size
 
 __all__ = [
     "BUCKETS",
@@ -358,6 +358,20 @@ def _game(file: HeaderFile, header: dict[str, Any]) -> tuple[Game, BettingAbstra
     return game, BettingAbstraction(tuple(float(f) for f in betting["pot_fractions"]), betting["all_in"])
 
 
+def _fits_file(file: HeaderFile, game: Game, size: TreeSize, isomorphism: bool, arrays: int) -> None:
+    """A public tree's arrays (``[D, A, H]``, at least 4 bytes an entry, ``D`` at
+    least the decisions over the suit permutations isomorphism merges) must be
+    in the file, so a small file cannot make us build a big tree."""
+    merged = math.factorial(game.num_suits) if isomorphism else 1
+    hands = math.comb(len(game.deck()), game.num_hole_cards)
+    needed = arrays * -(-size.public_decisions // merged) * hands * 4
+    if file.size < needed:
+        raise file.fail(
+            f"the header's tree has up to {size.public_decisions:,} decisions x {hands} hands: its {arrays}"
+            f" arrays need at least {needed:,} bytes, the file has {file.size:,}"
+        )
+
+
 def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile:
     """Read a strategy file and check it against its tree (``tree``, or the tree
     built again from the header; a bucket table is checked against its betting
@@ -392,13 +406,15 @@ def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile
         checked: Tree | BettingTree
         try:
             if layout == BUCKETS or tree is None:
-                tree_size(
+                size = tree_size(
                     game,
                     abstraction,
                     max_betting_nodes=MAX_BETTING_NODES,
                     max_public_nodes=MAX_PUBLIC_NODES if layout == PUBLIC_TREE else None,
                     max_work=MAX_TREE_WORK,
                 )
+                if layout == PUBLIC_TREE:
+                    _fits_file(file, game, size, isomorphism, len(header["arrays"]))
             if layout == BUCKETS:
                 checked = build_betting_tree(game, abstraction)
             else:

@@ -31,10 +31,13 @@ class TreeBudgetError(ValueError):
 
 @dataclass(frozen=True)
 class TreeSize:
-    """``betting_nodes`` of the betting tree (exact) and ``public_nodes`` of the public tree (an upper bound)."""
+    """``betting_nodes`` of the betting tree (exact); ``public_nodes`` and
+    ``public_decisions`` of the public tree (upper bounds: exact without suit
+    isomorphism, which keeps at most one board in ``suits!``)."""
 
     betting_nodes: int
     public_nodes: int
+    public_decisions: int
 
 
 def _situation(state: State) -> tuple[object, ...]:
@@ -80,49 +83,59 @@ def tree_size(
         abstraction = NO_LIMIT_DEFAULT
     deck = len(game.deck())
     last = game.num_rounds - 1
-    # situation -> (betting nodes, public nodes per board of the subtree's root)
-    known: dict[tuple[object, ...], tuple[int, int]] = {}
+    # situation -> (betting nodes, public nodes and decisions per board of the subtree's root)
+    known: dict[tuple[object, ...], tuple[int, int, int]] = {}
     work = 0
 
     def board_cards(state: State) -> int:
         return game.total_board_cards(last if state.is_showdown() else state.round)
 
-    def count(state: State) -> tuple[int, int]:
+    def over(betting: int, public: int) -> None:
+        if betting > max_betting_nodes:
+            raise TreeBudgetError(f"the betting tree has over {max_betting_nodes:,} nodes (the limit)")
+        if max_public_nodes is not None and public > max_public_nodes:
+            raise TreeBudgetError(f"the public tree has over {max_public_nodes:,} nodes (the limit)")
+
+    def count(state: State) -> tuple[int, int, int]:
         nonlocal work
         key = _situation(state)
         found = known.get(key)
         if found is not None:
             return found
         betting = public = 1
+        decisions = 0
         work += 1
         if not state.finished:
             actions = tree_actions(state, abstraction)
             work += len(actions) + (0 if abstraction is None else len(abstraction.pot_fractions) // 8)
             if work > max_work:
                 raise TreeBudgetError(
-                    f"the betting tree has more than {len(known):,} distinct situations (over the limit of"
-                    f" {max_work:,} actions to look at)"
+                    f"the betting tree is too big to size up: over {max_work:,} betting situations and"
+                    " actions (the limit) before the count was done"
                 )
+            decisions = 1
             cards = board_cards(state)
             for action in actions:
                 child = state.apply(action)
-                below, below_public = count(child)
-                dealt = board_cards(child) - cards
+                below, below_public, below_decisions = count(child)
                 betting += below
-                # a deal: one chance node per board, then the child on every deal
-                public += below_public if dealt == 0 else 1 + math.comb(deck - cards, dealt) * below_public
-                if betting > max_betting_nodes:
-                    raise TreeBudgetError(f"the betting tree has over {max_betting_nodes:,} nodes (the limit)")
-                if max_public_nodes is not None and public > max_public_nodes:
-                    raise TreeBudgetError(f"the public tree has over {max_public_nodes:,} nodes (the limit)")
-        known[key] = betting, public
-        return betting, public
+                dealt = board_cards(child) - cards
+                if dealt == 0:
+                    public += below_public
+                    decisions += below_decisions
+                else:  # one chance node per board, then the child on every deal
+                    deals = math.comb(deck - cards, dealt)
+                    public += 1 + deals * below_public
+                    decisions += deals * below_decisions
+                over(betting, public)
+        known[key] = betting, public, decisions
+        return betting, public, decisions
 
     root = State(game)
-    betting, public = count(root)
+    betting, public, decisions = count(root)
     dealt = board_cards(root)
     if dealt:
-        public = 1 + math.comb(deck, dealt) * public
-    if max_public_nodes is not None and public > max_public_nodes:
-        raise TreeBudgetError(f"the public tree has over {max_public_nodes:,} nodes (the limit)")
-    return TreeSize(betting, public)
+        deals = math.comb(deck, dealt)
+        public, decisions = 1 + deals * public, deals * decisions
+    over(betting, public)
+    return TreeSize(betting, public, decisions)

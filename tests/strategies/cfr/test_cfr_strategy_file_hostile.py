@@ -1,0 +1,309 @@
+"""Hostile strategy files: every one is refused with a one-line StrategyFileError,
+fast and without much memory, before anything expensive is built."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import numpy as np
+import pytest
+
+from poker.gamedef import format_game, load_game
+from strategies.cfr.betting_tree import build_betting_tree
+from strategies.cfr.strategy_file import (
+    BUCKETS,
+    MAX_POT_FRACTIONS,
+    StrategyFile,
+    StrategyFileError,
+    load_strategy,
+    save_strategy,
+)
+from strategies.cfr.tree import BettingAbstraction, build_tree
+
+SECONDS = 1.0
+PEAK_BYTES = 200 << 20
+
+Header = dict[str, Any]
+Arrays = dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def valid(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small no-limit Leduc strategy file with a checkpoint's three arrays."""
+    game = load_game("leduc.nolimit")
+    tree = build_tree(game, BettingAbstraction((1.0,)))
+    shape = (tree.num_decisions, tree.max_actions, tree.num_hands)
+    arrays = {name: np.full(shape, 0.25) for name in ("strategy", "regret", "cumulative")}
+    saved = StrategyFile(game, tree.abstraction, "cfr+", 3, 0.5, arrays, settings={"delay": 0})
+    path = tmp_path_factory.mktemp("valid") / "valid.strategy"
+    save_strategy(path, saved, tree)
+    return path
+
+
+def _parts(path: Path) -> tuple[Header, Arrays]:
+    header, arrays = msgpack.Unpacker(open(path, "rb"), raw=False, max_buffer_size=1 << 26)
+    return header, arrays
+
+
+def _pack(header: Any, arrays: Any) -> bytes:
+    packed: bytes = msgpack.packb(header, use_bin_type=True) + msgpack.packb(arrays, use_bin_type=True)
+    return packed
+
+
+def _refused(path: Path, match: str) -> None:
+    """Loading ``path`` raises one line naming it and matching ``match``, within
+    the time and memory bounds."""
+    start = time.perf_counter()
+    with pytest.raises(StrategyFileError) as caught:
+        load_strategy(path)
+    elapsed = time.perf_counter() - start
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{path}: "), message
+    assert match in message, message
+    assert elapsed < SECONDS, f"{elapsed:.2f} s: {message}"
+    tracemalloc.start()
+    try:
+        with pytest.raises(StrategyFileError):
+            load_strategy(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < PEAK_BYTES, f"{peak} bytes: {message}"
+
+
+def _header_case(edit: Callable[[Header], None]) -> Callable[[Header, Arrays], bytes]:
+    def make(header: Header, arrays: Arrays) -> bytes:
+        edit(header)
+        return _pack(header, arrays)
+
+    return make
+
+
+def _set(key: str, value: Any) -> Callable[[Header], None]:
+    return lambda header: header.__setitem__(key, value)
+
+
+def _drop(key: str) -> Callable[[Header], None]:
+    return lambda header: header.__delitem__(key)
+
+
+def _betting(fractions: list[Any], all_in: Any = True) -> Callable[[Header], None]:
+    return _set("betting_abstraction", {"pot_fractions": fractions, "all_in": all_in})
+
+
+# 2,000,000-chip stacks and 1-chip blinds: min-raise chains up to the 64-action limit
+BIG_NOLIMIT = format_game(replace(load_game("leduc.nolimit"), stack=(2_000_000,) * 2, blind=(1, 1)))
+BIG_LIMIT = format_game(
+    replace(
+        load_game("leduc"),
+        num_rounds=4,
+        stack=(2_000_000,) * 2,
+        blind=(1, 1),
+        raise_size=(1,) * 4,
+        max_raises=(60,) * 4,
+        first_player=(0,) * 4,
+        num_board_cards=(0, 1, 1, 1),
+    )
+)
+
+
+def _big_nolimit(header: Header) -> None:
+    header.update(game=BIG_NOLIMIT, betting_abstraction={"pot_fractions": [0.001], "all_in": True})
+
+
+def _big_limit(header: Header) -> None:
+    header.update(game=BIG_LIMIT, betting_abstraction=None)
+
+
+HEADER_CASES: dict[str, tuple[Callable[[Header], None], str]] = {
+    "300 raise sizes": (_betting([0.01 * (i + 1) for i in range(300)]), "over the limit of 16"),
+    "16 small raise sizes": (_betting([0.01 * (i + 1) for i in range(MAX_POT_FRACTIONS)]), "the header's tree"),
+    "huge no-limit game": (_big_nolimit, "the header's tree"),
+    "huge limit game": (_big_limit, "the header's tree"),
+    "game not text": (_set("game", 12), "'game' is 12, not str"),
+    "game text too long": (_set("game", "#" * 10_000), "over the limit of 4096"),
+    "game text over the msgpack limit": (_set("game", "#" * 100_000), "exceeds max_str_len"),
+    "game text nonsense": (_set("game", "GAMEDEF\nnolimit\nEND GAMEDEF\n"), "is missing"),
+    "three players": (_set("game", format_game(load_game("kuhn3p"))), "3 players"),
+    "no game": (_drop("game"), "has no 'game'"),
+    "no digest": (_drop("tree_digest"), "has no 'tree_digest'"),
+    "no arrays list": (_drop("arrays"), "has no 'arrays'"),
+    "no iterations": (_drop("iterations"), "has no 'iterations'"),
+    "iterations text": (_set("iterations", "5"), "'iterations' is '5', not int"),
+    "iterations float": (_set("iterations", 5.0), "not int"),
+    "iterations negative": (_set("iterations", -1), "not a count"),
+    "iterations huge": (_set("iterations", 1 << 63), "not a count"),
+    "exploitability nan": (_set("exploitability", float("nan")), "not a finite number"),
+    "pot fraction text": (_betting(["1"]), "not a number"),
+    "pot fraction inf": (_betting([float("inf")]), "not a pot fraction"),
+    "pot fraction negative": (_betting([-1.0]), "not a pot fraction"),
+    "pot fraction zero": (_betting([0]), "not a pot fraction"),
+    "all_in not bool": (_betting([1.0], all_in=1), "'all_in' is 1, not bool"),
+    "betting abstraction list": (_set("betting_abstraction", [1.0]), "not dict or None"),
+    "betting abstraction missing on no-limit": (_set("betting_abstraction", None), "a no-limit game"),
+    "suit isomorphism text": (_set("suit_isomorphism", "yes"), "not bool"),
+    "settings list": (_set("settings", [1, 2]), "not dict or None"),
+    "settings delay negative": (_set("settings", {"delay": -1}), "'delay' is -1, not a count"),
+    "settings nested": (_set("settings", {"x": {"y": 1}}), "not a number, text or None"),
+    "unknown layout": (_set("layout", "sideways"), "not one of"),
+    "unknown key": (_set("surprise", 1), "unknown key 'surprise'"),
+    "digest not hex": (_set("tree_digest", "x" * 64), "not a SHA-256"),
+    "digest wrong": (_set("tree_digest", "0" * 64), "different public tree"),
+    "arrays not names": (_set("arrays", [1]), "not a list of array names"),
+    "arrays without strategy": (_set("arrays", ["regret"]), "no 'strategy' array"),
+    "card abstraction on public tree": (_set("card_abstraction", "ehs2:5:perfect"), "public-tree strategy"),
+    "bad card abstraction": (
+        lambda h: h.update(layout=BUCKETS, card_abstraction="ehs2:0:perfect"),
+        "must be a positive whole number",
+    ),
+    "wrong format": (_set("format", "acpc-arena-something"), "not a strategy file"),
+    "version 2": (_set("version", 2), "strategy file version 2; this reader knows 1"),
+    "version text": (_set("version", "1"), "strategy file version '1'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HEADER_CASES))
+def test_hostile_header_is_refused(valid: Path, tmp_path: Path, case: str) -> None:
+    edit, match = HEADER_CASES[case]
+    header, arrays = _parts(valid)
+    path = tmp_path / "hostile.strategy"
+    path.write_bytes(_header_case(edit)(header, arrays))
+    _refused(path, match)
+
+
+def _shape(shape: list[int]) -> Callable[[Arrays], None]:
+    return lambda arrays: arrays["strategy"].__setitem__("shape", shape)
+
+
+def _array_key(key: str, value: Any) -> Callable[[Arrays], None]:
+    return lambda arrays: arrays["strategy"].__setitem__(key, value)
+
+
+ARRAY_CASES: dict[str, tuple[Callable[[Arrays], None], str]] = {
+    "huge claimed shape": (_shape([10**9, 10**9, 10**9]), "needs 8000000000000000000000000000 bytes"),
+    "shape of the wrong tree": (
+        lambda a: a["strategy"].update(shape=[1, 1, 1], data=b"\0" * 8),
+        "the tree needs",
+    ),
+    "negative shape": (_shape([-1, 4, 6]), "non-negative whole numbers"),
+    "too many dimensions": (_shape([1] * 40), "array"),
+    "object dtype": (_array_key("dtype", "|O"), "dtype '|O' is not one of"),
+    "integer dtype": (
+        lambda a: a["strategy"].update(dtype="<i8"),
+        "strategy arrays are floating point",
+    ),
+    "data not bytes": (_array_key("data", "text"), "data is not binary"),
+    "short data": (lambda a: a["strategy"].update(data=a["strategy"]["data"][:-8]), "the file holds"),
+    "missing array": (lambda a: a.pop("regret"), "the header lists"),
+    "extra array": (lambda a: a.__setitem__("extra", a["strategy"]), "the header lists"),
+    "array map not a map": (lambda a: a.__setitem__("strategy", [1, 2, 3]), "not a {dtype, shape, data} map"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ARRAY_CASES))
+def test_hostile_arrays_are_refused(valid: Path, tmp_path: Path, case: str) -> None:
+    edit, match = ARRAY_CASES[case]
+    header, arrays = _parts(valid)
+    edit(arrays)
+    path = tmp_path / "hostile.strategy"
+    path.write_bytes(_pack(header, arrays))
+    _refused(path, match)
+
+
+def test_damaged_files_are_refused(valid: Path, tmp_path: Path) -> None:
+    data = valid.read_bytes()
+    header_end = len(msgpack.packb(_parts(valid)[0], use_bin_type=True))
+    path = tmp_path / "damaged.strategy"
+    for cut in (0, 1, header_end // 2, header_end - 1):
+        path.write_bytes(data[:cut])
+        _refused(path, "not a strategy file (truncated)")
+    for cut in (header_end, header_end + 1, header_end + 1000):
+        path.write_bytes(data[:cut])
+        _refused(path, "arrays need at least")  # too small for the header's tree: nothing is built
+    for cut in ((header_end + len(data)) // 2, len(data) - 1):
+        path.write_bytes(data[:cut])
+        _refused(path, "the arrays are damaged (truncated)")
+    path.write_bytes(data + b"\x01")
+    _refused(path, "more data follows the arrays")
+    path.write_bytes(data + b"\xc1")
+    _refused(path, "bytes that are not msgpack follow the arrays")
+    # a binary claiming 2 GiB that the file does not hold
+    path.write_bytes(data[:header_end] + b"\x81\xa8strategy\xc6\x80\x00\x00\x00" + bytes(len(data)))
+    _refused(path, "the arrays are damaged")
+
+
+NOT_MSGPACK = {
+    "text": b"GAMEDEF\nlimit\nnumPlayers = 2\n",
+    "random": bytes(np.random.default_rng(0).integers(0, 256, 4096, dtype=np.uint8)),
+    "nil": msgpack.packb(None),
+    "list header": msgpack.packb([1, 2, 3]) + msgpack.packb({}),
+    "reserved byte": b"\xc1",
+    "deep nesting": b"\x91" * 100_000,
+    "huge header string": msgpack.packb({"format": "x" * (2 << 20)}),
+    "huge header list": msgpack.packb(list(range(100_000))),
+    "binary in header": msgpack.packb({"format": b"acpc-arena-strategy"}, use_bin_type=True),
+    "claims a 4 GiB map": b"\xdf\xff\xff\xff\xff",
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_MSGPACK))
+def test_not_a_strategy_file(tmp_path: Path, case: str) -> None:
+    path = tmp_path / "junk.strategy"
+    path.write_bytes(NOT_MSGPACK[case])
+    _refused(path, "not a strategy file")
+
+
+def test_valid_files_still_load(valid: Path, tmp_path: Path) -> None:
+    loaded = load_strategy(valid)
+    assert sorted(loaded.arrays) == ["cumulative", "regret", "strategy"]
+    assert np.all(loaded.strategy == 0.25)
+    game = load_game("hulhe")
+    table = StrategyFile(
+        game, None, "pcs", 1, None, {"strategy": np.full((3, 5), 1 / 3)}, card_abstraction="ehs2:5:perfect",
+        layout=BUCKETS,
+    )  # fmt: skip
+    save_strategy(tmp_path / "hulhe", table, build_betting_tree(game))
+    assert load_strategy(tmp_path / "hulhe").arrays["strategy"].shape == (3, 5)
+
+
+def test_cli_prints_one_line_for_a_hostile_file(valid: Path, tmp_path: Path) -> None:
+    header, arrays = _parts(valid)
+    header["betting_abstraction"] = {"pot_fractions": [0.01 * (i + 1) for i in range(300)], "all_in": True}
+    path = tmp_path / "hostile.strategy"
+    path.write_bytes(_pack(header, arrays))
+    junk = tmp_path / "junk.strategy"
+    junk.write_bytes(b"\xc1 not msgpack")
+    commands = [
+        ["exploitability", str(path)],
+        ["exploitability", str(junk)],
+        ["solve", "--resume", str(path), "--iterations", "5", "-o", str(tmp_path / "out"), "--quiet"],
+    ]
+    for command in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "arena.cli", *command], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode != 0, done
+        assert "Traceback" not in done.stderr + done.stdout, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and ".strategy: " in lines[0], done.stderr
+        assert not (tmp_path / "out").exists()
+
+
+def test_cli_bucket_table_that_does_not_fit_its_abstraction(tmp_path: Path) -> None:
+    game = load_game("leduc")
+    table = StrategyFile(game, None, "pcs", 1, None, {"strategy": np.full((3, 5), 1 / 3)}, layout=BUCKETS)
+    path = tmp_path / "misfit.strategy"
+    save_strategy(path, table, build_betting_tree(game))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "exploitability", str(path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and "misfit.strategy: card abstraction 'none': " in done.stderr, done.stderr
