@@ -78,7 +78,7 @@ from strategies.cfr import _abstract_kernels as _k
 from strategies.cfr.abstraction import Abstraction, CardAbstraction, file_slug
 from strategies.cfr.betting_tree import BettingTree, build_betting_tree
 from strategies.cfr.bucketing import Recall
-from strategies.cfr.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
+from strategies.cfr.cache_files import CacheFileError, default_cache_dir, expect_arrays, read_arrays, write_arrays
 from strategies.cfr.card_tables import card_tables, deal_orders
 from strategies.cfr.tree import BettingAbstraction, NodeKind
 
@@ -245,7 +245,9 @@ def load_joint_tables(
     }
     if path.exists():
         try:
-            header, arrays = read_arrays(path)
+            n = abstraction.num_buckets(abstraction.game.num_rounds - 1)
+            square = ("<i8", (n, n))
+            header, arrays = read_arrays(path, expect=expect_arrays({"joint": square, "showdown": square}))
         except CacheFileError:  # damaged: computed again below
             header, arrays = {}, {}
         if all(header.get(key) == value for key, value in expected.items()) and {"joint", "showdown"} <= set(arrays):

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from poker.gamedef import Game, format_game, parse_game
+from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.base import private_hands
 from strategies.cfr import _abstraction_kernels as _k
 from strategies.cfr.bucketing import (
@@ -40,6 +40,7 @@ from strategies.cfr.bucketing import (
     build_bucket_tables,
     kernel_data,
 )
+from strategies.cfr.abstraction_file import ABSTRACTION_FIELDS, check_bucket_tables, expect_bucket_array
 from strategies.cfr.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
 from strategies.cfr.card_tables import AbstractionError, CardTables, Progress, card_tables
 
@@ -208,25 +209,32 @@ class CardAbstraction:
             AbstractionError: not a card abstraction file, another version, or damaged arrays.
         """
         try:
-            header, arrays = read_arrays(Path(path))
+            header, arrays = read_arrays(Path(path), ABSTRACTION_FIELDS, expect_bucket_array)
         except CacheFileError as error:
             raise AbstractionError(f"not a card abstraction file: {error}") from None
-        if header.get("format") != FORMAT:
+        if header["format"] != FORMAT:
             raise AbstractionError(f"{path}: not a card abstraction file (no {FORMAT!r} header)")
-        if header.get("version") != FORMAT_VERSION:
+        if header["version"] != FORMAT_VERSION:
             raise AbstractionError(
-                f"{path}: card abstraction version {header.get('version')!r}; this reader knows {FORMAT_VERSION}"
+                f"{path}: card abstraction version {header['version']!r}; this reader knows {FORMAT_VERSION}"
             )
         missing = [name for name in BucketTables.ARRAYS if name not in arrays]
         if missing:
             raise AbstractionError(f"{path}: arrays {missing} are missing")
-        return cls(
-            game=parse_game(header["game"], source=f"{path} header"),
-            feature=Feature(header["feature"]),
-            buckets_per_round=tuple(int(k) for k in header["buckets"]),
-            recall=Recall(header["recall"]),
-            tables=BucketTables(**{name: arrays[name] for name in BucketTables.ARRAYS}),
+        try:
+            game = parse_game(header["game"], source=f"{path} header")
+        except GameDefError as error:
+            raise AbstractionError(" ".join(str(error).split())) from None
+        buckets = tuple(header["buckets"])
+        tables = BucketTables(**{name: arrays[name] for name in BucketTables.ARRAYS})
+        problem = (
+            f"{len(buckets)} bucket counts for {game.num_rounds} rounds"
+            if len(buckets) != game.num_rounds
+            else check_bucket_tables(tables, game.num_rounds, len(private_hands(game)), buckets)
         )
+        if problem is not None:
+            raise AbstractionError(f"{path}: {problem}")
+        return cls(game, Feature(header["feature"]), buckets, Recall(header["recall"]), tables)
 
     @classmethod
     def build(

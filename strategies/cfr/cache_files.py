@@ -20,11 +20,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import numpy.typing as npt
 
 from strategies.cfr.file_io import ArrayCheck, Field, FileFormatError, HeaderFile, check_fields, write_file
 
-__all__ = ["CacheFileError", "default_cache_dir", "read_arrays", "write_arrays"]
+__all__ = ["CacheFileError", "default_cache_dir", "expect_arrays", "read_arrays", "write_arrays"]
 
 
 class CacheFileError(FileFormatError):
@@ -43,6 +44,21 @@ def default_cache_dir() -> Path:
 def write_arrays(path: Path, header: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> None:
     """Write ``header`` and ``arrays`` to ``path`` atomically (its directory is created if needed)."""
     write_file(path, header, arrays)
+
+
+def expect_arrays(specs: Mapping[str, tuple[str, tuple[int, ...]]]) -> ArrayCheck:
+    """An ``expect`` for :func:`read_arrays`: each array named in ``specs`` has
+    exactly that dtype (``np.dtype.str``, e.g. ``"<i8"``) and shape."""
+
+    def expect(name: str, dtype: np.dtype[Any], shape: tuple[int, ...]) -> str | None:
+        if name not in specs:
+            return None
+        code, needed = specs[name]
+        if dtype != np.dtype(code) or shape != needed:
+            return f"{dtype.name}{list(shape)}; expected {np.dtype(code).name}{list(needed)}"
+        return None
+
+    return expect
 
 
 def _names(value: Any) -> str | None:

@@ -40,7 +40,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, format_game
 from strategies.cfr import _abstraction_kernels as _k
-from strategies.cfr.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
+from strategies.cfr.cache_files import CacheFileError, default_cache_dir, expect_arrays, read_arrays, write_arrays
 from strategies.cfr.card_tables import (
     AbstractionError,
     CardTables,
@@ -117,7 +117,8 @@ def cached_preflop_sums(
     game_text = format_game(cards.game)
     if path.exists():
         try:
-            header, arrays = read_arrays(path)
+            hands = (len(cards.hands),)
+            header, arrays = read_arrays(path, expect=expect_arrays({"sum1": ("<i8", hands), "sum2": ("<i8", hands)}))
         except CacheFileError:  # damaged: computed again below
             header, arrays = {}, {}
         if header.get("game") == game_text and {"sum1", "sum2"} <= set(arrays):
