@@ -429,7 +429,10 @@ class PCSSolver:
         solver.cumulative[...] = cumulative
         solver.iteration = iteration
         if "rng_state" in settings:
-            solver.rng.bit_generator.state = json.loads(settings["rng_state"])
+            try:
+                solver.rng.bit_generator.state = json.loads(settings["rng_state"])
+            except (ValueError, TypeError, KeyError) as error:
+                raise PCSError(f"the checkpoint's sampler state is damaged: {error}") from None
         return solver
 
 

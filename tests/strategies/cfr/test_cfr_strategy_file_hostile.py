@@ -307,3 +307,21 @@ def test_cli_bucket_table_that_does_not_fit_its_abstraction(tmp_path: Path) -> N
     )
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1 and "misfit.strategy: card abstraction 'none': " in done.stderr, done.stderr
+
+
+def test_cli_resume_with_a_damaged_sampler_state(tmp_path: Path) -> None:
+    from strategies.cfr import cli
+
+    out = tmp_path / "pcs.strategy"
+    assert cli.main(["leduc", "--algorithm", "pcs", "--iterations", "2", "-o", str(out), "--quiet"]) == 0
+    header, arrays = _parts(out)
+    header["settings"]["rng_state"] = "[1]"
+    out.write_bytes(_pack(header, arrays))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "solve", "--resume", str(out), "--iterations", "4", "-o", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "arena solve: the checkpoint's sampler state is damaged: state must be a dict"
+    ), done.stderr
