@@ -176,9 +176,7 @@ class Seat:
         an answer is often there by the time the dealer looks, and then neither
         trio's scheduler nor a cancel scope is needed. This does not yield to
         other tasks; the caller makes its own scheduling points."""
-        line = self._take_line()
-        if line is None and self._receive_nowait():
-            line = self._take_line()
+        line = self.poll_line()
         if line is not None:
             return line
         with trio.move_on_after(timeout_s):
@@ -186,6 +184,15 @@ class Seat:
                 await trio.lowlevel.wait_readable(self._fd)
                 if self._receive_nowait():
                     line = self._take_line()
+        return line
+
+    def poll_line(self) -> bytes | None:
+        """The next line if it has arrived, else ``None``, without waiting: what
+        :meth:`read_line` returns at once, for a caller with something to do
+        before it waits."""
+        line = self._take_line()
+        if line is None and self._receive_nowait():
+            line = self._take_line()
         return line
 
     def _receive_nowait(self) -> bool:

@@ -194,10 +194,27 @@ class _Match:
         self.state = State(config.game)
         self.texts = HandTexts(config.game, self.deal, 0)
         self.last_send_us = 0
+        # TO/FROM lines held for stderr until flush_echoes(): written one by
+        # one they cost a system call each, about twenty a hand.
+        self.echoes: list[str] = []
 
     # -- output ------------------------------------------------------------------
 
     def write_err(self, text: str) -> None:
+        """Write ``text`` to stderr now, after any echo still held."""
+        if self.echoes:
+            self.flush_echoes()
+        self._write_err(text)
+
+    def flush_echoes(self) -> None:
+        """Write the echoes held, in order. Called at the end of every hand,
+        before any wait for an agent and before any other stderr text, so
+        stderr reads as it did and is never more than a hand behind."""
+        text = "".join(self.echoes)
+        self.echoes.clear()
+        self._write_err(text)
+
+    def _write_err(self, text: str) -> None:
         try:
             self.err.write(text)
         except UnicodeEncodeError:
@@ -261,6 +278,8 @@ class _Match:
         except _Abort as abort:
             return self.aborted(abort)
         finally:
+            if self.echoes:
+                self.flush_echoes()
             with trio.CancelScope(shield=True):
                 for seat in self.seats:
                     await seat.aclose()
@@ -455,6 +474,8 @@ class _Match:
                 floats = tuple(float(v) for v in values)
                 self.records.write(HandRecord.of(hand_id, seats, self.state, self.deal, floats))
         await self.broadcast_final()
+        if self.echoes:
+            self.flush_echoes()
         if not self.quiet and hand_id % 100 == 0:
             for index, used in enumerate(self.budgets.used_match_us):
                 self.write_err(f"Seconds cumulatively spent in match for seat {index}: {used // 1_000_000}\n")
@@ -497,9 +518,8 @@ class _Match:
             if stamp_all or seat == first:
                 stamps[seat] = _now_us()
         if stamp_all:
-            self.write_err(
-                "".join(f"TO {seat + 1} at {format_timestamp(stamps[seat])} {text}\r\n" for seat, text in enumerate(texts))
-            )
+            for seat, text in enumerate(texts):
+                self.echoes.append(f"TO {seat + 1} at {format_timestamp(stamps[seat])} {text}\r\n")
         return stamps
 
     async def read_response(self, seat: Seat, position: int, expected: str, send_us: int) -> tuple[Action, int]:
@@ -515,7 +535,11 @@ class _Match:
         while True:
             start_us = _now_us()
             try:
-                line = await seat.read_line(timeout_s=t_response_us / 1_000_000)
+                line = seat.poll_line()
+                if line is None:
+                    if self.echoes:
+                        self.flush_echoes()  # the wait may be long: show what happened so far
+                    line = await seat.read_line(timeout_s=t_response_us / 1_000_000)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 line = None
             if not line:
@@ -527,7 +551,7 @@ class _Match:
             recv_us = _now_us()
             raw = c_string(line)
             if not quiet:
-                self.write_err(f"FROM {number} at {format_timestamp(recv_us)} {raw.decode('utf-8', 'surrogateescape')}")
+                self.echoes.append(f"FROM {number} at {format_timestamp(recv_us)} {raw.decode('utf-8', 'surrogateescape')}")
             if raw[:1] in (b"#", b";"):
                 await trio.lowlevel.checkpoint()  # a flood of ignored lines must not starve other matches
                 continue

@@ -88,6 +88,7 @@ class State:
         "_player",
         "_raises",
         "_betting",
+        "_active",
     )
 
     game: Game
@@ -102,6 +103,7 @@ class State:
     _player: int  # cached current player, -1 when finished
     _raises: int  # cached raises in the current round
     _betting: str  # cached betting_string(): a dealer asks for it after every action
+    _active: int  # cached num_active(): every raise and every action's round check need it
 
     def __init__(self, game: Game) -> None:
         """The state at the start of a hand: blinds posted, nothing dealt (``initState``)."""
@@ -116,6 +118,7 @@ class State:
         self.finished = False
         self._raises = 0
         self._betting = ""
+        self._active = sum(1 for chips, stack in zip(self.spent, game.stack) if chips < stack)
         self._player = self._find_player()
 
     # -- queries -----------------------------------------------------------------
@@ -139,7 +142,7 @@ class State:
         return not self.folded[position] and self.spent[position] < self.game.stack[position]
 
     def num_active(self) -> int:
-        return sum(1 for out, chips, stack in zip(self.folded, self.spent, self.game.stack) if not out and chips < stack)
+        return self._active
 
     def num_folded(self) -> int:
         return sum(self.folded)
@@ -186,9 +189,9 @@ class State:
             return None
         if len(self.actions[self.round]) + self.game.num_players > MAX_NUM_ACTIONS:
             return None
-        if self.num_active() <= 1:
+        if self._active <= 1:
             return None
-        p = self.current_player()
+        p = self._player
         stack = self.game.stack[p]
         if self.game.is_limit:
             to = min(self.max_spent + self.game.raise_size[self.round], stack)
@@ -280,9 +283,9 @@ class State:
 
     def apply(self, action: Action) -> State:
         """The state after the current player takes ``action`` (``doAction``)."""
-        self.verify(action)
+        self.verify(action)  # the hand is not finished: the current player is cached
         game = self.game
-        p = self.current_player()
+        p = self._player
         spent = list(self.spent)
         max_spent = self.max_spent
         min_raise_to = self.min_raise_to
@@ -311,6 +314,8 @@ class State:
         new.finished = False
         new._raises = self._raises + (action.type is ActionType.RAISE)
         new._betting = self._betting + str(action)
+        # The actor was active; it is no longer if it folded or is now all-in.
+        new._active = self._active - (folded[p] or spent[p] >= game.stack[p])
         new._close_round()
         new._player = new._find_player()
         return new
