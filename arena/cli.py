@@ -8,6 +8,7 @@ pay for compiling solvers.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import sys
 
 # command -> (module, one-line help)
@@ -25,7 +26,7 @@ def _usage() -> str:
     width = max(len(name) for name in COMMANDS)
     lines = ["usage: arena <command> [options]", "", "commands:"]
     lines += [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
-    lines.append("\n`arena <command> --help` describes a command's options.")
+    lines.append("\n`arena <command> --help` describes a command's options; `arena --version` the version.")
     return "\n".join(lines)
 
 
@@ -34,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(_usage())
         return 0 if args else 2
+    if args[0] in ("-V", "--version"):
+        print(f"arena {importlib.metadata.version('acpc-arena')}")
+        return 0
     command, rest = args[0], args[1:]
     if command not in COMMANDS:
         print(f"arena: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)

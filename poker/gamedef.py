@@ -326,7 +326,11 @@ def load_game(name_or_path: str | Path) -> Game:
     if stem in shipped and not Path(key).is_file():
         return parse_game(shipped[stem], source=f"{stem}.game")
     path = Path(name_or_path)
+    if path.is_dir():
+        raise GameDefError(f"{key}: is a directory, not a game file")
     if not path.is_file():
+        if "/" in key or key.endswith(".game"):  # meant as a path: say what is wrong with it
+            raise GameDefError(f"{key}: no such file")
         raise GameDefError(
             f"{key!r} is neither a game file nor a known game name; names: {', '.join(game_names())}"
         )

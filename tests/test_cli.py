@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pytest
 
 from arena.cli import COMMANDS, main
@@ -38,3 +40,8 @@ def test_games_unknown_name_is_a_clear_error(capsys: pytest.CaptureFixture[str])
     err = capsys.readouterr().err
     assert err.startswith("arena games: 'no-such-game' is neither a game file nor a known game name")
     assert "Traceback" not in err
+
+
+def test_version_is_the_installed_distribution(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"arena {importlib.metadata.version('acpc-arena')}\n"

@@ -19,9 +19,10 @@ has the bucket layout of ``pcs`` files and plays the same way.
 
 The solve runs in batches between progress-bar updates; every ``--every``
 iterations it measures the exact exploitability of the average strategy (in the
-game's unit, :func:`analysis.stats.unit_of`) and prints it. Ctrl-C stops after the current batch and
-writes the file (a checkpoint holding regrets and cumulative strategy) before
-exiting with status 130; ``--resume FILE`` continues from any file this command
+game's unit, :func:`analysis.stats.unit_of`) and prints it. Ctrl-C or SIGTERM
+stops after the current batch and writes the file (a checkpoint holding regrets
+and cumulative strategy) before exiting with status 130; the output path is
+checked before any work; ``--resume FILE`` continues from any file this command
 wrote, with the game, abstraction and settings stored in it.
 """
 
@@ -29,6 +30,8 @@ from __future__ import annotations
 
 import abc
 import argparse
+import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -361,6 +364,27 @@ class _TreeRun(_Run):
         return self.tree.game
 
 
+def _output_problem(path: Path) -> str | None:
+    """Why the strategy file cannot be written at ``path`` (None: it can), checked
+    before any work so that a long solve never ends in an unwritable path."""
+    if path.is_dir():
+        return "is a directory; name the strategy file to write"
+    parent = path.parent
+    if not parent.is_dir():
+        return f"directory {parent} does not exist"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"directory {parent} is not writable"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "is not writable"
+    return None
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM (kill, timeout, a batch scheduler) stops a solve as Ctrl-C does:
+    after the current batch, with a checkpoint written."""
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.iterations < 0 or args.every < 0 or args.delay < 0:
@@ -376,6 +400,19 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    problem = _output_problem(args.output)
+    if problem is not None:
+        print(f"arena solve: -o {args.output}: {problem}", file=sys.stderr)
+        return 2
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return _solve(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    """Set up, iterate, measure and write; 130 when interrupted (a checkpoint is written)."""
     bars = _Bars(disable=args.quiet)
     try:
         run = _setup(args, bars)
@@ -390,7 +427,10 @@ def main(argv: list[str]) -> int:
     measured: float | None = None
     measured_at = -1
     batch = 1
-    bar = tqdm(total=args.iterations, initial=min(run.iteration, args.iterations), unit="it", disable=args.quiet)
+    # No iteration bar with --quiet, nor when stderr is not a terminal (tqdm's None):
+    # a redirected run gets the iteration lines alone, not interleaved with bar updates.
+    hide = True if args.quiet else None
+    bar = tqdm(total=args.iterations, initial=min(run.iteration, args.iterations), unit="it", disable=hide)
     try:
         while run.iteration < args.iterations:
             todo = args.iterations - run.iteration

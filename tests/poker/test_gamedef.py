@@ -159,3 +159,13 @@ def test_load_game_reads_a_path(tmp_path: Path) -> None:
     path.write_text(format_game(load_game("leduc")))
     assert load_game(path) == load_game("leduc")
     assert load_game(str(path)) == load_game("leduc")
+
+
+def test_a_missing_path_is_reported_as_a_missing_file(tmp_path: Path) -> None:
+    missing = tmp_path / "nope" / "mine.game"
+    with pytest.raises(GameDefError, match=rf"^{missing}: no such file$"):
+        load_game(missing)
+    with pytest.raises(GameDefError, match=r"^holdem\.limit\.9p\.game: no such file$"):
+        load_game("holdem.limit.9p.game")
+    with pytest.raises(GameDefError, match=rf"^{tmp_path}: is a directory, not a game file$"):
+        load_game(tmp_path)

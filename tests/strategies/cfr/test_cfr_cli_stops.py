@@ -1,0 +1,48 @@
+"""``arena solve`` never loses work: a bad output path is refused before any
+iteration, and SIGTERM writes a checkpoint as Ctrl-C does."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from strategies.cfr import cli
+from strategies.cfr.strategy_file import load_strategy
+
+
+@pytest.mark.parametrize(
+    ("output", "reason"),
+    [
+        (".", "is a directory; name the strategy file to write"),
+        ("missing/dir/x.strategy", "does not exist"),
+    ],
+)
+def test_unwritable_output_is_refused_before_the_solve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], output: str, reason: str
+) -> None:
+    path = tmp_path / output
+    assert cli.main(["leduc", "--iterations", "100000000", "-o", str(path)]) == 2  # returns at once
+    err = capsys.readouterr().err
+    assert err.startswith(f"arena solve: -o {path}: ") and reason in err and "Traceback" not in err
+
+
+def test_sigterm_writes_a_checkpoint(tmp_path: Path) -> None:
+    out = tmp_path / "leduc.strategy"
+    command = [sys.executable, "-m", "arena.cli", "solve", "leduc", "--iterations", "100000000"]
+    command += ["--every", "50", "-o", str(out), "--quiet"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as solve:
+        assert solve.stdout is not None and solve.stderr is not None
+        first = solve.stdout.readline()  # the first measurement: iterations are running
+        assert first.startswith("iteration 50: exploitability "), first + solve.stderr.read()
+        solve.send_signal(signal.SIGTERM)
+        _, err = solve.communicate(timeout=60)
+    assert solve.returncode == 130
+    saved = load_strategy(out)
+    assert saved.iterations >= 50 and "regret" in saved.arrays
+    assert err.strip() == f"interrupted at iteration {saved.iterations}; checkpoint written to {out}"
