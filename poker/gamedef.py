@@ -318,6 +318,14 @@ def game_names() -> dict[str, str]:
     return dict(sorted(names.items()))
 
 
+def shipped_name(game: Game) -> str | None:
+    """The file stem of the shipped game equal to ``game`` (None: not a shipped game)."""
+    for stem, text in sorted(_shipped().items()):
+        if parse_game(text, source=f"{stem}.game") == game:
+            return stem
+    return None
+
+
 def load_game(name_or_path: str | Path) -> Game:
     """A game by short name (``leduc``, ``holdem.limit.2p``) or by file path."""
     key = str(name_or_path)

@@ -40,7 +40,7 @@ from typing import Never, Protocol
 from tqdm import tqdm
 
 from analysis.stats import Unit, unit_of
-from poker.gamedef import Game, GameDefError, load_game
+from poker.gamedef import Game, GameDefError, load_game, shipped_name
 from strategies.cfr import abstract_game, pcs
 from strategies.cfr.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.abstract_solve import AbstractSolve
@@ -69,7 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("game", nargs="?", help="short game name or .game file (not needed with --resume)")
     parser.add_argument(
-        "--algorithm", choices=[a.value for a in Algorithm] + [PCS, ABSTRACT], default=Algorithm.CFR_PLUS.value
+        "--algorithm",
+        choices=[a.value for a in Algorithm] + [PCS, ABSTRACT],
+        help=f"default {Algorithm.CFR_PLUS.value} (with --resume: the file's)",
     )
     parser.add_argument(
         "--abstraction",
@@ -294,6 +296,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     """The run the arguments ask for, fresh or resumed."""
     if args.resume is not None:
         saved = load_strategy(args.resume)
+        _check_resume(args, saved)
         if saved.layout == BUCKETS and saved.algorithm == ABSTRACT:
             return _AbstractRun(*AbstractSolve.resume(saved, build_progress=bars.stage, progress=bars.tables))
         if saved.layout == BUCKETS:
@@ -316,6 +319,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     if args.game is None:
         raise TreeError("name a GAME to solve (or --resume a file)")
     game = load_game(args.game)
+    args.algorithm = args.algorithm or Algorithm.CFR_PLUS.value
     if args.float32 and args.algorithm != ABSTRACT:
         raise TreeError("--float32 applies to --algorithm abstract only")
     if args.algorithm == PCS:
@@ -327,6 +331,35 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     tree = build_tree(game, _betting(args, game), isomorphism=args.suit_isomorphism)
     solver = Solver(tree, args.algorithm, alternating=not args.simultaneous, delay=args.delay)
     return _TreeRun(tree, solver, args.algorithm)
+
+
+def _check_resume(args: argparse.Namespace, saved: StrategyFile) -> None:
+    """Refuse a --resume whose command line names a different solve than the file
+    holds: the file's settings win, so a silent mismatch would solve the wrong thing.
+
+    Raises:
+        StrategyFileError: naming the first difference.
+    """
+    given: list[tuple[str, object, object]] = []
+    if args.game is not None:
+        given.append((f"game {args.game}", load_game(args.game), saved.game))
+    if args.algorithm is not None:
+        given.append((f"--algorithm {args.algorithm}", args.algorithm, saved.algorithm))
+    if args.abstraction is not None:
+        given.append((f"--abstraction {args.abstraction}", args.abstraction, saved.card_abstraction))
+    if args.bet_sizes is not None:
+        given.append((f"--bet-sizes {args.bet_sizes}", _abstraction(args.bet_sizes), saved.abstraction))
+    for option, wanted, stored in given:
+        if wanted != stored:
+            raise StrategyFileError(
+                f"--resume {args.resume} holds a {saved.algorithm} solve of {_describe_saved(saved)};"
+                f" it does not match {option} (leave it out to continue the file's solve)"
+            )
+
+
+def _describe_saved(saved: StrategyFile) -> str:
+    betting = "" if saved.abstraction is None else f", betting {saved.abstraction.describe()}"
+    return f"{shipped_name(saved.game) or 'a game from a file'}{betting}, card abstraction {saved.card_abstraction}"
 
 
 def _save(path: Path, tree: Tree, solver: Solver, algorithm: str, measured: float | None) -> None:

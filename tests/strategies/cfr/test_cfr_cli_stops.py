@@ -46,3 +46,29 @@ def test_sigterm_writes_a_checkpoint(tmp_path: Path) -> None:
     saved = load_strategy(out)
     assert saved.iterations >= 50 and "regret" in saved.arrays
     assert err.strip() == f"interrupted at iteration {saved.iterations}; checkpoint written to {out}"
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["leduc"], "game leduc"),
+        (["--algorithm", "cfr"], "--algorithm cfr"),
+        (["--abstraction", "hs:2:perfect"], "--abstraction hs:2:perfect"),
+    ],
+)
+def test_resume_refuses_a_different_solve(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], named: str
+) -> None:
+    out = tmp_path / "kuhn.strategy"
+    assert cli.main(["kuhn", "--iterations", "20", "-o", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli.main([*extra, "--resume", str(out), "--iterations", "40", "-o", str(out), "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"arena solve: --resume {out} holds a cfr+ solve of kuhn.limit.2p, card abstraction none;"
+        f" it does not match {named} (leave it out to continue the file's solve)\n"
+    )
+    assert load_strategy(out).iterations == 20  # untouched
+    # The same settings, spelled out again, are accepted.
+    assert cli.main(["kuhn", "--algorithm", "cfr+", "--resume", str(out), "--iterations", "40", "-o", str(out)]) == 0
+    assert load_strategy(out).iterations == 40
