@@ -269,7 +269,6 @@ class _Match:
                 bound = tuple(listener_port(listener) for listener in listeners)
                 self.announce(bound)
                 task_status.started(bound)
-                rank_hand(self.deal.hole[0] + self.deal.board)  # compile or load the evaluator before play
                 await self.accept(listeners)
             finally:
                 for listener in listeners:
