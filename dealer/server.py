@@ -488,13 +488,17 @@ class _Match:
         time its write finished (when its clock starts)."""
         views = self.texts.views(self.state)
         acting_seat = (acting + self.player0_seat) % self.n
-        stamps = await self.deliver([views[(seat - self.player0_seat) % self.n] for seat in range(self.n)], acting_seat)
+        stamps = await self.deliver(self.by_seat(views), acting_seat)
         self.last_send_us = stamps[acting_seat]
         return views[acting], stamps[acting_seat]
 
     async def broadcast_final(self) -> None:
-        views = self.texts.views(self.state)
-        await self.deliver([views[(seat - self.player0_seat) % self.n] for seat in range(self.n)], None)
+        await self.deliver(self.by_seat(self.texts.views(self.state)), None)
+
+    def by_seat(self, by_position: list[str]) -> list[str]:
+        """Reorder per-position items by seat: seat s holds position s - player0_seat."""
+        shift = -self.player0_seat % self.n
+        return by_position[shift:] + by_position[:shift]
 
     async def deliver(self, texts: list[str], first: int | None) -> list[int]:
         """Write ``texts[seat]`` to each seat and echo them in seat order, as the
