@@ -89,6 +89,7 @@ class State:
         "_raises",
         "_betting",
         "_active",
+        "_called",
     )
 
     game: Game
@@ -104,6 +105,7 @@ class State:
     _raises: int  # cached raises in the current round
     _betting: str  # cached betting_string(): a dealer asks for it after every action
     _active: int  # cached num_active(): every raise and every action's round check need it
+    _called: int  # players not all-in who acted since the round's last raise, the raiser included, folds not
 
     def __init__(self, game: Game) -> None:
         """The state at the start of a hand: blinds posted, nothing dealt (``initState``)."""
@@ -119,6 +121,7 @@ class State:
         self._raises = 0
         self._betting = ""
         self._active = sum(1 for chips, stack in zip(self.spent, game.stack) if chips < stack)
+        self._called = 0
         self._player = self._find_player()
 
     # -- queries -----------------------------------------------------------------
@@ -265,6 +268,8 @@ class State:
         action to apply and the WARNING text, if any."""
         if action is None:
             return CALL, "WARNING: invalid action, changed to call"
+        if action.type is ActionType.CALL and not self.finished:
+            return CALL, None  # the common answer: its size, if any, is dropped and a call is always legal
         if action.type is not ActionType.RAISE or self.game.is_limit:
             action = Action(action.type)
         if action.type is ActionType.RAISE and not self.game.is_limit:
@@ -283,24 +288,28 @@ class State:
 
     def apply(self, action: Action) -> State:
         """The state after the current player takes ``action`` (``doAction``)."""
-        self.verify(action)  # the hand is not finished: the current player is cached
+        if self.finished or action.type is not ActionType.CALL or action.size:
+            self.verify(action)  # (a plain call is legal whenever the hand is not finished)
         game = self.game
         p = self._player
         spent = list(self.spent)
         max_spent = self.max_spent
         min_raise_to = self.min_raise_to
         folded = self.folded
+        called = self._called
         if action.type is ActionType.FOLD:
             folded = folded[:p] + (True,) + folded[p + 1 :]
         elif action.type is ActionType.CALL:
             spent[p] = min(max_spent, game.stack[p])
-        elif game.is_limit:
-            max_spent = min(max_spent + game.raise_size[self.round], game.stack[p])
-            spent[p] = max_spent
+            called += spent[p] < game.stack[p]
         else:
-            min_raise_to = max(min_raise_to, 2 * action.size - max_spent)
-            max_spent = action.size
+            if game.is_limit:
+                max_spent = min(max_spent + game.raise_size[self.round], game.stack[p])
+            else:
+                min_raise_to = max(min_raise_to, 2 * action.size - max_spent)
+                max_spent = action.size
             spent[p] = max_spent
+            called = int(max_spent < game.stack[p])
 
         new = object.__new__(State)
         new.game = game
@@ -316,6 +325,7 @@ class State:
         new._betting = self._betting + str(action)
         # The actor was active; it is no longer if it folded or is now all-in.
         new._active = self._active - (folded[p] or spent[p] >= game.stack[p])
+        new._called = called
         new._close_round()
         new._player = new._find_player()
         return new
@@ -326,7 +336,7 @@ class State:
             self.finished = True
             return
         active = self.num_active()
-        if self._num_called() < active:
+        if self._called < active:
             return
         if active > 1 and self.round + 1 < game.num_rounds:
             self.round += 1
@@ -334,6 +344,7 @@ class State:
             self.actors += ((),)
             self._betting += "/"
             self._raises = 0
+            self._called = 0
             self.min_raise_to = self.max_spent + max(1, max(game.blind))
             return
         self.finished = True
@@ -344,18 +355,6 @@ class State:
             self.actors += ((),) * missing
             self._betting += "/" * missing
             self.round = game.num_rounds - 1
-
-    def _num_called(self) -> int:
-        called = 0
-        spent, stack = self.spent, self.game.stack
-        for action, p in zip(reversed(self.actions[self.round]), reversed(self.actors[self.round])):
-            if action.type is ActionType.FOLD:
-                continue
-            if spent[p] < stack[p]:
-                called += 1
-            if action.type is ActionType.RAISE:
-                break
-        return called
 
     # -- results -------------------------------------------------------------------
 
