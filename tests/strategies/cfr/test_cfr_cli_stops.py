@@ -1,5 +1,6 @@
 """``arena solve`` never loses work: a bad output path is refused before any
-iteration, and SIGTERM writes a checkpoint as Ctrl-C does."""
+iteration, SIGTERM writes a checkpoint as Ctrl-C does, and a resume that names a
+different solve is refused; ``arena exploitability`` says why a file has no figure."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from strategies.cfr import cli
-from strategies.cfr.strategy_file import load_strategy
+from poker.gamedef import load_game
+from strategies.cfr import cli, cli_exploitability
+from strategies.cfr.betting_tree import build_betting_tree
+from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
 
 
 @pytest.mark.parametrize(
@@ -72,3 +76,29 @@ def test_resume_refuses_a_different_solve(
     # The same settings, spelled out again, are accepted.
     assert cli.main(["kuhn", "--algorithm", "cfr+", "--resume", str(out), "--iterations", "40", "-o", str(out)]) == 0
     assert load_strategy(out).iterations == 40
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "why"),
+    [
+        ("abstract", "a checkpoint written before its first --every measurement; resume it with --every K"),
+        ("pcs", "pcs measures only games whose public tree can be built"),
+    ],
+)
+def test_exploitability_of_a_holdem_file_without_a_figure_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], algorithm: str, why: str
+) -> None:
+    game = load_game("hulhe")
+    path = tmp_path / "hulhe.strategy"
+    strategy = StrategyFile(
+        game=game, abstraction=None, algorithm=algorithm, iterations=7, exploitability=None,
+        arrays={"strategy": np.full((3, 4), 1 / 3)}, card_abstraction="ehs2:5:perfect", layout=BUCKETS,
+    )  # fmt: skip
+    save_strategy(path, strategy, build_betting_tree(game))
+    assert cli_exploitability.main([str(path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[-1].startswith("real-game exploitability: not measured (the public tree cannot")
+    assert captured.err == (
+        f"arena exploitability: {path}: no figure to print: the real game is too big and the file stores"
+        f" no abstract-game exploitability ({why})\n"
+    )
