@@ -18,8 +18,8 @@ line) is also shown. The last line is the headline::
 
 ``--parallel N`` also measures aggregate throughput: N matches at once, each
 its own dealer process (ours, then the reference's), against one reference
-match alone. Without ``--reference-dealer`` the script measures ours only and
-says that it has no anchor.
+match alone. Without ``--reference-dealer`` the script measures ours only (it
+still needs a C player) and says that it has no anchor.
 
 Usage::
 
@@ -138,11 +138,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     player: Path | None = args.reference_player
     if player is None and reference is not None:
         player = reference.resolve().parent / "example_player"
-    if player is None or not os.access(player, os.X_OK):
+    if player is None:
         raise SystemExit(
-            f"need a C player to play against: --reference-player PATH (not found: {player}); build the reference"
-            " server (github.com/dmorrill10/project_acpc_server, `make`) outside this project"
+            "dealer hands/s: not measured (no anchor and no C player: give --reference-dealer PATH, whose"
+            " example_player is used, or --reference-player PATH; build the reference server from"
+            " github.com/dmorrill10/project_acpc_server with `make`, outside this project)"
         )
+    if not os.access(player, os.X_OK):
+        raise SystemExit(f"not an executable C player: {player}")
     game = OUR_GAME
     ours: DealerCommand = lambda name, hands, seed: _ours(name, hands, seed, game)  # noqa: E731
     commands: dict[str, DealerCommand] = {"ours": ours}
@@ -166,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if reference is None:
         print(f"dealer hands/s: {results['ours'].rate:.0f} (no anchor: give --reference-dealer to compare)")
         return
+    pairs = sorted(a.rate / b.rate for a, b in zip(runs["ours"], runs["reference"]))
+    print(f"ratio of each interleaved pair: {pairs[0]:.2f} .. {pairs[-1]:.2f}, median {statistics.median(pairs):.2f}")
     ratio = results["ours"].rate / results["reference"].rate
     print(f"dealer hands/s: {results['ours'].rate:.0f} vs {results['reference'].rate:.0f} ratio {ratio:.2f}")
 

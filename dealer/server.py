@@ -64,8 +64,8 @@ from dealer.log import (
     format_transaction,
     parse_transaction,
 )
-from dealer.messages import HandTexts
 from dealer.lock import MatchInUseError, MatchLock
+from dealer.messages import HandTexts
 from dealer.records import HandRecord, MatchHeader, RecordWriter, open_event_log
 from dealer.seats import Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
 from poker.deal import Dealer
