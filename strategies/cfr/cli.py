@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import abc
 import argparse
+import dataclasses
 import os
 import signal
 import sys
@@ -46,6 +47,7 @@ from strategies.cfr.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.abstract_solve import AbstractSolve
 from strategies.cfr.abstraction import load_abstraction
 from strategies.cfr.best_response import exploitability
+from strategies.cfr.betting_tree import BettingTree
 from strategies.cfr.card_tables import AbstractionError
 from strategies.cfr.solver import Algorithm, Solver
 from strategies.cfr.strategy_file import (
@@ -61,6 +63,8 @@ __all__ = ["main"]
 
 _BATCH_SECONDS = 0.25  # aim for progress updates (and Ctrl-C checks) about this often
 PCS = "pcs"
+#: The settings key of ``--every`` in the files this command writes.
+EVERY = "every"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -100,7 +104,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--delay", type=int, default=0, help="iterations the average leaves out (default 0)")
     parser.add_argument(
-        "--every", type=int, default=0, help="measure exploitability every K iterations (0: only at the end)"
+        "--every",
+        type=int,
+        help="measure exploitability every K iterations (default 0: only at the end; with --resume: the file's)",
     )
     parser.add_argument(
         "--target",
@@ -168,8 +174,21 @@ class _Run(abc.ABC):
     def exploitability(self) -> float | None:
         """The figure shown every ``--every`` iterations (None: cannot be measured)."""
 
+    #: ``--every`` of this run, stored in its files so that ``--resume`` carries it over.
+    every = 0
+    #: What else the final line names to make the run reproducible (PCS: its board seed).
+    details = ""
+
     @abc.abstractmethod
-    def save(self, path: Path, measured: float | None) -> None: ...
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree]:
+        """The file to write (a checkpoint) and the tree its arrays are on."""
+
+    def save(self, path: Path, measured: float | None) -> None:
+        self.write(path, *self.strategy_file(measured))
+
+    def write(self, path: Path, strategy_file: StrategyFile, tree: Tree | BettingTree) -> None:
+        settings = {**strategy_file.settings, EVERY: self.every}
+        save_strategy(path, dataclasses.replace(strategy_file, settings=settings), tree)
 
     @property
     @abc.abstractmethod
@@ -197,6 +216,7 @@ class _PCSRun(_Run):
 
     def __init__(self, solver: pcs.PCSSolver) -> None:
         self.solver = solver
+        self.details = f" (board seed {solver.seed})"
         self.tree = _real_tree(solver.game, solver.tree.abstraction)
         self.checkpoints = self.tree is None  # nothing measured: checkpoint instead
 
@@ -205,8 +225,8 @@ class _PCSRun(_Run):
             return None
         return exploitability(self.tree, self.solver.strategy().tree_strategy(self.tree))
 
-    def save(self, path: Path, measured: float | None) -> None:
-        save_strategy(path, pcs.strategy_file(self.solver, measured), self.solver.tree)
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree]:
+        return pcs.strategy_file(self.solver, measured), self.solver.tree
 
     @property
     def game(self) -> Game:
@@ -230,8 +250,12 @@ class _AbstractRun(_Run):
     def exploitability(self) -> float:
         return self.solver.exploitability()
 
-    def save(self, path: Path, measured: float | None) -> None:
-        self.solve.save(path, self.solver, exploitability=None, abstract_exploitability=measured)
+    def strategy_file(
+        self, measured: float | None, real: float | None = None
+    ) -> tuple[StrategyFile, Tree | BettingTree]:
+        """``measured`` is the abstract game's figure, ``real`` the real game's."""
+        written = self.solve.strategy_file(self.solver, exploitability=real, abstract_exploitability=measured)
+        return written, self.solve.game.tree
 
     @property
     def game(self) -> Game:
@@ -245,7 +269,7 @@ class _AbstractRun(_Run):
         real = None
         if self.tree is not None:
             real = exploitability(self.tree, self.solve.strategy(self.solver).tree_strategy(self.tree))
-        self.solve.save(path, self.solver, exploitability=real, abstract_exploitability=abstract)
+        self.write(path, *self.strategy_file(abstract, real))
         if real is None:
             return f"{self.describe(abstract)}, not measured in the real game (its public tree is too big)"
         return f"{self.describe(abstract)}, {self.unit.format(real)} in the real game"
@@ -297,6 +321,8 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     if args.resume is not None:
         saved = load_strategy(args.resume)
         _check_resume(args, saved)
+        if args.every is None:
+            args.every = int(saved.settings.get(EVERY, 0))
         if saved.layout == BUCKETS and saved.algorithm == ABSTRACT:
             return _AbstractRun(*AbstractSolve.resume(saved, build_progress=bars.stage, progress=bars.tables))
         if saved.layout == BUCKETS:
@@ -362,20 +388,6 @@ def _describe_saved(saved: StrategyFile) -> str:
     return f"{shipped_name(saved.game) or 'a game from a file'}{betting}, card abstraction {saved.card_abstraction}"
 
 
-def _save(path: Path, tree: Tree, solver: Solver, algorithm: str, measured: float | None) -> None:
-    strategy_file = StrategyFile(
-        game=tree.game,
-        abstraction=tree.abstraction,
-        algorithm=algorithm,
-        iterations=solver.iteration,
-        exploitability=measured,
-        arrays={"strategy": solver.average_strategy(), "regret": solver.regret, "cumulative": solver.cumulative},
-        settings={"alternating": solver.alternating, "linear_average": solver.linear_average, "delay": solver.delay},
-        isomorphism=tree.isomorphism,
-    )
-    save_strategy(path, strategy_file, tree)
-
-
 class _TreeRun(_Run):
     """The public-tree CFR / CFR+ solver."""
 
@@ -389,8 +401,19 @@ class _TreeRun(_Run):
     def exploitability(self) -> float | None:
         return exploitability(self.tree, self.solver.average_strategy())
 
-    def save(self, path: Path, measured: float | None) -> None:
-        _save(path, self.tree, self.solver, self.algorithm, measured)
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree]:
+        solver, tree = self.solver, self.tree
+        written = StrategyFile(
+            game=tree.game,
+            abstraction=tree.abstraction,
+            algorithm=self.algorithm,
+            iterations=solver.iteration,
+            exploitability=measured,
+            arrays={"strategy": solver.average_strategy(), "regret": solver.regret, "cumulative": solver.cumulative},
+            settings={"alternating": solver.alternating, "linear_average": solver.linear_average, "delay": solver.delay},
+            isomorphism=tree.isomorphism,
+        )
+        return written, tree
 
     @property
     def game(self) -> Game:
@@ -420,10 +443,10 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    if args.iterations < 0 or args.every < 0 or args.delay < 0:
+    if args.iterations < 0 or (args.every or 0) < 0 or args.delay < 0:
         print("arena solve: --iterations, --every and --delay must be non-negative", file=sys.stderr)
         return 2
-    if args.target is not None and not args.every:
+    if args.target is not None and not args.every and args.resume is None:
         print("arena solve: --target needs --every K (how often to measure)", file=sys.stderr)
         return 2
     if args.algorithm == ABSTRACT and args.resume is None and args.abstraction is None:
@@ -457,6 +480,10 @@ def _solve(args: argparse.Namespace) -> int:
         return 130
     finally:
         bars.close()
+    args.every = run.every = args.every or 0
+    if args.target is not None and not args.every:
+        print("arena solve: --target needs --every K (how often to measure)", file=sys.stderr)
+        return 2
     measured: float | None = None
     measured_at = -1
     batch = 1
@@ -497,5 +524,5 @@ def _solve(args: argparse.Namespace) -> int:
     if measured_at != run.iteration:
         measured = run.exploitability()
     result = run.finish(args.output, measured)
-    print(f"{run.algorithm} {run.iteration} iterations: exploitability {result}; wrote {args.output}")
+    print(f"{run.algorithm} {run.iteration} iterations{run.details}: exploitability {result}; wrote {args.output}")
     return 0

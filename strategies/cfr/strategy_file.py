@@ -274,6 +274,7 @@ _SETTINGS_FIELDS = {
     "single": Field((bool,), required=False),
     "delay": Field((int,), required=False, check=_count),
     "seed": Field((int,), required=False, check=_count),
+    "every": Field((int,), required=False, check=_count),
     "rng_state": Field((str,), required=False, check=_text(MAX_SETTING_TEXT)),
     "abstract_game_exploitability": Field((float, type(None)), required=False),
 }

@@ -102,3 +102,14 @@ def test_exploitability_of_a_holdem_file_without_a_figure_says_why(
         f"arena exploitability: {path}: no figure to print: the real game is too big and the file stores"
         f" no abstract-game exploitability ({why})\n"
     )
+
+
+def test_resume_carries_every_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "kuhn.strategy"
+    assert cli.main(["kuhn", "--iterations", "20", "--every", "10", "-o", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli.main(["--resume", str(out), "--iterations", "40", "-o", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in printed[:-1]] == ["iteration 30", "iteration 40"]
+    assert cli.main(["--resume", str(out), "--iterations", "60", "--every", "0", "-o", str(out), "--quiet"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1  # --every 0 given: only the final line

@@ -194,7 +194,7 @@ def test_cli_pcs_solve_resume_and_exploitability(tmp_path: Path, capsys: pytest.
     assert cli.main([*base, "--iterations", "600", "--every", "300", "-o", str(whole)]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].startswith("iteration 300: exploitability ")
-    assert printed[-1].startswith("pcs 600 iterations: exploitability ")
+    assert printed[-1].startswith("pcs 600 iterations (board seed 4): exploitability ")
     assert cli.main([*base, "--iterations", "250", "-o", str(half)]) == 0
     assert cli.main(["--resume", str(half), "--iterations", "600", "-o", str(rest), "--quiet"]) == 0
     a, b = load_strategy(whole), load_strategy(rest)
