@@ -43,6 +43,9 @@ from numba import njit
 
 from poker.evaluate import rank_cardset
 from strategies.cfr import _abstraction_kernels as _ak
+from strategies.cfr import compile_notice
+
+compile_notice.install()  # one line on stderr when these kernels compile (a cold numba cache)
 
 DECISION = 0
 FOLD = 2

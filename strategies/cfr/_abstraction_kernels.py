@@ -50,6 +50,9 @@ import numpy as np
 from numba import njit
 
 from poker.evaluate import card_bit, rank_cardset
+from strategies.cfr import compile_notice
+
+compile_notice.install()  # one line on stderr when these kernels compile (a cold numba cache)
 
 #: Threshold of a bucket that no value reaches (its group is empty or all ties below it).
 NEVER = np.iinfo(np.int64).max

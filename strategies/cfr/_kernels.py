@@ -54,6 +54,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from strategies.cfr import compile_notice
+
+compile_notice.install()  # one line on stderr when these kernels compile (a cold numba cache)
+
 DECISION = 0
 CHANCE = 1
 FOLD = 2
@@ -360,6 +364,7 @@ def _counterfactual_values(
     n_hands,
     n_hole,
     scratch,
+    may_update,
 ):
     """Bottom-up pass for ``position``: counterfactual values of every node into
     ``values[N, H]`` against the opponent's reach in ``reach`` (from
@@ -376,6 +381,8 @@ def _counterfactual_values(
     then regret-matches the position's rows of ``sigma`` (as
     :func:`regret_matching`; each row is read only at its own node, so updating it
     there changes nothing else in the pass). All in one sweep of each group.
+    ``may_update`` is a constant of the caller: False leaves the update code out
+    of its compilation (:func:`root_values` never updates).
     """
     kind, player, first_child, action_child, num_children, decision_index, board_index, chance_weight = tree[:8]
     group_start = tree[8]
@@ -391,7 +398,7 @@ def _counterfactual_values(
     flat_play = sigma_play.reshape(n_actions, n_decisions * n_hands)
     own_reach = reach[position].reshape(n_nodes * n_hands)
     opp_reach = reach[opp].reshape(n_nodes * n_hands)
-    updating = mode == MODE_CFR or mode == MODE_CFR_PLUS
+    updating = may_update and (mode == MODE_CFR or mode == MODE_CFR_PLUS)
     if updating:
         flat_regret = regret.reshape(n_actions, n_decisions * n_hands)
         flat_cumulative = cumulative.reshape(n_actions, n_decisions * n_hands)
@@ -419,13 +426,16 @@ def _counterfactual_values(
                 if dense and tie == 0.0 and lose == -win:
                     _showdown_sign(opp_reach, node * n_hands, sign, b, win, flat_values, n_hands)
                 elif dense:
-                    _showdown_outcome(opp_reach, node * n_hands, outcome, b, win, tie, lose, flat_values, n_hands)
+                    # np.int64: the fixed width's literal would compile it twice.
+                    _showdown_outcome(
+                        opp_reach, node * n_hands, outcome, b, win, tie, lose, flat_values, np.int64(n_hands)
+                    )
                 else:
                     showdown_values(
                         reach[opp, node],
                         hand_cards,
                         rank_order[b],
-                        num_valid[b],
+                        np.int64(num_valid[b]),  # as PCS passes it: one specialisation
                         hand_rank[b],
                         win,
                         tie,
@@ -612,6 +622,7 @@ def _root_values(tree, payoff, strategy, mode, root_reach, reach, values, out, n
             n_hands,
             n_hole,
             scratch,
+            False,
         )
         out[position, :] = values[0]
 
@@ -621,7 +632,10 @@ def average_best_response(tree, payoff, cumulative, num_actions, root_reach, ave
     """:func:`normalise` ``cumulative`` into ``average``, then the best-response
     :func:`root_values` against it into ``out[2, H]``."""
     normalise(cumulative, num_actions, average)
-    root_values(tree, payoff, average, MODE_BEST_RESPONSE, root_reach, reach, values, out)
+    # np.int64: a bare constant would reach root_values as Literal[int](1), a
+    # second specialisation of it (as long to compile) beside the int64 one
+    # that Python callers use.
+    root_values(tree, payoff, average, np.int64(MODE_BEST_RESPONSE), root_reach, reach, values, out)
 
 
 @njit(cache=True, nogil=True)
@@ -694,6 +708,7 @@ def _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, 
                     n_hands,
                     n_hole,
                     scratch,
+                    True,
                 )
     return first_iteration + iterations
 

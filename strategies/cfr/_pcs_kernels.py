@@ -24,7 +24,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from strategies.cfr import compile_notice
 from strategies.cfr._kernels import fold_values, showdown_values
+
+compile_notice.install()  # one line on stderr when these kernels compile (a cold numba cache)
 
 DECISION = 0
 FOLD = 2

@@ -1,0 +1,171 @@
+"""Compile the numba kernels ahead of the first run: ``python -m strategies.cfr.warmup``.
+
+Every kernel is ``@njit(cache=True)``: numba compiles it on the first call with
+new argument types and caches the machine code on disk (``__pycache__`` beside
+the source, or ``$NUMBA_CACHE_DIR``). A fresh clone's first solve would spend
+minutes compiling (:mod:`strategies.cfr.compile_notice` says so when it
+happens); this runs every path a user typically takes once, on tiny games
+(Kuhn, Leduc: numba specialises on argument types, not sizes, so hold'em
+reuses the same machine code), so the compilation happens at set-up instead:
+
+* the hand evaluator's batch ranking of hold'em showdowns (7-card hands, as
+  public chance sampling ranks them; the dealer ranks in plain Python);
+* CFR / CFR+ on the public tree (``arena solve``, ``Solver.solve_to``) and exact
+  exploitability (``arena exploitability``);
+* public chance sampling over a card abstraction (``--algorithm pcs``), which
+  also builds perfect- and imperfect-recall abstractions (the bucketing kernels);
+* the explicit abstract game (``--algorithm abstract``, float64 and ``--float32``).
+
+With a warm cache it takes a few seconds (loading, not compiling) and says
+``cached``; after a numba upgrade or a kernel edit numba compiles again what
+changed. Not covered (compiled on first use, with the notice): 3-player CFR,
+the blind best response and the rest of :mod:`poker.evaluate`'s API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+
+from strategies.cfr import compile_notice
+
+__all__ = ["STEPS", "StepResult", "main", "warm_up"]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """One warm-up step: its name, seconds taken and the kernels numba compiled
+    (empty: everything came from the cache)."""
+
+    name: str
+    seconds: float
+    compiled: tuple[str, ...]
+
+
+def _evaluator(tmp: Path) -> None:
+    from poker.evaluate import rank_hands
+
+    rank_hands(np.arange(7, dtype=np.int64).reshape(1, 7))
+
+
+def _cli(*argv: str) -> None:
+    """``arena solve ARGV --quiet`` with its output swallowed."""
+    from strategies.cfr import cli
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = cli.main([*argv, "--quiet"])
+    if status != 0:
+        raise RuntimeError(f"warm-up: arena solve {' '.join(argv)} failed with status {status}")
+
+
+def _exploitability(path: Path) -> None:
+    from strategies.cfr import cli_exploitability
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = cli_exploitability.main([str(path)])
+    if status != 0:
+        raise RuntimeError(f"warm-up: arena exploitability {path} failed with status {status}")
+
+
+def _solver(tmp: Path) -> None:
+    from poker.gamedef import load_game
+    from strategies.cfr.solver import Solver
+    from strategies.cfr.tree import build_tree
+
+    for game in ("kuhn", "leduc"):
+        path = tmp / f"{game}.strategy"
+        _cli(game, "--iterations", "2", "--every", "1", "-o", str(path))
+        _exploitability(path)
+    Solver(build_tree(load_game("leduc"))).solve_to(0.0, check_every=1, max_iterations=2)
+
+
+def _pcs(tmp: Path) -> None:
+    path = tmp / "pcs.strategy"
+    _cli("leduc", "--algorithm", "pcs", "--abstraction", "ehs2:3:perfect", "--iterations", "2", "-o", str(path))
+    _exploitability(path)
+    # Imperfect recall buckets the last round by one more kernel.
+    _cli("leduc", "--algorithm", "pcs", "--abstraction", "ehs:2:imperfect", "--iterations", "1", "-o", str(path))
+
+
+def _abstract(tmp: Path) -> None:
+    for extra in ((), ("--float32",)):
+        path = tmp / "abstract.strategy"
+        args = ("leduc", "--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--iterations", "2")
+        _cli(*args, "--every", "1", *extra, "-o", str(path))
+        _exploitability(path)
+
+
+#: The warm-up steps in order: (name, function of a scratch folder).
+STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
+    ("hand evaluator", _evaluator),
+    ("CFR solver and exploitability", _solver),
+    ("card abstraction and public chance sampling", _pcs),
+    ("abstract game", _abstract),
+)
+
+
+@contextlib.contextmanager
+def _scratch_cache() -> Iterator[Path]:
+    """A scratch folder, also the abstraction cache (``$ACPC_ARENA_CACHE``) meanwhile:
+    the Leduc abstraction built here is not left in the user's cache."""
+    saved = os.environ.get("ACPC_ARENA_CACHE")
+    with tempfile.TemporaryDirectory(prefix="acpc-arena-warmup-") as name:
+        os.environ["ACPC_ARENA_CACHE"] = str(Path(name) / "cache")
+        try:
+            yield Path(name)
+        finally:
+            if saved is None:
+                del os.environ["ACPC_ARENA_CACHE"]
+            else:
+                os.environ["ACPC_ARENA_CACHE"] = saved
+
+
+def warm_up(stream: TextIO | None = None) -> list[StepResult]:
+    """Run :data:`STEPS`, writing one line per step to ``stream`` (None: silent)."""
+    results = []
+    with _scratch_cache() as tmp:
+        for name, step in STEPS:
+            started = time.perf_counter()
+            with compile_notice.recording() as compiled:
+                step(tmp)
+            seconds = time.perf_counter() - started
+            result = StepResult(name, seconds, tuple(compiled))
+            results.append(result)
+            if stream is not None:
+                what = f"compiled {len(compiled)} kernels" if compiled else "cached"
+                print(f"  {name}: {seconds:.1f} s ({what})", file=stream, flush=True)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m strategies.cfr.warmup",
+        description="Compile (and cache) the numba kernels that arena solve, arena exploitability and the "
+        "hand evaluator use, so the first real run does not wait minutes for them.",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print nothing")
+    args = parser.parse_args(argv)
+    stream = None if args.quiet else sys.stderr
+    if stream is not None:
+        print("numba kernels: compiling once (cached on disk; a few seconds when already cached)", file=stream)
+    started = time.perf_counter()
+    results = warm_up(stream)
+    if stream is not None:
+        compiled = sum(len(r.compiled) for r in results)
+        print(f"numba kernels ready in {time.perf_counter() - started:.1f} s ({compiled} compiled)", file=stream)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
