@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 
-__all__ = ["Z_95", "Estimate", "mean_ci", "Unit", "unit_of"]
+__all__ = ["Z_95", "Estimate", "mean_ci", "Unit", "unit_of", "format_chips"]
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z_95: Final = 1.96
@@ -82,3 +82,12 @@ def unit_of(game: Game) -> Unit:
     if len(set(game.blind)) > 1:
         return Unit("mbb/g", 1000 / game.big_blind)
     return Unit("chips/hand", 1.0)
+
+
+def format_chips(chips: float) -> str:
+    """A chip amount for a table: the exact integer when it is one, else rounded
+    to two decimals (split pots leave fractions such as ``557848.166667``)."""
+    if math.isfinite(chips) and chips == round(chips):
+        return str(int(chips))
+    text = f"{chips:.2f}"
+    return "0.00" if text == "-0.00" else text

@@ -5,12 +5,14 @@ agent per seat (``python -m agent …`` processes by default, trio tasks with
 ``--in-process``), shows a progress bar, and leaves in the run directory what
 ``play_match.pl`` leaves (SPEC.md §3.6): ``<match>.log``, the dealer's
 ``<match>.err`` and stdout ``<match>.out``, and each agent's
-``<match>.player<N>.std/.err``; plus the dealer's hand records and
-``results.json``. It then prints one row per agent: the mean result per hand in
-the game's unit with its 95% interval (:mod:`analysis.stats`). The dealer runs
-quiet (``-q``), so its ``.err`` holds only the header, warnings and errors; the
-table is followed by the number of WARNING lines, if any. The progress bar
-follows the STATE lines the dealer appends to its ``.log``.
+``<match>.player<N>.std/.err``; plus the dealer's transaction log
+``<match>.tlog``, its hand records, ``plan.json`` (what was asked for, written
+before the first hand) and ``results.json``. It then prints one row per agent:
+the mean result per hand in the game's unit with its 95% interval
+(:mod:`analysis.stats`). The dealer runs quiet (``-q``), so its ``.err`` holds
+only the header, warnings and errors; the table is followed by the number of
+WARNING lines, if any. The progress bar follows the STATE lines the dealer
+appends to its ``.log``.
 
 Duplicate (``--duplicate``, SPEC.md §3.5, §4.1): the same seed is played once per
 seating, with fresh agents each time: seats reversed heads-up, all six
@@ -23,31 +25,57 @@ Seat names are the strategy names, numbered when they repeat
 (``always-call-1``, ``always-call-2``); each agent keeps its name and its seed
 (derived from the match seed and its place on the command line) in every
 seating, so a seeded random agent plays the same stream each time.
+
+Interrupting and resuming. SIGINT (Ctrl-C) or SIGTERM stops the dealer at its
+next wait; it closes the connections (the agents, in their own session so that
+the terminal's Ctrl-C does not reach them, see the end of the match and exit),
+and its ``.log``/``.tlog`` hold every finished hand and every action of the
+unfinished one. ``results.json`` is then written with ``"partial": true`` and
+the hands played per seating, the table is printed if at least two hands were
+played, and the exit status is 130. ``arena match --resume RUN_DIR`` plays the
+rest from ``plan.json``: seatings with a SCORE line are read from their logs,
+the others are handed to the dealer with ``-a -T`` (append, transaction log),
+which replays the ``.tlog``, so the cards and the unfinished hand continue
+exactly where they stopped. Agents keep no state between hands, so fresh ones
+are started; an agent that joins a seating after hand *h* > 0 gets the seed
+:func:`resumed_seed` (match seed, its place, *h*), so a resume is reproducible.
+
+In a partial result an agent's value for hand *h* is its mean over the seatings
+that finished hand *h*; hands no seating finished are left out.
+
+Exit statuses: 0 done; 1 the dealer aborted or an agent failed (one line,
+causes first: an agent's own fault, then the dealer's reason, then agents that
+lost their connection because the dealer aborted; it names the files to read);
+2 usage (bad options, a run directory that holds a run, a ``--resume`` that
+contradicts the plan); 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import itertools
 import json
+import re
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, Final, NoReturn, TextIO
 
 import numpy as np
 import numpy.typing as npt
 import trio
 from tqdm import tqdm
 
-from agent.client import AgentError, play
-from analysis.stats import Estimate, Unit, mean_ci, unit_of
+from agent.client import AgentError, ConnectionLost, play
+from analysis.stats import Estimate, Unit, format_chips, mean_ci, unit_of
+from dealer.lock import MatchInUseError, MatchLock
+from dealer.log import LogError, read_log
 from dealer.server import MatchConfig, MatchResult, serve_match
-from poker.gamedef import Game, GameDefError, load_game
-from poker.protocol import ProtocolError, format_value, parse_state_line
+from poker.gamedef import Game, GameDefError, format_game, load_game, parse_game
 from strategies.base import StrategyError, make_strategy, parse_spec
 
 __all__ = [
@@ -56,22 +84,55 @@ __all__ = [
     "SeatingResult",
     "AgentRow",
     "MatchError",
+    "UsageError",
+    "Stop",
+    "Outcome",
     "seat_names",
     "agent_seed",
+    "resumed_seed",
     "plan_from_args",
+    "plan_from_resume",
     "run_plan",
     "summarize",
     "format_table",
     "main",
+    "EXIT_OK",
+    "EXIT_FAILED",
+    "EXIT_USAGE",
+    "EXIT_INTERRUPTED",
 ]
+
+EXIT_OK: Final = 0
+EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_INTERRUPTED: Final = 130
 
 #: How long agents get to exit after the dealer is done (validate_submission.pl's 10 s).
 AGENT_EXIT_S: Final = 10.0
+#: How long the dealer may go on after an agent ended its connection (normally it is done).
+AGENT_GONE_S: Final = 5.0
 _POLL_S: Final = 0.2
+#: ``arena agent``'s status for a refused, reset or lost connection (agent/cli.py).
+AGENT_EXIT_CONNECTION: Final = 3
+PLAN_FORMAT: Final = 1
+DEFAULT_T_RESPONSE_MS: Final = 600000
+DEFAULT_T_HAND_MS: Final = 600000
+DEFAULT_T_PER_HAND_MS: Final = 7000
+NO_START_TIMEOUT: Final = -1
+#: Files of a run (what ``--force`` removes): ours, the dealer's and the agents'.
+_RUN_FILE = re.compile(
+    r"(plan\.json|results\.json"
+    r"|match(\.\d+)?\.(log|tlog|err|out|hands\.msgpack|events\.jsonl|player\d+\.(std|err)))"
+)
+_RUN_LOCK = "run.lock"
 
 
 class MatchError(Exception):
     """The match could not be completed; the message says which part failed and where to look."""
+
+
+class UsageError(Exception):
+    """Bad options, or a run directory that does not fit them (exit status 2)."""
 
 
 @dataclass(frozen=True)
@@ -95,10 +156,20 @@ class MatchPlan:
     seatings: tuple[tuple[int, ...], ...]  # per seating, the bot index in each seat
     run_dir: Path
     in_process: bool = False
-    t_response_ms: int = 600000
-    t_hand_ms: int = 600000
-    t_per_hand_ms: int = 7000
-    start_timeout_ms: int = -1
+    t_response_ms: int = DEFAULT_T_RESPONSE_MS
+    t_hand_ms: int = DEFAULT_T_HAND_MS
+    t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
+    start_timeout_ms: int = NO_START_TIMEOUT
+    game_file: str | None = None  # absolute path when GAME is a file, for agents started elsewhere
+
+    @property
+    def duplicate(self) -> bool:
+        return len(self.seatings) > 1
+
+    @property
+    def agent_game(self) -> str:
+        """The GAME argument for agent processes."""
+        return self.game_file or self.game_arg
 
     def match_name(self, index: int) -> str:
         return "match" if len(self.seatings) == 1 else f"match.{index + 1}"
@@ -106,13 +177,29 @@ class MatchPlan:
 
 @dataclass(frozen=True)
 class SeatingResult:
-    """One dealer run. ``values[h, b]`` is bot b's result in hand h, in chips."""
+    """One seating as its ``.log`` has it. ``values[h, b]`` is bot b's result in
+    hand h, in chips, NaN for hands not played; ``totals`` are per seat."""
 
     match_name: str
     seating: tuple[int, ...]
-    result: MatchResult
     values: npt.NDArray[np.float64]
+    totals: tuple[float, ...]
+    hands_played: int
+    complete: bool  # every hand and the SCORE line are in the log
     warnings: int
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What :func:`run_plan` got: a result per seating (empty ones for seatings
+    not reached), and whether a signal stopped it."""
+
+    results: tuple[SeatingResult, ...]
+    interrupted: bool
+
+    @property
+    def hands_played(self) -> int:
+        return sum(r.hands_played for r in self.results)
 
 
 def seat_names(specs: Sequence[str]) -> tuple[str, ...]:
@@ -134,25 +221,139 @@ def agent_seed(match_seed: int, index: int) -> int:
     return int(np.random.SeedSequence([match_seed, index]).generate_state(1)[0])
 
 
-async def run_plan(plan: MatchPlan, progress: tqdm[Any] | None = None) -> list[SeatingResult]:
-    """Play every seating in turn, each with fresh agents.
+def resumed_seed(match_seed: int, index: int, first_hand: int) -> int:
+    """The seed of the bot at ``index`` when it joins a resumed seating at hand
+    ``first_hand`` > 0 (the number of hands that seating's log already holds)."""
+    return int(np.random.SeedSequence([match_seed, index, first_hand]).generate_state(1)[0])
+
+
+# -- stopping on a signal ---------------------------------------------------------
+
+
+@dataclass
+class _Seating:
+    """The running seating: its nursery and the dealer's own scope."""
+
+    scope: trio.CancelScope
+    dealer_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    result: MatchResult | None = None
+    dealer_done: bool = False
+    failures: list[str] = field(default_factory=list)  # agents' own faults
+    lost: list[str] = field(default_factory=list)  # agents that lost the connection (status 3)
+    gone: list[str] = field(default_factory=list)  # agents that ended their connection early
+
+    def fail(self, message: str, *, connection: bool = False) -> None:
+        """An agent failed: by its own fault, or (``connection``) because its
+        connection broke, which a dealer that aborts causes. The dealer, which
+        sees the connection close, gets a moment to say why and stop."""
+        (self.lost if connection else self.failures).append(message)
+        self._hurry_dealer()
+
+    def left(self, who: str) -> None:
+        """An agent saw the end of its connection while the dealer still plays:
+        normal if the dealer is finishing, a stuck dealer otherwise."""
+        if not self.dealer_done:
+            self.gone.append(who)
+            self._hurry_dealer()
+
+    def _hurry_dealer(self) -> None:
+        self.dealer_scope.deadline = min(self.dealer_scope.deadline, trio.current_time() + AGENT_GONE_S)
+
+    def stop_dealer(self) -> None:
+        """Cancel the dealer (it closes the connections) and give the agents time to exit."""
+        self.dealer_scope.cancel()
+        self.scope.deadline = min(self.scope.deadline, trio.current_time() + AGENT_EXIT_S)
+
+
+@dataclass
+class Stop:
+    """Set by SIGINT/SIGTERM: the first stops the dealer of the running seating,
+    a second one everything at once."""
+
+    interrupted: bool = False
+    current: _Seating | None = None
+    signals: int = 0
+
+    def signal(self) -> None:
+        self.signals += 1
+        self.interrupted = True
+        if self.current is None:
+            return
+        if self.signals == 1:
+            self.current.stop_dealer()
+        else:
+            self.current.scope.cancel()
+
+
+async def _watch_signals(stop: Stop, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
+        async for _ in signals:
+            stop.signal()
+
+
+# -- playing ----------------------------------------------------------------------
+
+
+async def run_plan(plan: MatchPlan, progress: tqdm[Any] | None = None, stop: Stop | None = None) -> Outcome:
+    """Play every seating in turn, each with fresh agents; seatings the run
+    directory already holds complete are read, unfinished ones resumed.
 
     Raises:
-        MatchError: the dealer aborted or an agent failed.
+        MatchError: the dealer aborted or an agent failed (and no signal came).
     """
-    return [await _run_seating(plan, k, progress) for k in range(len(plan.seatings))]
+    stop = stop or Stop()
+    results: list[SeatingResult] = []
+    for index in range(len(plan.seatings)):
+        if stop.interrupted:
+            results.append(_read_seating(plan, index))
+        else:
+            results.append(await _run_seating(plan, index, progress, stop))
+    return Outcome(tuple(results), stop.interrupted)
 
 
-async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None) -> SeatingResult:
+async def _run_plan_with_signals(plan: MatchPlan, progress: tqdm[Any] | None) -> Outcome:
+    stop = Stop()
+    failed: MatchError | None = None
+    async with trio.open_nursery() as nursery:
+        await nursery.start(_watch_signals, stop)
+        try:
+            outcome = await run_plan(plan, progress, stop)
+        except MatchError as error:
+            failed = error  # raised outside the nursery, not in an exception group
+        nursery.cancel_scope.cancel()
+    if failed is not None:
+        raise failed
+    return outcome
+
+
+async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None, stop: Stop) -> SeatingResult:
     seating = plan.seatings[index]
     name = plan.match_name(index)
+    log_path = plan.run_dir / f"{name}.log"
+    err_path = plan.run_dir / f"{name}.err"
+    before = _read_seating(plan, index)
+    if progress is not None:
+        if len(plan.seatings) > 1:
+            progress.set_description(name)
+        progress.update(index * plan.hands + before.hands_played - progress.n)
+    if before.complete:
+        return before
+    resuming = log_path.exists() or (plan.run_dir / f"{name}.tlog").exists()
+    first_hand = before.hands_played
+    bots = [
+        plan.bots[b] if first_hand == 0 else Bot(plan.bots[b].spec, plan.bots[b].name, resumed_seed(plan.seed, b, first_hand))
+        for b in seating
+    ]
     config = MatchConfig(
         match_name=name,
         game=plan.game,
         game_path=plan.game_arg,
         num_hands=plan.hands,
         seed=plan.seed,
-        names=tuple(plan.bots[b].name for b in seating),
+        names=tuple(bot.name for bot in bots),
+        write_tlog=True,
+        append=resuming,  # with the .tlog: replay it, then play on (dealer -a -T)
         t_response_ms=plan.t_response_ms,
         t_hand_ms=plan.t_hand_ms,
         t_per_hand_ms=plan.t_per_hand_ms,
@@ -160,92 +361,125 @@ async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None) 
         log_dir=plan.run_dir,
         quiet=True,
     )
-    results: list[MatchResult] = []
-    log_path = plan.run_dir / f"{name}.log"
-    err_path = plan.run_dir / f"{name}.err"
     run_agent = _agent_task if plan.in_process else _agent_process
-    if progress is not None and len(plan.seatings) > 1:
-        progress.set_description(name)
-    with open(plan.run_dir / f"{name}.out", "w") as out, open(err_path, "w") as err:
+    log_start = log_path.stat().st_size if log_path.exists() else 0
+    mode = "a" if resuming else "w"
+    with open(plan.run_dir / f"{name}.out", mode) as out, open(err_path, mode) as err:
         async with trio.open_nursery() as outer:
             if progress is not None:
-                outer.start_soon(_follow_log, log_path, progress)
+                outer.start_soon(_follow_log, log_path, log_start, progress)
             async with trio.open_nursery() as nursery:
-                failures = _Failures(nursery.cancel_scope)
-                serve = functools.partial(_serve, config, out, err, results, nursery.cancel_scope)
+                run = _Seating(nursery.cancel_scope)
+                stop.current = run
+                if stop.interrupted:  # a signal came while this seating was set up
+                    run.stop_dealer()
                 try:
-                    ports: tuple[int, ...] = await nursery.start(serve)
-                except RuntimeError:  # the dealer could not open its files or ports and said so
-                    if not results:
+                    ports: tuple[int, ...] = await nursery.start(_serve, config, out, err, run)
+                except RuntimeError:  # the dealer could not open its files or ports, or was stopped
+                    if run.result is None and not stop.interrupted:
                         raise
                     ports = ()
-                for seat, (bot, port) in enumerate(zip(seating, ports)):
-                    nursery.start_soon(run_agent, plan, name, seat, plan.bots[bot], port, failures)
+                for seat, (bot, port) in enumerate(zip(bots, ports)):
+                    nursery.start_soon(run_agent, plan, name, seat, bot, port, run, resuming)
+            stop.current = None
             outer.cancel_scope.cancel()
+    after = _read_seating(plan, index)
+    if stop.interrupted:
+        return after
     if progress is not None:
         progress.update((index + 1) * plan.hands - progress.n)
-    if failures.messages:
-        raise MatchError(f"{name}: {'; '.join(failures.messages)}")
-    result = results[0]
-    if result.aborted is not None:
-        raise MatchError(
-            f"{name}: the dealer aborted after {result.hands_played} hands: {result.aborted} (see {err_path})"
+    message = _failure(name, run, err_path)
+    if message is not None:
+        raise MatchError(message)
+    if not after.complete:
+        raise MatchError(f"{log_path} holds {after.hands_played} of its {plan.hands} hands and no SCORE line")
+    return after
+
+
+def _failure(name: str, run: _Seating, err_path: Path) -> str | None:
+    """What went wrong in a seating, causes first: an agent's own fault (a bad
+    line, an illegal action), then the dealer's abort, then agents that lost
+    their connection, which is what a dealer that aborts does to them."""
+    parts = list(run.failures)
+    result = run.result
+    if result is not None and result.aborted is not None:
+        reason = "; ".join(line for line in result.aborted.splitlines() if line)  # one line
+        parts.append(f"the dealer aborted after {result.hands_played} hands: {reason} (see {err_path})")
+    parts += run.lost
+    if parts:
+        return f"{name}: {'; then '.join(parts)}"
+    if result is None and run.gone:
+        said = _last_dealer_message(err_path)
+        reason = f"; the dealer's last message: {said}" if said else ""
+        return (
+            f"{name}: the dealer was stopped: {', '.join(run.gone)} ended the connection"
+            f" before the match was over{reason} (see {err_path})"
         )
-    warnings = sum(1 for line in err_path.read_text(errors="replace").splitlines() if line.startswith("WARNING"))
-    values = _values_by_bot(log_path, plan, seating)
-    return SeatingResult(name, seating, result, values, warnings)
+    if result is None:
+        return f"{name}: the dealer stopped without a result (see {err_path})"
+    return None
+
+
+def _last_dealer_message(err_path: Path) -> str | None:
+    lines = [line for line in err_path.read_text(errors="replace").splitlines() if line.startswith(("ERROR", "WARNING"))]
+    return lines[-1] if lines else None
 
 
 async def _serve(
     config: MatchConfig,
     out: TextIO,
     err: TextIO,
-    results: list[MatchResult],
-    scope: trio.CancelScope,
+    run: _Seating,
     *,
     task_status: trio.TaskStatus[tuple[int, ...]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    results.append(await serve_match(config, stdout=out, stderr=err, task_status=task_status))
-    scope.deadline = trio.current_time() + AGENT_EXIT_S  # agents exit at end of file
+    with run.dealer_scope:
+        run.result = await serve_match(config, stdout=out, stderr=err, task_status=task_status)
+    run.dealer_done = True
+    err.flush()
+    run.scope.deadline = min(run.scope.deadline, trio.current_time() + AGENT_EXIT_S)  # agents exit at end of file
 
 
-@dataclass
-class _Failures:
-    """Agent failures of one seating; the first one stops the seating."""
-
-    scope: trio.CancelScope
-    messages: list[str] = field(default_factory=list)
-
-    def add(self, message: str) -> None:
-        self.messages.append(message)
-        self.scope.cancel()
-
-
-async def _agent_task(plan: MatchPlan, name: str, seat: int, bot: Bot, port: int, failures: _Failures) -> None:
+async def _agent_task(
+    plan: MatchPlan, name: str, seat: int, bot: Bot, port: int, run: _Seating, resuming: bool
+) -> None:
     try:
         await play("127.0.0.1", port, plan.game, make_strategy(bot.spec, plan.game, seed=bot.seed))
     except (AgentError, OSError) as error:
-        failures.add(f"agent {bot.name} (seat {seat + 1}) failed: {error}")
+        connection = isinstance(error, (ConnectionLost, OSError))
+        run.fail(f"agent {bot.name} (seat {seat + 1}) failed: {error}", connection=connection)
+    else:
+        run.left(f"agent {bot.name} (seat {seat + 1})")
 
 
-async def _agent_process(plan: MatchPlan, name: str, seat: int, bot: Bot, port: int, failures: _Failures) -> None:
-    """``python -m agent`` with its output in ``<match>.player<N>.std/.err`` (as play_match.pl)."""
-    command = [sys.executable, "-m", "agent", plan.game_arg, "127.0.0.1", str(port)]
+async def _agent_process(
+    plan: MatchPlan, name: str, seat: int, bot: Bot, port: int, run: _Seating, resuming: bool
+) -> None:
+    """``python -m agent`` with its output in ``<match>.player<N>.std/.err`` (as
+    play_match.pl), in a session of its own: a Ctrl-C at the terminal reaches
+    only us, and the agent ends when the dealer closes its connection."""
+    command = [sys.executable, "-m", "agent", plan.agent_game, "127.0.0.1", str(port)]
     command += ["--strategy", bot.spec, "--seed", str(bot.seed)]
     err_path = plan.run_dir / f"{name}.player{seat + 1}.err"
-    with open(plan.run_dir / f"{name}.player{seat + 1}.std", "wb") as out, open(err_path, "wb") as err:
-        done = await trio.run_process(command, stdout=out, stderr=err, check=False)
+    mode = "ab" if resuming else "wb"
+    with open(plan.run_dir / f"{name}.player{seat + 1}.std", mode) as out, open(err_path, mode) as err:
+        done = await trio.run_process(command, stdout=out, stderr=err, check=False, start_new_session=True)
+    who = f"agent {bot.name} (seat {seat + 1})"
     if done.returncode != 0:
         lines = err_path.read_text(errors="replace").strip().splitlines()
         last = f": {lines[-1]}" if lines else ""
-        failures.add(f"agent {bot.name} (seat {seat + 1}) exited with status {done.returncode}{last} (see {err_path})")
+        connection = done.returncode == AGENT_EXIT_CONNECTION
+        run.fail(f"{who} exited with status {done.returncode}{last} (see {err_path})", connection=connection)
+    else:
+        run.left(who)
 
 
-async def _follow_log(path: Path, progress: tqdm[Any]) -> None:
-    """Advance ``progress`` by the STATE lines the dealer appends to its log."""
+async def _follow_log(path: Path, start: int, progress: tqdm[Any]) -> None:
+    """Advance ``progress`` by the STATE lines the dealer appends to its log after ``start``."""
     while not path.exists():
         await trio.sleep(_POLL_S)
     with open(path, "rb") as log:
+        log.seek(start)
         pending = b""
         while True:
             pending += log.read()
@@ -255,24 +489,44 @@ async def _follow_log(path: Path, progress: tqdm[Any]) -> None:
             await trio.sleep(_POLL_S)
 
 
-def _values_by_bot(log_path: Path, plan: MatchPlan, seating: tuple[int, ...]) -> npt.NDArray[np.float64]:
-    """``values[h, b]``: bot b's chips in hand h, from the log's STATE lines."""
-    bot_of_name = {plan.bots[b].name: b for b in seating}
+def _read_seating(plan: MatchPlan, index: int) -> SeatingResult:
+    """A seating as its ``.log`` stands (no log: no hands).
+
+    Raises:
+        MatchError: an unreadable log, or one with hands that do not belong.
+    """
+    seating = plan.seatings[index]
+    name = plan.match_name(index)
+    log_path = plan.run_dir / f"{name}.log"
+    err_path = plan.run_dir / f"{name}.err"
     values = np.full((plan.hands, len(plan.bots)), np.nan)
-    with open(log_path) as log:
-        for number, line in enumerate(log, start=1):
-            if not line.startswith("STATE:"):
-                continue
-            try:
-                state_line = parse_state_line(line, plan.game)
-            except ProtocolError as error:
-                raise MatchError(f"{log_path}:{number}: {error}") from None
-            for name, value in zip(state_line.names, state_line.values):
-                values[state_line.hand_id, bot_of_name[name]] = value
-    if np.isnan(values).any():
-        missing = int(np.isnan(values).any(axis=1).sum())
-        raise MatchError(f"{log_path} lacks {missing} of its {plan.hands} hands")
-    return values
+    totals = [0.0] * len(seating)
+    if not log_path.exists():
+        return SeatingResult(name, seating, values, tuple(totals), 0, False, 0)
+    try:
+        contents = read_log(log_path, plan.game)
+    except LogError as error:
+        raise MatchError(str(error)) from None
+    bot_of_name = {plan.bots[b].name: b for b in seating}
+    seat_of_name = {plan.bots[b].name: s for s, b in enumerate(seating)}
+    for state_line in contents.hands:
+        hand = state_line.hand_id
+        if hand >= plan.hands or not np.isnan(values[hand]).all() or set(state_line.names) != set(bot_of_name):
+            raise MatchError(f"{log_path}: hand {hand} does not belong to this plan or appears twice")
+        for name_, value in zip(state_line.names, state_line.values):
+            values[hand, bot_of_name[name_]] = value
+            totals[seat_of_name[name_]] += value  # in hand order, as the dealer adds them
+    played = len(contents.hands)
+    complete = contents.score is not None and played == plan.hands
+    if complete and contents.score is not None:
+        totals = list(contents.score[0])
+    warnings = 0
+    if err_path.exists():
+        warnings = sum(1 for line in err_path.read_text(errors="replace").splitlines() if line.startswith("WARNING"))
+    return SeatingResult(name, seating, values, tuple(totals), played, complete, warnings)
+
+
+# -- results ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -284,43 +538,83 @@ class AgentRow:
     estimate: Estimate
 
 
+def _per_hand(results: Sequence[SeatingResult]) -> npt.NDArray[np.float64]:
+    """``[hands, bots]``: each hand averaged over the seatings that finished it;
+    hands no seating finished are left out."""
+    stacked = np.array([r.values for r in results])  # [seatings, hands, bots]
+    played = ~np.isnan(stacked[:, :, 0])
+    counts = played.sum(axis=0)
+    kept = counts > 0
+    sums = np.where(np.isnan(stacked), 0.0, stacked).sum(axis=0)
+    per_hand: npt.NDArray[np.float64] = sums[kept] / counts[kept, None]
+    return per_hand
+
+
 def summarize(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[AgentRow]:
-    """Per agent: chips over all seatings, and the (duplicate) per-hand mean."""
-    per_hand = np.mean([r.values for r in results], axis=0)  # [hands, bots], averaged over seatings
-    totals = np.sum([r.values.sum(axis=0) for r in results], axis=0)
+    """Per agent: chips over all seatings, and the (duplicate) per-hand mean.
+
+    Raises:
+        ValueError: fewer than two hands were played.
+    """
+    per_hand = _per_hand(results)
+    totals = [sum(r.totals[r.seating.index(b)] for r in results) for b in range(len(plan.bots))]
     return [AgentRow(bot, float(totals[b]), mean_ci(per_hand[:, b])) for b, bot in enumerate(plan.bots)]
 
 
-def format_table(plan: MatchPlan, rows: Sequence[AgentRow], unit: Unit) -> str:
-    kind = f"duplicate over {len(plan.seatings)} seatings, " if len(plan.seatings) > 1 else ""
-    lines = [f"{plan.game_arg}: {plan.hands} hands, seed {plan.seed}, {kind}run dir {plan.run_dir}"]
-    width = max(len("agent"), *(len(r.bot.name) for r in rows))
-    strategy_width = max(len("strategy"), *(len(r.bot.spec) for r in rows))
-    header = f"{'agent':<{width}}  {'strategy':<{strategy_width}}  {'total chips':>12}  {unit.name:>11}  {'95% CI':>9}"
-    lines.append(header)
+def _title(plan: MatchPlan, results: Sequence[SeatingResult]) -> str:
+    kind = f"duplicate over {len(plan.seatings)} seatings, " if plan.duplicate else ""
+    played = [r.hands_played for r in results]
+    if all(r.complete for r in results):
+        hands = f"{plan.hands} hands"
+    elif plan.duplicate:
+        hands = f"partial: {'+'.join(map(str, played))} of {len(played)}x{plan.hands} hands"
+    else:
+        hands = f"partial: {played[0]} of {plan.hands} hands"
+    return f"{plan.game_arg}: {hands}, seed {plan.seed}, {kind}run dir {plan.run_dir}"
+
+
+def format_table(plan: MatchPlan, rows: Sequence[AgentRow], unit: Unit, results: Sequence[SeatingResult] = ()) -> str:
+    """The title line, then one row per agent; every column as wide as its widest cell."""
+    header = ("agent", "strategy", "total chips", unit.name, "95% CI")
+    cells = [header]
     for row in rows:
         estimate = row.estimate.scaled(unit.per_chip)
-        lines.append(
-            f"{row.bot.name:<{width}}  {row.bot.spec:<{strategy_width}}  {format_value(row.total_chips):>12}"
-            f"  {estimate.mean:>11.3f}  {'±' + format(estimate.half_width, '.3f'):>9}"
+        cells.append(
+            (
+                row.bot.name,
+                row.bot.spec,
+                format_chips(row.total_chips),
+                f"{estimate.mean:.3f}",
+                f"±{estimate.half_width:.3f}",
+            )
         )
+    widths = [max(len(line[c]) for line in cells) for c in range(len(header))]
+    left = 2  # agent and strategy are left-aligned, the numbers right-aligned
+    lines = [_title(plan, results) if results else _title(plan, [])]
+    for line in cells:
+        parts = [text.ljust(w) if c < left else text.rjust(w) for c, (text, w) in enumerate(zip(line, widths))]
+        lines.append("  ".join(parts))
     return "\n".join(lines)
 
 
-def _write_results(plan: MatchPlan, results: Sequence[SeatingResult], rows: Sequence[AgentRow], unit: Unit) -> None:
+def _write_results(plan: MatchPlan, outcome: Outcome, rows: Sequence[AgentRow], unit: Unit) -> None:
+    partial = not all(r.complete for r in outcome.results)
     document = {
         "game": plan.game_arg,
         "hands": plan.hands,
         "seed": plan.seed,
         "unit": unit.name,
+        "partial": partial,
+        "hands_played": [r.hands_played for r in outcome.results],
         "matches": [
             {
                 "name": r.match_name,
                 "names": [plan.bots[b].name for b in r.seating],
-                "totals": list(r.result.totals),
+                "hands_played": r.hands_played,
+                "totals": list(r.totals),
                 "warnings": r.warnings,
             }
-            for r in results
+            for r in outcome.results
         ],
         "agents": [
             {
@@ -335,29 +629,109 @@ def _write_results(plan: MatchPlan, results: Sequence[SeatingResult], rows: Sequ
             for row in rows
         ],
     }
-    (plan.run_dir / "results.json").write_text(json.dumps(document, indent=2) + "\n")
+    _write_json(plan.run_dir / "results.json", document)
+
+
+def _write_json(path: Path, document: dict[str, Any]) -> None:
+    """Write whole or not at all (a signal or full disk leaves the old file)."""
+    scratch = path.with_name(f".{path.name}.tmp")
+    scratch.write_text(json.dumps(document, indent=2) + "\n")
+    scratch.replace(path)
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``arena match: error: ...`` and status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _int(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+
+
+def _milliseconds(text: str) -> int:
+    value = _int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive number of milliseconds, got {value}")
+    return value
+
+
+def _start_timeout(text: str) -> int:
+    value = _int(text)
+    if value < 1 and value != NO_START_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"must be a positive number of milliseconds or -1 (no limit), got {value}")
+    return value
+
+
+def _hands(text: str) -> int:
+    value = _int(text)
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be at least 2 (a confidence interval needs two hands), got {value}")
+    if value >= 2**32:
+        raise argparse.ArgumentTypeError(f"must be below 4294967296 (the dealer's limit), got {value}")
+    return value
+
+
+def _seed(text: str) -> int:
+    value = _int(text)
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be in 0..4294967295, got {value}")
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="arena match",
         description="Play a local match: our dealer plus one agent per BOT, then a results table.",
-        epilog="BOT is a strategy spec NAME[:option=value,...] as for `arena agent --strategy`.",
+        epilog=(
+            "BOT is a strategy spec NAME[:option=value,...] as for `arena agent --strategy`.\n"
+            "With --resume RUN_DIR, GAME, BOTs and the options of the plan may be left out;\n"
+            "those given must agree with the run's plan.json.\n\n"
+            "exit status: 0 done, 1 the dealer aborted or an agent failed, 2 usage,\n"
+            "130 interrupted (SIGINT/SIGTERM; results.json then says \"partial\": true)"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("game", metavar="GAME", help="game file or short game name (kuhn, leduc, hulhe, hunl, ...)")
-    parser.add_argument("bots", metavar="BOT", nargs="+", help="one strategy per seat, in seat order")
-    parser.add_argument("--hands", type=int, required=True, metavar="N", help="hands per match")
-    parser.add_argument("--seed", type=int, required=True, metavar="S", help="card seed (0..2^32-1)")
-    parser.add_argument("--duplicate", action="store_true", help="also play the other seatings with the same cards")
-    parser.add_argument("--in-process", action="store_true", help="agents as tasks in this process, not processes")
-    parser.add_argument("--run-dir", type=Path, metavar="DIR", help="default: runs/<time>-<game>-<seed>/")
-    parser.add_argument("--t-response", type=int, default=600000, metavar="MS", help="per response (default 600000)")
-    parser.add_argument("--t-hand", type=int, default=600000, metavar="MS", help="per seat and hand (default 600000)")
-    parser.add_argument("--t-per-hand", type=int, default=7000, metavar="MS", help="average per hand (default 7000)")
+    parser.add_argument("game", metavar="GAME", nargs="?", help="game file or short game name (kuhn, leduc, hulhe, ...)")
+    parser.add_argument("bots", metavar="BOT", nargs="*", help="one strategy per seat, in seat order")
+    parser.add_argument("--hands", type=_hands, metavar="N", help="hands per match (at least 2)")
+    parser.add_argument("--seed", type=_seed, metavar="S", help="card seed (0..2^32-1)")
     parser.add_argument(
-        "--start-timeout", type=int, default=-1, metavar="MS", help="for all agents to connect (default: no limit)"
+        "--duplicate", action="store_true", default=None, help="also play the other seatings with the same cards"
+    )
+    parser.add_argument("--in-process", action="store_true", help="agents as tasks in this process, not processes")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--run-dir", type=Path, metavar="DIR", help="default: runs/<time>-<game>-<seed>/")
+    where.add_argument(
+        "--resume", type=Path, metavar="RUN_DIR", help="play the rest of an interrupted or failed run, same cards"
+    )
+    parser.add_argument("--force", action="store_true", help="with --run-dir: replace the run that directory holds")
+    parser.add_argument("--t-response", type=_milliseconds, metavar="MS", help="per response (default 600000)")
+    parser.add_argument("--t-hand", type=_milliseconds, metavar="MS", help="per seat and hand (default 600000)")
+    parser.add_argument("--t-per-hand", type=_milliseconds, metavar="MS", help="average per hand (default 7000)")
+    parser.add_argument(
+        "--start-timeout", type=_start_timeout, metavar="MS", help="for all agents to connect (default -1: no limit)"
     )
     return parser
+
+
+#: plan.json key -> (option as the user writes it, argparse attribute, default)
+_OPTIONS: Final = (
+    ("hands", "--hands", "hands", None),
+    ("seed", "--seed", "seed", None),
+    ("duplicate", "--duplicate", "duplicate", False),
+    ("t_response_ms", "--t-response", "t_response", DEFAULT_T_RESPONSE_MS),
+    ("t_hand_ms", "--t-hand", "t_hand", DEFAULT_T_HAND_MS),
+    ("t_per_hand_ms", "--t-per-hand", "t_per_hand", DEFAULT_T_PER_HAND_MS),
+    ("start_timeout_ms", "--start-timeout", "start_timeout", NO_START_TIMEOUT),
+)
 
 
 def _default_run_dir(game_arg: str, seed: int) -> Path:
@@ -367,68 +741,259 @@ def _default_run_dir(game_arg: str, seed: int) -> Path:
     return next(path for path in candidates if not path.exists())
 
 
-def plan_from_args(args: argparse.Namespace) -> MatchPlan:
-    """Check the arguments and build the plan.
-
-    Raises:
-        GameDefError, StrategyError: a bad game or strategy.
-        MatchError: a bad combination (count of bots, hands, seed).
-    """
-    game = load_game(args.game)
-    if len(args.bots) != game.num_players:
-        raise MatchError(f"{args.game} is a {game.num_players}-player game, but {len(args.bots)} bots were given")
-    if args.hands < 2:
-        raise MatchError(f"--hands must be at least 2 (a confidence interval needs two hands), got {args.hands}")
-    if not 0 <= args.seed < 2**32:
-        raise MatchError(f"--seed must be in 0..4294967295, got {args.seed}")
-    names = seat_names(args.bots)
-    bots = tuple(Bot(spec, name, agent_seed(args.seed, i)) for i, (spec, name) in enumerate(zip(args.bots, names)))
+def _build_plan(
+    game: Game,
+    game_arg: str,
+    game_file: str | None,
+    specs: Sequence[str],
+    options: dict[str, Any],
+    run_dir: Path,
+    in_process: bool,
+) -> MatchPlan:
+    if len(specs) != game.num_players:
+        raise UsageError(f"{game_arg} is a {game.num_players}-player game, but {len(specs)} bots were given")
+    seed = options["seed"]
+    names = seat_names(specs)
+    bots = tuple(Bot(spec, name, agent_seed(seed, i)) for i, (spec, name) in enumerate(zip(specs, names)))
     for bot in bots:
         make_strategy(bot.spec, game, seed=bot.seed)  # fail now, not in a seat
     seats = range(game.num_players)
-    seatings = tuple(itertools.permutations(seats)) if args.duplicate else (tuple(seats),)
-    run_dir = args.run_dir if args.run_dir is not None else _default_run_dir(args.game, args.seed)
+    seatings = tuple(itertools.permutations(seats)) if options["duplicate"] else (tuple(seats),)
     return MatchPlan(
         game=game,
-        game_arg=args.game,
-        hands=args.hands,
-        seed=args.seed,
+        game_arg=game_arg,
+        hands=options["hands"],
+        seed=seed,
         bots=bots,
         seatings=seatings,
         run_dir=run_dir,
-        in_process=args.in_process,
-        t_response_ms=args.t_response,
-        t_hand_ms=args.t_hand,
-        t_per_hand_ms=args.t_per_hand,
-        start_timeout_ms=args.start_timeout,
+        in_process=in_process,
+        t_response_ms=options["t_response_ms"],
+        t_hand_ms=options["t_hand_ms"],
+        t_per_hand_ms=options["t_per_hand_ms"],
+        start_timeout_ms=options["start_timeout_ms"],
+        game_file=game_file,
     )
 
 
+def plan_from_args(args: argparse.Namespace) -> MatchPlan:
+    """Check the arguments of a new run and build its plan.
+
+    Raises:
+        GameDefError, StrategyError: a bad game or strategy.
+        UsageError: a missing argument or a bad combination (count of bots).
+    """
+    missing = [what for what, value in (("GAME", args.game), ("--hands", args.hands), ("--seed", args.seed)) if value is None]
+    if missing or not args.bots:
+        needed = ", ".join(missing + ([] if args.bots else ["BOT"]))
+        raise UsageError(f"missing {needed} (all are needed unless --resume RUN_DIR)")
+    game = load_game(args.game)
+    options = {key: default if getattr(args, attr) is None else getattr(args, attr) for key, _, attr, default in _OPTIONS}
+    game_file = str(Path(args.game).resolve()) if Path(args.game).is_file() else None
+    run_dir = args.run_dir if args.run_dir is not None else _default_run_dir(args.game, args.seed)
+    return _build_plan(game, args.game, game_file, args.bots, options, run_dir, args.in_process)
+
+
+def _plan_document(plan: MatchPlan) -> dict[str, Any]:
+    return {
+        "format": PLAN_FORMAT,
+        "game": plan.game_arg,
+        "game_file": plan.game_file,
+        "game_definition": format_game(plan.game),
+        "bots": [bot.spec for bot in plan.bots],
+        "hands": plan.hands,
+        "seed": plan.seed,
+        "duplicate": plan.duplicate,
+        "t_response_ms": plan.t_response_ms,
+        "t_hand_ms": plan.t_hand_ms,
+        "t_per_hand_ms": plan.t_per_hand_ms,
+        "start_timeout_ms": plan.start_timeout_ms,
+        "names": [bot.name for bot in plan.bots],
+        "agent_seeds": [bot.seed for bot in plan.bots],
+    }
+
+
+def _show(value: Any) -> str:
+    return " ".join(value) if isinstance(value, list) else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def plan_from_resume(args: argparse.Namespace) -> MatchPlan:
+    """The plan of ``--resume RUN_DIR``, checked against whatever the command
+    line repeats of it.
+
+    Raises:
+        UsageError: no readable plan.json, or the command line contradicts it.
+    """
+    run_dir: Path = args.resume
+    where = f"--resume {run_dir}"
+    if args.force:
+        raise UsageError("--force does not go with --resume (a resume never replaces a run)")
+    try:
+        document = json.loads((run_dir / "plan.json").read_text())
+        if document.get("format") != PLAN_FORMAT:
+            raise ValueError(f"format {document.get('format')!r}, not {PLAN_FORMAT}")
+        game = parse_game(document["game_definition"], source=f"{run_dir / 'plan.json'}")
+        options = {key: document[key] for key, _, _, _ in _OPTIONS}
+        specs = [str(spec) for spec in document["bots"]]
+        game_arg = str(document["game"])
+    except FileNotFoundError:
+        raise UsageError(f"{where}: no plan.json there: not a run of arena match, or one that never started") from None
+    except (OSError, ValueError, KeyError, TypeError, GameDefError) as error:
+        raise UsageError(f"{where}: unreadable plan.json: {error}") from None
+    if args.game is not None and not _same_game(args.game, game):
+        changed = " (that game file has changed since)" if args.game == game_arg else ""
+        raise UsageError(f"{where} was played with game {game_arg}, not {args.game}{changed}")
+    game_file = document.get("game_file")
+    if game_file is not None and not _same_game(game_file, game):
+        raise UsageError(f"{where}: the game file {game_file} has changed or gone since the run started")
+    if args.bots and list(args.bots) != specs:
+        raise UsageError(f"{where} was played with bots {_show(specs)}, not {_show(list(args.bots))}")
+    for key, option, attr, _ in _OPTIONS:
+        given = getattr(args, attr)
+        if given is not None and given != options[key]:
+            raise UsageError(f"{where} was played with {option} {_show(options[key])}, not {_show(given)}")
+    return _build_plan(game, game_arg, game_file, specs, options, run_dir, args.in_process)
+
+
+def _same_game(name_or_path: str, game: Game) -> bool:
+    try:
+        return load_game(name_or_path) == game
+    except GameDefError:
+        return False
+
+
+@contextmanager
+def _run_lock(run_dir: Path) -> Iterator[None]:
+    """One ``arena match`` per run directory at a time."""
+    try:
+        lock = MatchLock(run_dir / _RUN_LOCK)
+    except MatchInUseError as error:
+        raise UsageError(f"{run_dir} is in use by another arena match (process {error.holder or '?'})") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _prepare_new_run(plan: MatchPlan, force: bool) -> None:
+    """Refuse a directory that holds a run unless ``force``, which removes its files."""
+    files = sorted(
+        (path for path in plan.run_dir.iterdir() if _RUN_FILE.fullmatch(path.name)),
+        key=lambda path: (not path.name.endswith(".json"), path.name),  # results.json, plan.json first
+    )
+    if files and not force:
+        finished = _finished(plan.run_dir)
+        kind = "a finished run" if finished else "a run"
+        hint = "" if finished else f", --resume {plan.run_dir} to finish it"
+        raise UsageError(
+            f"--run-dir {plan.run_dir} holds {kind} ({files[0].name}, ...): "
+            f"use --force to replace it{hint}, or another directory"
+        )
+    for path in files:
+        path.unlink()
+
+
+def _finished(run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds the results of a whole run."""
+    try:
+        return json.loads((run_dir / "results.json").read_text()).get("partial") is False
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM outside trio's receiver raises KeyboardInterrupt, as SIGINT does."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _error(message: str) -> None:
+    print(f"arena match: error: {message}", file=sys.stderr)
+
+
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    with _sigterm_as_interrupt():
+        try:
+            return _main(argv)
+        except KeyboardInterrupt:
+            print("arena match: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str]) -> int:
     try:
-        plan = plan_from_args(args)
-    except (GameDefError, StrategyError, MatchError) as error:
-        print(f"arena match: error: {error}", file=sys.stderr)
-        return 2
+        args = _parser().parse_intermixed_args(argv)
+    except SystemExit as done:  # --help, or a one-line usage error already printed
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
-        plan.run_dir.mkdir(parents=True, exist_ok=True)
+        if args.resume is not None:
+            plan = plan_from_resume(args)
+        else:
+            plan = plan_from_args(args)
+    except (GameDefError, StrategyError, UsageError) as error:
+        _error(str(error))
+        return EXIT_USAGE
+    if args.resume is None:
+        try:
+            plan.run_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            _error(f"cannot create the run directory: {error}")
+            return EXIT_FAILED
+    try:
+        with _run_lock(plan.run_dir):
+            if args.resume is None:
+                _prepare_new_run(plan, args.force)
+                _write_json(plan.run_dir / "plan.json", _plan_document(plan))
+            return _play(plan)
+    except UsageError as error:
+        _error(str(error))
+        return EXIT_USAGE
     except OSError as error:
-        print(f"arena match: error: cannot create the run directory: {error}", file=sys.stderr)
-        return 1
+        _error(f"{plan.run_dir}: {error}")
+        return EXIT_FAILED
+
+
+def _play(plan: MatchPlan) -> int:
     unit = unit_of(plan.game)
     total = plan.hands * len(plan.seatings)
     with tqdm(total=total, unit="hand", file=sys.stderr, disable=None, dynamic_ncols=True) as progress:
         try:
-            results = trio.run(run_plan, plan, progress)
+            outcome = trio.run(_run_plan_with_signals, plan, progress)
         except MatchError as error:
             progress.close()
-            print(f"arena match: error: {error}", file=sys.stderr)
-            return 1
-    rows = summarize(plan, results)
-    _write_results(plan, results, rows, unit)
-    print(format_table(plan, rows, unit))
+            _error(str(error))
+            return EXIT_FAILED
+    results = outcome.results
+    rows = summarize(plan, results) if len(_per_hand(results)) >= 2 else []
+    if outcome.interrupted:
+        _write_results(plan, outcome, rows, unit)
+        print(
+            f"arena match: interrupted after {outcome.hands_played} of {total} hands;"
+            f" finish with: arena match --resume {plan.run_dir}",
+            file=sys.stderr,
+        )
+        if rows:
+            print(format_table(plan, rows, unit, results))
+        return EXIT_INTERRUPTED
+    _write_results(plan, outcome, rows, unit)
+    print(format_table(plan, rows, unit, results))
     warnings = sum(r.warnings for r in results)
     if warnings:
         print(f"dealer warnings: {warnings} (see the .err files in {plan.run_dir})")
-    return 0
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
+from analysis.stats import format_chips
 from arena.match import agent_seed, main, seat_names
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
@@ -18,6 +24,12 @@ from strategies.base import Options, Strategy, register, strategy_names
 
 KUHN = load_game("kuhn")
 RAISE = Action(ActionType.RAISE)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def arena_match(*args: str) -> list[str]:
+    """The real command line, run as a process from the repository root."""
+    return [sys.executable, "-m", "arena", "match", *args]
 
 
 def expected_values(game: Game, seed: int, hands: int, rules: tuple[str, ...]) -> list[tuple[Fraction, ...]]:
@@ -114,6 +126,17 @@ def test_duplicate_three_players_plays_all_six_seatings(tmp_path: Path) -> None:
         assert match["totals"] == [float(sum(column)) for column in zip(*expected)], index
 
 
+def registered(name: str, help_: str, kind: type[Strategy]) -> str:
+    """Register the test strategy ``kind`` as ``name`` (once per process)."""
+    if name not in strategy_names():
+
+        @register(name, f"{help_} (tests only)")
+        def _make(game: Game, options: Options, *, seed: int | None) -> Strategy:
+            return kind()
+
+    return name
+
+
 class IllegalFolder(Strategy):
     """Folds even when a check is free: the client refuses to send it."""
 
@@ -122,15 +145,8 @@ class IllegalFolder(Strategy):
 
 
 @pytest.fixture
-def illegal_folder() -> Iterator[str]:
-    name = "test-illegal-folder"
-    if name not in strategy_names():
-
-        @register(name, "folds when checking is free (tests only)")
-        def _make(game: Game, options: Options, *, seed: int | None) -> Strategy:
-            return IllegalFolder()
-
-    yield name
+def illegal_folder() -> str:
+    return registered("test-illegal-folder", "folds when checking is free", IllegalFolder)
 
 
 def test_agent_failure_stops_the_match_with_a_message(
@@ -139,36 +155,100 @@ def test_agent_failure_stops_the_match_with_a_message(
     argv = ["kuhn", "--hands", "10", "--seed", "1", illegal_folder, "always-call", "--in-process"]
     assert main([*argv, "--run-dir", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err.strip().splitlines()[-1] == (
+    # The agent's own fault comes first; the dealer's abort (it lost the seat) follows.
+    assert err.strip().splitlines()[-1].startswith(
         "arena match: error: match: agent test-illegal-folder (seat 1) failed: strategy"
         " 'test-illegal-folder' chose f in 'MATCHSTATE:0:0::Ks|': fold is not legal when a check is free"
     )
 
 
-def test_dealer_abort_exits_non_zero_with_the_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    # --t-per-hand 0 leaves a match budget of 0 ms: the first response is late.
-    argv = ["kuhn", "--hands", "10", "--seed", "1", "always-call", "probe", "--t-per-hand", "0", "--in-process"]
+class Sleeper(Strategy):
+    """Calls, after half a second: longer than a 200 ms response limit."""
+
+    def act(self, view: MatchState) -> Action:
+        time.sleep(0.5)
+        return CALL
+
+
+@pytest.fixture
+def sleeper() -> str:
+    return registered("test-sleeper", "calls after 0.5 s", Sleeper)
+
+
+def test_dealer_abort_exits_non_zero_with_the_reason(
+    tmp_path: Path, sleeper: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["kuhn", "--hands", "10", "--seed", "1", sleeper, "probe", "--t-response", "200", "--in-process"]
     assert main([*argv, "--run-dir", str(tmp_path)]) == 1
-    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+    assert capsys.readouterr().err.strip().splitlines() == [
         f"arena match: error: match: the dealer aborted after 0 hands: ERROR: seat 1 ran out of time"
         f" (see {tmp_path / 'match.err'})"
-    )
+    ]
     assert not (tmp_path / "results.json").exists()
+
+
+def test_a_one_millisecond_response_limit_reports_the_dealer_not_the_agents(tmp_path: Path) -> None:
+    """Agent processes do not answer within 1 ms: the dealer drops them before
+    their version line or times out a response; they then lose their connection
+    (status 3) or see it end (status 0). The line says what the dealer said
+    first, and the match ends instead of waiting for a seat that will never come."""
+    argv = ["kuhn", "--hands", "200", "--seed", "1", "always-call", "always-raise", "--t-response", "1"]
+    done = subprocess.run(
+        arena_match(*argv, "--run-dir", str(tmp_path)), cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    err = tmp_path / "match.err"
+    assert lines[0].startswith(
+        (
+            "arena match: error: match: the dealer aborted after ",
+            "arena match: error: match: the dealer was stopped: agent ",
+        )
+    ), lines[0]
+    assert f"(see {err})" in lines[0]
+    reasons = ("ran out of time", "could not get action from seat", "no version line within 0.001 s")
+    assert any(reason in lines[0] for reason in reasons), lines[0]
+    assert "Error" not in lines[0]  # no exception class names (trio.BrokenResourceError)
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--t-response", "-5", "argument --t-response: must be a positive number of milliseconds, got -5"),
+        ("--t-hand", "0", "argument --t-hand: must be a positive number of milliseconds, got 0"),
+        ("--t-per-hand", "1.5", "argument --t-per-hand: not a whole number: '1.5'"),
+        ("--start-timeout", "-5", "argument --start-timeout: must be a positive number of milliseconds or -1 (no limit), got -5"),
+        ("--hands", "1", "argument --hands: must be at least 2 (a confidence interval needs two hands), got 1"),
+        ("--seed", "4294967296", "argument --seed: must be in 0..4294967295, got 4294967296"),
+    ],
+)
+def test_bad_options_are_one_line_usage_errors(tmp_path: Path, option: str, value: str, message: str) -> None:
+    base = {"--hands": "20", "--seed": "1"}
+    base[option] = value
+    argv = ["kuhn", "always-call", "probe", *(x for pair in base.items() for x in pair), "--run-dir", str(tmp_path / "r")]
+    done = subprocess.run(arena_match(*argv), cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [f"arena match: error: {message} (see --help)"]
+    assert not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["kuhn", "--hands", "5", "--seed", "1", "always-call"], "kuhn is a 2-player game, but 1 bots were given"),
+        (["kuhn", "--hands", "5", "always-call", "probe"], "missing --seed (all are needed unless --resume RUN_DIR)"),
         (["kuhn", "--hands", "5", "--seed", "1", "always-call", "nope"], "unknown strategy 'nope'"),
-        (["kuhn", "--hands", "1", "--seed", "1", "always-call", "probe"], "--hands must be at least 2 (a confidence"),
-        (["kuhn", "--hands", "5", "--seed", "-1", "always-call", "probe"], "--seed must be in 0..4294967295, got -1"),
+        (["kuhn", "--hands", "1", "--seed", "1", "always-call", "probe"], "--hands: must be at least 2 (a confidence"),
+        (["kuhn", "--hands", "5", "--seed", "-1", "always-call", "probe"], "--seed: must be in 0..4294967295, got -1"),
         (["nogame", "--hands", "5", "--seed", "1", "always-call", "probe"], "'nogame' is neither a game file"),
     ],
 )
 def test_bad_arguments(argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main([*argv, "--run-dir", str(tmp_path / "run")]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err
+    assert len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "run").exists()
 
 
@@ -181,3 +261,278 @@ def test_seat_names_and_seeds() -> None:
     )
     assert agent_seed(1, 0) == agent_seed(1, 0)
     assert len({agent_seed(1, 0), agent_seed(1, 1), agent_seed(2, 0)}) == 3
+
+
+# -- stopping on SIGINT/SIGTERM, --resume, --run-dir over a run (issue 14) --------------------
+
+
+def state_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.startswith("STATE:")]
+
+
+def without_names(lines: list[str]) -> list[str]:
+    """STATE lines less their last field (the names), to compare runs whose bots differ only in name."""
+    return [line.rsplit(":", 1)[0] for line in lines]
+
+
+def wait_for_hands(log: Path, hands: int, process: subprocess.Popen[str], timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not (log.exists() and len(state_lines(log)) >= hands):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, f"{log} did not reach {hands} hands"
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize(
+    ("signum", "mode"),
+    [(signal.SIGINT, []), (signal.SIGTERM, ["--in-process"])],
+    ids=["sigint-processes", "sigterm-in-process"],
+)
+def test_signal_writes_partial_results_and_resume_finishes_with_the_same_cards(
+    tmp_path: Path, signum: int, mode: list[str]
+) -> None:
+    run = tmp_path / "run"
+    hands = 3000
+    argv = ["kuhn", "--hands", str(hands), "--seed", "11", "always-call", "always-raise", "--run-dir", str(run), *mode]
+    process = subprocess.Popen(arena_match(*argv), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_hands(run / "match.log", 50, process)
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    played = len(state_lines(run / "match.log"))
+    assert 50 <= played < hands
+    assert err.splitlines() == [
+        f"arena match: interrupted after {played} of {hands} hands; finish with: arena match --resume {run}"
+    ]
+    document = json.loads((run / "results.json").read_text())
+    assert document["partial"] is True
+    assert document["hands_played"] == [played]
+    assert [a["hands"] for a in document["agents"]] == [played, played]
+    expected = expected_values(KUHN, 11, hands, ("call", "raise"))
+    assert [a["total_chips"] for a in document["agents"]] == [float(sum(c)) for c in zip(*expected[:played])]
+    table = out.splitlines()
+    assert table[0] == f"kuhn: partial: {played} of {hands} hands, seed 11, run dir {run}"
+    assert len(table) == 4
+    # The agents were stopped cleanly: nothing on their stderr, no dealer lock left.
+    for err_file in run.glob("match.player*.err"):
+        assert err_file.read_text() == ""
+    assert not (run / "match.lock").exists()
+
+    resumed = subprocess.run(arena_match("--resume", str(run), *mode), cwd=ROOT, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    per_hand = log_values(run / "match.log", KUHN)
+    assert sorted(per_hand) == list(range(hands))
+    assert [(Fraction(v["always-call"]), Fraction(v["always-raise"])) for _, v in sorted(per_hand.items())] == expected
+    document = json.loads((run / "results.json").read_text())
+    assert document["partial"] is False
+    assert document["hands_played"] == [hands]
+    assert resumed.stdout.splitlines()[0] == f"kuhn: {hands} hands, seed 11, run dir {run}"
+
+
+# -- an interruption in the middle of a hand, in the second seating -------------------
+
+_SIGNAL_AT = {"after": 0, "decisions": 0, "fired": 0}
+
+
+class SignalRaiser(Strategy):
+    """Raises whenever it can (as ``always-raise``); once, at its first decision of
+    round 2 after ``_SIGNAL_AT["after"]`` decisions in this process, it sends this
+    process SIGINT."""
+
+    def act(self, view: MatchState) -> Action:
+        _SIGNAL_AT["decisions"] += 1
+        state = view.state
+        late = _SIGNAL_AT["decisions"] > _SIGNAL_AT["after"]
+        if not _SIGNAL_AT["fired"] and late and state.round == 1 and not state.actions[1]:
+            _SIGNAL_AT["fired"] = 1
+            os.kill(os.getpid(), signal.SIGINT)
+        return RAISE if state.can_raise() else CALL
+
+
+@pytest.fixture
+def signal_raiser() -> str:
+    _SIGNAL_AT.update(after=0, decisions=0, fired=0)
+    return registered("test-signal-raiser", "always-raise that interrupts its own process once", SignalRaiser)
+
+
+def test_interrupt_in_a_hand_of_the_second_seating_resumes_from_the_transaction_log(
+    tmp_path: Path, signal_raiser: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hands = 60
+    run, reference = tmp_path / "run", tmp_path / "reference"
+    # Leduc, both raising: round 2 goes raise, raise, call, so a hand the signal
+    # lands in is unfinished when the dealer stops. Seating 1 takes at most 3
+    # decisions a hand of each agent: the signal comes in seating 2.
+    _SIGNAL_AT["after"] = 3 * hands + 40
+    argv = ["leduc", "--hands", str(hands), "--seed", "3", signal_raiser, "always-raise", "--duplicate", "--in-process"]
+    assert main([*argv, "--run-dir", str(run)]) == 130
+    assert _SIGNAL_AT["fired"]
+    err = capsys.readouterr().err.strip().splitlines()
+    first = state_lines(run / "match.1.log")
+    second = state_lines(run / "match.2.log")
+    assert len(first) == hands
+    assert 0 < len(second) < hands
+    assert err == [
+        f"arena match: interrupted after {hands + len(second)} of {2 * hands} hands;"
+        f" finish with: arena match --resume {run}"
+    ]
+    document = json.loads((run / "results.json").read_text())
+    assert (document["partial"], document["hands_played"]) == (True, [hands, len(second)])
+    # The transaction log holds actions of the hand the signal stopped.
+    last_transaction = (run / "match.2.tlog").read_text().splitlines()[-1]
+    assert int(last_transaction.split()[1]) == len(second)
+    seating_one = (run / "match.1.log").read_bytes()
+
+    assert main(["--resume", str(run), "--in-process"]) == 0
+    assert (run / "match.1.log").read_bytes() == seating_one  # complete: read, not replayed
+    reference_argv = ["leduc", "--hands", str(hands), "--seed", "3", "always-raise", "always-raise", "--duplicate"]
+    assert main([*reference_argv, "--in-process", "--run-dir", str(reference)]) == 0
+    for name in ("match.1.log", "match.2.log"):
+        assert without_names(state_lines(run / name)) == without_names(state_lines(reference / name)), name
+    resumed = json.loads((run / "results.json").read_text())
+    assert (resumed["partial"], resumed["hands_played"]) == (False, [hands, hands])
+    expected = json.loads((reference / "results.json").read_text())
+    assert [m["totals"] for m in resumed["matches"]] == [m["totals"] for m in expected["matches"]]
+
+
+# -- --resume against the plan ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    run = tmp_path_factory.mktemp("finished") / "run"
+    argv = ["kuhn", "--hands", "20", "--seed", "2", "always-call", "always-raise", "--in-process"]
+    assert main([*argv, "--run-dir", str(run)]) == 0
+    return run
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["leduc"], "was played with game kuhn, not leduc"),
+        (["kuhn", "always-call", "probe"], "was played with bots always-call always-raise, not always-call probe"),
+        (["--hands", "30"], "was played with --hands 20, not 30"),
+        (["--seed", "3"], "was played with --seed 2, not 3"),
+        (["--duplicate"], "was played with --duplicate false, not true"),
+        (["--t-response", "5000"], "was played with --t-response 600000, not 5000"),
+        (["--force"], "--force does not go with --resume (a resume never replaces a run)"),
+    ],
+)
+def test_resume_refuses_a_different_plan(
+    finished_run: Path, extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (finished_run / "results.json").read_bytes()
+    assert main(["--resume", str(finished_run), *extra]) == 2
+    err = capsys.readouterr().err
+    where = "" if message.startswith("--") else f"--resume {finished_run} "
+    assert err.splitlines() == [f"arena match: error: {where}{message}"]
+    assert (finished_run / "results.json").read_bytes() == before
+
+
+def test_resume_accepts_the_plan_repeated_and_another_name_for_the_game(
+    finished_run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["kuhn.limit.2p", "always-call", "always-raise", "--hands", "20", "--seed", "2", "--t-hand", "600000"]
+    assert main(["--resume", str(finished_run), *argv, "--in-process"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"kuhn: 20 hands, seed 2, run dir {finished_run}"
+
+
+def test_resume_without_a_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--resume", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"arena match: error: --resume {tmp_path}: no plan.json there: not a run of arena match, or one that never started"
+    ]
+
+
+# -- --run-dir over an existing run -------------------------------------------------------
+
+
+def test_run_dir_with_a_finished_run_is_refused_without_force(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = ["kuhn", "--hands", "20", "--seed", "2", "always-call", "always-raise", "--duplicate", "--in-process"]
+    assert subprocess.run(arena_match(*first, "--run-dir", str(run)), cwd=ROOT, capture_output=True).returncode == 0
+    results = (run / "results.json").read_bytes()
+    second = ["kuhn", "--hands", "30", "--seed", "4", "always-call", "probe", "--in-process", "--run-dir", str(run)]
+    refused = subprocess.run(arena_match(*second), cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert refused.stderr.splitlines() == [
+        f"arena match: error: --run-dir {run} holds a finished run (plan.json, ...): "
+        "use --force to replace it, or another directory"
+    ]
+    assert (run / "results.json").read_bytes() == results
+    forced = subprocess.run(arena_match(*second, "--force"), cwd=ROOT, capture_output=True, text=True)
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads((run / "results.json").read_text())["hands"] == 30
+    assert json.loads((run / "plan.json").read_text())["bots"] == ["always-call", "probe"]
+    # The old run's files are gone, not mixed with the new one's.
+    assert not list(run.glob("match.1.*")) and not list(run.glob("match.2.*"))
+    assert len(state_lines(run / "match.log")) == 30
+
+
+def test_run_dir_with_an_unfinished_run_points_to_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "plan.json").write_text("{}")
+    argv = ["kuhn", "--hands", "20", "--seed", "2", "always-call", "probe", "--in-process", "--run-dir", str(run)]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"arena match: error: --run-dir {run} holds a run (plan.json, ...): "
+        f"use --force to replace it, --resume {run} to finish it, or another directory"
+    ]
+    assert (run / "plan.json").read_text() == "{}"
+
+
+def test_run_dir_that_is_empty_or_holds_other_files_is_used(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    argv = ["kuhn", "--hands", "20", "--seed", "2", "always-call", "probe", "--in-process", "--run-dir", str(tmp_path)]
+    assert main(argv) == 0
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+# -- the results table (issue 14, fault 13) -------------------------------------------------
+
+
+def column_spans(row: str) -> list[tuple[int, int]]:
+    """Where each of the five cells of ``row`` starts and ends; cells hold no spaces."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", row)]
+    assert len(spans) == 5, row
+    return spans
+
+
+def test_six_players_table_has_aligned_columns_and_chips_in_hundredths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Seed 4 leaves split pots: fractional chip totals.
+    bots = ["always-call", "always-call", "random:size=pot", "random", "always-raise:size=pot", "probe"]
+    argv = ["holdem.nolimit.6p", "--hands", "200", "--seed", "4", *bots, "--in-process", "--run-dir", str(tmp_path)]
+    assert main(argv) == 0
+    table = capsys.readouterr().out.splitlines()
+    header, rows = table[1], table[2:]
+    assert len(rows) == 6
+    assert header.split() == ["agent", "strategy", "total", "chips", "mbb/g", "95%", "CI"]
+    # agent and strategy left-aligned under their titles; the numbers right-aligned under theirs.
+    starts = [header.index("agent"), header.index("strategy")]
+    ends = [header.index("total chips") + len("total chips"), header.index("mbb/g") + 5, len(header)]
+    for row in rows:
+        spans = column_spans(row)
+        assert [start for start, _ in spans[:2]] == starts, row
+        assert [end for _, end in spans[2:]] == ends, row
+    agents = results(tmp_path)["agents"]
+    assert isinstance(agents, list)
+    chips = [row.split()[2] for row in rows]
+    assert any("." in cell for cell in chips), chips  # the seed's split pots
+    for cell, agent in zip(chips, agents):
+        assert re.fullmatch(r"-?\d+(\.\d\d)?", cell), cell
+        assert float(cell) == pytest.approx(agent["total_chips"], abs=0.005)
+        if "." not in cell:
+            assert float(cell) == agent["total_chips"]
+    for row in rows:
+        assert re.fullmatch(r"-?\d+\.\d{3}", row.split()[3]) and re.fullmatch(r"±\d+\.\d{3}", row.split()[4]), row
+
+
+@pytest.mark.parametrize(
+    ("chips", "text"),
+    [(557848.166667, "557848.17"), (-20.5, "-20.50"), (12.0, "12"), (-0.0, "0"), (-0.001, "0.00"), (1e6, "1000000")],
+)
+def test_format_chips(chips: float, text: str) -> None:
+    assert format_chips(chips) == text
