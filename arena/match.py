@@ -392,7 +392,10 @@ async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None, 
     if message is not None:
         raise MatchError(message)
     if not after.complete:
-        raise MatchError(f"{log_path} holds {after.hands_played} of its {plan.hands} hands and no SCORE line")
+        raise MatchError(
+            f"{log_path} holds {after.hands_played} of its {plan.hands} hands or lacks the SCORE line,"
+            f" though the dealer finished (see {err_path})"
+        )
     return after
 
 
@@ -960,6 +963,9 @@ def _main(argv: list[str]) -> int:
     except UsageError as error:
         _error(str(error))
         return EXIT_USAGE
+    except MatchError as error:  # a run directory whose logs cannot be read
+        _error(str(error))
+        return EXIT_FAILED
     except OSError as error:
         _error(f"{plan.run_dir}: {error}")
         return EXIT_FAILED
@@ -968,6 +974,11 @@ def _main(argv: list[str]) -> int:
 def _play(plan: MatchPlan) -> int:
     unit = unit_of(plan.game)
     total = plan.hands * len(plan.seatings)
+    done = [_read_seating(plan, index) for index in range(len(plan.seatings))]
+    if all(r.complete for r in done):  # a --resume of a finished run: show it, change nothing
+        print(f"arena match: {plan.run_dir} is complete; nothing left to play", file=sys.stderr)
+        print(format_table(plan, summarize(plan, done), unit, done))
+        return EXIT_OK
     with tqdm(total=total, unit="hand", file=sys.stderr, disable=None, dynamic_ncols=True) as progress:
         try:
             outcome = trio.run(_run_plan_with_signals, plan, progress)
