@@ -13,7 +13,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import trio
 
+import arena.match as arena_match_module
 from analysis.stats import format_chips
 from arena.match import agent_seed, main, seat_names
 from poker.deal import Dealer
@@ -582,3 +584,36 @@ def test_six_players_table_has_aligned_columns_and_chips_in_hundredths(
 )
 def test_format_chips(chips: float, text: str) -> None:
     assert format_chips(chips) == text
+
+
+def test_an_agent_that_leaves_before_the_match_is_over_stops_the_dealer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The dealer drops a connection that closes without a version line and waits
+    for another; the agent is gone (status 0), so the match used to wait for ever."""
+    calls: list[int] = []
+
+    async def play_or_leave(host: str, port: int, game: Game, strategy: Strategy) -> None:
+        calls.append(port)
+        if len(calls) == 1:
+            await arena_match_module.play(host, port, game, strategy)
+        else:
+            await (await trio.open_tcp_stream(host, port)).aclose()
+
+    def give_up(signum: int, frame: object) -> None:
+        raise TimeoutError("arena match is still waiting for the dealer")
+
+    monkeypatch.setattr(arena_match_module, "play", play_or_leave)
+    monkeypatch.setattr(arena_match_module, "AGENT_GONE_S", 0.2)
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(30)
+    try:
+        argv = ["kuhn", "--hands", "20", "--seed", "1", "always-call", "probe", "--in-process"]
+        assert main([*argv, "--run-dir", str(tmp_path)]) == 1
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("arena match: error: match: the dealer was stopped: agent "), line
+    assert "ended the connection before the match was over; the dealer's last message: WARNING: dropped" in line
+    assert line.endswith(f"closed without a version line (see {tmp_path / 'match.err'})"), line
