@@ -4,12 +4,13 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: match test lock
+.PHONY: match test lock warmup
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --upgrade pip
 	$(VENV)/bin/python -m pip install -q -c constraints.txt -e '.[test]'
+	$(VENV)/bin/python -m strategies.cfr.warmup   # compile the numba kernels once, with a word on each
 	rm -f $(VENV)/.installed-* && touch $@
 
 # A local heads-up limit hold'em match between two simple agents, with results.
@@ -19,6 +20,10 @@ match: $(STAMP)
 # The whole test suite (what CI runs).
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+# Compile (or check) the numba kernels; set-up does it once, this redoes it after a kernel change.
+warmup: $(STAMP)
+	$(VENV)/bin/python -m strategies.cfr.warmup
 
 # Move constraints.txt to the newest releases pyproject.toml allows: install them
 # into a scratch venv and freeze it. Run `make test` afterwards, commit if green.
