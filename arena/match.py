@@ -26,11 +26,12 @@ Seat names are the strategy names, numbered when they repeat
 (derived from the match seed and its place on the command line) in every
 seating, so a seeded random agent plays the same stream each time.
 
-Interrupting and resuming. SIGINT (Ctrl-C) or SIGTERM stops the dealer at its
-next wait; it closes the connections (the agents, in their own session so that
-the terminal's Ctrl-C does not reach them, see the end of the match and exit),
-and its ``.log``/``.tlog`` hold every finished hand and every action of the
-unfinished one. ``results.json`` is then written with ``"partial": true`` and
+Interrupting and resuming. Agent processes run in a session of their own, so
+a terminal's Ctrl-C reaches only ``arena match``. SIGINT or SIGTERM terminates
+the agent processes (SIGTERM, silently) and stops the dealer at its next wait
+(in-process agents see their connections end); a second signal cancels what is
+left at once. The dealer's ``.log``/``.tlog`` hold every finished hand and
+every action of the unfinished one. ``results.json`` is then written with ``"partial": true`` and
 the hands played per seating, the table is printed if at least two hands were
 played, and the exit status is 130. ``arena match --resume RUN_DIR`` plays the
 rest from ``plan.json``: seatings with a SCORE line are read from their logs,
@@ -241,6 +242,8 @@ class _Seating:
     failures: list[str] = field(default_factory=list)  # agents' own faults
     lost: list[str] = field(default_factory=list)  # agents that lost the connection (status 3)
     gone: list[str] = field(default_factory=list)  # agents that ended their connection early
+    processes: list[trio.Process] = field(default_factory=list)  # agent processes
+    stopped: bool = False  # by a signal
 
     def fail(self, message: str, *, connection: bool = False) -> None:
         """An agent failed: by its own fault, or (``connection``) because its
@@ -260,7 +263,14 @@ class _Seating:
         self.dealer_scope.deadline = min(self.dealer_scope.deadline, trio.current_time() + AGENT_GONE_S)
 
     def stop_dealer(self) -> None:
-        """Cancel the dealer (it closes the connections) and give the agents time to exit."""
+        """Stop the agent processes (SIGTERM: they exit at once and say nothing,
+        where a connection the dealer closes with their answer unread would be
+        reset under them), then the dealer, which closes the connections (agent
+        tasks see them end). The agents get time to exit."""
+        self.stopped = True
+        for process in self.processes:
+            if process.returncode is None:
+                process.terminate()
         self.dealer_scope.cancel()
         self.scope.deadline = min(self.scope.deadline, trio.current_time() + AGENT_EXIT_S)
 
@@ -460,19 +470,30 @@ async def _agent_process(
 ) -> None:
     """``python -m agent`` with its output in ``<match>.player<N>.std/.err`` (as
     play_match.pl), in a session of its own: a Ctrl-C at the terminal reaches
-    only us, and the agent ends when the dealer closes its connection."""
+    only us. The agent ends when the dealer closes its connection, or on SIGTERM
+    from :meth:`_Seating.stop_dealer` (silently: it has no SIGTERM handler)."""
     command = [sys.executable, "-m", "agent", plan.agent_game, "127.0.0.1", str(port)]
     command += ["--strategy", bot.spec, "--seed", str(bot.seed)]
     err_path = plan.run_dir / f"{name}.player{seat + 1}.err"
     mode = "ab" if resuming else "wb"
     with open(plan.run_dir / f"{name}.player{seat + 1}.std", mode) as out, open(err_path, mode) as err:
-        done = await trio.run_process(command, stdout=out, stderr=err, check=False, start_new_session=True)
+        process = await trio.lowlevel.open_process(command, stdout=out, stderr=err, start_new_session=True)
+        run.processes.append(process)
+        try:
+            await process.wait()
+        finally:
+            if process.returncode is None:  # the seating was cancelled: it had its chance to exit
+                process.kill()
+                with trio.CancelScope(shield=True):
+                    await process.wait()
     who = f"agent {bot.name} (seat {seat + 1})"
-    if done.returncode != 0:
+    if run.stopped:
+        return  # terminated by us on a signal
+    if process.returncode != 0:
         lines = err_path.read_text(errors="replace").strip().splitlines()
         last = f": {lines[-1]}" if lines else ""
-        connection = done.returncode == AGENT_EXIT_CONNECTION
-        run.fail(f"{who} exited with status {done.returncode}{last} (see {err_path})", connection=connection)
+        connection = process.returncode == AGENT_EXIT_CONNECTION
+        run.fail(f"{who} exited with status {process.returncode}{last} (see {err_path})", connection=connection)
     else:
         run.left(who)
 

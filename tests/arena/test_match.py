@@ -16,6 +16,7 @@ import pytest
 import trio
 
 import arena.match as arena_match_module
+from agent.client import play
 from analysis.stats import format_chips
 from arena.match import agent_seed, main, seat_names
 from poker.deal import Dealer
@@ -596,7 +597,7 @@ def test_an_agent_that_leaves_before_the_match_is_over_stops_the_dealer(
     async def play_or_leave(host: str, port: int, game: Game, strategy: Strategy) -> None:
         calls.append(port)
         if len(calls) == 1:
-            await arena_match_module.play(host, port, game, strategy)
+            await play(host, port, game, strategy)
         else:
             await (await trio.open_tcp_stream(host, port)).aclose()
 
