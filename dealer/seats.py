@@ -290,12 +290,12 @@ class _Claim:
             peer = f"{host}:{port}"
         except OSError:
             peer = "an unknown peer"
-        seat = Seat(self.index, stream)
         reason = ""
         with scope:
             try:
+                seat = Seat(self.index, stream)
                 line = await seat.read_line(timeout_s=self.version_timeout_s)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 line = b""
             if line is None:
                 reason = f"no version line within {self.version_timeout_s:g} s"
@@ -311,6 +311,6 @@ class _Claim:
         self.pending.pop(scope, None)
         reason = self.evicted.pop(scope, reason) or ("the seat is taken" if self.winner is not None else "")
         with trio.CancelScope(shield=True):
-            await seat.aclose()
+            await stream.aclose()
         if reason:  # none when the caller gave up waiting
             self.dropped(self.index, peer, reason)
