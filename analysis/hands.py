@@ -1,0 +1,742 @@
+"""Hand histories as numpy columns, from ACPC ``.log`` files and msgpack hand records.
+
+A ``.log`` (ours or the reference dealer's, SPEC.md §3.3) holds one line per hand::
+
+    STATE:<handId>:<betting>:<hole by position, '|'-separated><board>:<values by position>:<names by position>
+
+:func:`read_log` reads it in blocks of lines and turns each block into columns
+with ``str`` methods and numpy, without replaying the rules: the values are in
+the line, the cards are fixed-width text at places the round fixes, and the
+betting only has to use the betting alphabet and reach the round the cards
+show. Every line is still checked: six fields, a decimal hand id, one value and
+one name per position, values that sum to zero (to the 6 printed decimals),
+cards laid out as the game lays them out for that round, no card twice in a
+hand. ``validate=True`` also replays each hand with :mod:`poker` (every action
+legal, the values those of the betting and the cards).
+
+A damaged line raises :class:`HandsError` naming ``file:line`` and what is
+wrong; ``skip_damaged=True`` leaves such lines out and lists their numbers in
+:attr:`Hands.skipped`.
+
+:func:`read_records` reads ``*.hands.msgpack`` (:mod:`dealer.records`) into the
+same columns, with the seed of each run; :func:`read_hands` picks the reader by
+file name.
+
+Everything per hand is by **position** (relative to the button); ``names``
+says who sat where. Card ids are ``rank * 4 + suit`` (:mod:`poker.cards`), ``-1``
+for board cards the hand did not reach.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Final
+
+import msgpack
+import numpy as np
+import numpy.typing as npt
+
+from dealer.records import MatchHeader
+from poker.cards import RANK_CHARS, SUIT_CHARS, cards_to_text
+from poker.evaluate import rank_hand
+from poker.gamedef import Game, GameDefError, load_game
+from poker.protocol import ProtocolError, format_value, parse_state_line
+
+__all__ = [
+    "HandsError",
+    "LogHeader",
+    "Hands",
+    "read_log",
+    "read_records",
+    "read_hands",
+    "iter_log_blocks",
+    "concat",
+    "game_of_log",
+    "NO_SEED",
+]
+
+#: :attr:`Hands.seed` where the seed is not known.
+NO_SEED: Final = -1
+#: Lines per block of :func:`iter_log_blocks`.
+BLOCK_LINES: Final = 200_000
+#: Values are printed with 6 decimals, so a hand's sum may be off by this much per position.
+_SUM_TOLERANCE: Final = 1e-5
+
+Int64Array = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+class HandsError(ValueError):
+    """A log or records file that cannot be read; the message names ``file:line``."""
+
+
+@dataclass(frozen=True)
+class LogHeader:
+    """``# name/game/hands/seed <match> <game> <hands> <seed>`` of a ``.log``
+    (or the match header of a records file)."""
+
+    match_name: str
+    game_path: str
+    num_hands: int
+    seed: int
+
+
+# -- card and betting text ----------------------------------------------------------
+
+_RANK_LUT = np.full(256, -1, dtype=np.int8)
+_SUIT_LUT = np.full(256, -1, dtype=np.int8)
+for _i, _c in enumerate(RANK_CHARS):
+    _RANK_LUT[ord(_c)] = _RANK_LUT[ord(_c.lower())] = _i
+for _i, _c in enumerate(SUIT_CHARS):
+    _SUIT_LUT[ord(_c)] = _SUIT_LUT[ord(_c.upper())] = _i
+#: Every rank and suit letter (either case) becomes "X": what is left is the layout.
+_SHAPE = str.maketrans({c: "X" for c in RANK_CHARS + RANK_CHARS.lower() + SUIT_CHARS + SUIT_CHARS.upper()})
+#: The betting alphabet is deleted: what is left must be the round separators.
+_BETTING = str.maketrans("", "", "fcr0123456789")
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where the cards of a game's STATE line stand: for each round reached, the
+    card text's shape (``XXXX|XXXX/XXXXXX`` …); card slots are the holes by
+    position, then the board."""
+
+    players: int
+    hole_cards: int
+    board_cards: int
+    shapes: dict[str, int]  # shape -> round reached
+    width: int  # characters of the last round's card text
+    slot_pos: npt.NDArray[np.intp]  # character index of each card slot's rank
+    shown: npt.NDArray[np.int64]  # per round, card slots shown (holes + board)
+
+    @staticmethod
+    def of(game: Game) -> _Layout:
+        players, hole = game.num_players, game.num_hole_cards
+        text = "|".join("X" * 2 * hole for _ in range(players)) + "X" * 2 * game.num_board_cards[0]
+        shapes = {text: 0}
+        for round_ in range(1, game.num_rounds):
+            text += "/" + "X" * 2 * game.num_board_cards[round_]
+            shapes[text] = round_
+        positions = [i for i, c in enumerate(text) if c == "X"][::2]
+        shown = [players * hole + game.total_board_cards(r) for r in range(game.num_rounds)]
+        return _Layout(
+            players,
+            hole,
+            sum(game.num_board_cards),
+            shapes,
+            len(text),
+            np.array(positions, dtype=np.intp),
+            np.array(shown, dtype=np.int64),
+        )
+
+
+# -- the columns --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hands:
+    """Hands of one file (or several, :func:`concat`) as columns; ``n`` hands, ``P`` players.
+
+    ``hand_id`` int64[n]; ``values`` float64[n, P] chips by position;
+    ``name_index`` int32[n, P] index into ``names`` by position; ``hole``
+    int8[n, P, holeCards]; ``board`` int8[n, boardCards] (``-1`` past the round
+    reached); ``betting`` the ACPC betting strings; ``line`` int64[n] the line
+    number in the log (the hand's number in a records file); ``seed`` int64[n]
+    the run's seed (:data:`NO_SEED` when unknown). ``skipped`` lists the line
+    numbers of damaged lines left out (``skip_damaged=True``).
+    """
+
+    game: Game
+    source: str
+    hand_id: Int64Array
+    values: FloatArray
+    names: tuple[str, ...]
+    name_index: npt.NDArray[np.int32]
+    hole: npt.NDArray[np.int8]
+    board: npt.NDArray[np.int8]
+    betting: tuple[str, ...]
+    line: Int64Array
+    seed: Int64Array
+    headers: tuple[LogHeader, ...] = ()
+    score: tuple[tuple[float, ...], tuple[str, ...]] | None = None
+    skipped: tuple[int, ...] = field(default=())
+
+    def __len__(self) -> int:
+        return int(self.hand_id.size)
+
+    @property
+    def players(self) -> int:
+        return self.game.num_players
+
+    @property
+    def board_shown(self) -> Int64Array:
+        """Board cards each hand reached."""
+        shown: Int64Array = (self.board >= 0).sum(axis=1, dtype=np.int64)
+        return shown
+
+    def where(self, hand: int) -> str:
+        """``file:line`` of hand row ``hand``."""
+        return f"{self.source}:{int(self.line[hand])}"
+
+    def name_values(self, name: str) -> FloatArray:
+        """``name``'s chips in each hand, NaN where it did not play.
+
+        Raises:
+            HandsError: ``name`` holds two positions in some hand (repeated seat names).
+        """
+        if name not in self.names:
+            return np.full(len(self), np.nan)
+        held = self.name_index == self.names.index(name)
+        count = held.sum(axis=1)
+        if (count > 1).any():
+            row = int(np.argmax(count > 1))
+            raise HandsError(f"{self.where(row)}: {name!r} holds {int(count[row])} positions in hand {self.hand_id[row]}")
+        chips: FloatArray = np.where(count == 1, np.where(held, self.values, 0.0).sum(axis=1), np.nan)
+        return chips
+
+    def names_at(self, hand: int) -> tuple[str, ...]:
+        """Names by position in hand row ``hand``."""
+        return tuple(self.names[int(k)] for k in self.name_index[hand])
+
+    def cards_text(self, hand: int) -> str:
+        """The card field of hand row ``hand``'s STATE line."""
+        layout = _Layout.of(self.game)
+        text = "|".join(cards_to_text(int(c) for c in cards) for cards in self.hole[hand])
+        board = [int(c) for c in self.board[hand] if c >= 0]
+        shown = len(board) + layout.players * layout.hole_cards
+        round_ = int(np.searchsorted(layout.shown, shown))
+        text += cards_to_text(board[: self.game.num_board_cards[0]])
+        for r in range(1, round_ + 1):
+            start = self.game.board_start(r)
+            text += "/" + cards_to_text(board[start : start + self.game.num_board_cards[r]])
+        return text
+
+    def state_line(self, hand: int) -> str:
+        """Hand row ``hand`` as a ``.log`` STATE line."""
+        values = "|".join(format_value(float(v)) for v in self.values[hand])
+        return (
+            f"STATE:{self.hand_id[hand]}:{self.betting[hand]}:{self.cards_text(hand)}:"
+            f"{values}:{'|'.join(self.names_at(hand))}"
+        )
+
+    def take(self, rows: npt.NDArray[np.bool_] | npt.NDArray[np.intp]) -> Hands:
+        """The hands at ``rows`` (a mask or indices), in that order."""
+        index = np.arange(len(self))[rows]
+        return replace(
+            self,
+            hand_id=self.hand_id[index],
+            values=self.values[index],
+            name_index=self.name_index[index],
+            hole=self.hole[index],
+            board=self.board[index],
+            betting=tuple(self.betting[i] for i in index),
+            line=self.line[index],
+            seed=self.seed[index],
+        )
+
+
+def concat(tables: Sequence[Hands]) -> Hands:
+    """One table of several (same game); names are merged, sources joined by ``+``.
+
+    Raises:
+        HandsError: the tables are of different games.
+    """
+    if not tables:
+        raise HandsError("no hands to join")
+    first = tables[0]
+    for table in tables[1:]:
+        if table.game != first.game:
+            raise HandsError(f"{table.source} is not a log of the same game as {first.source}")
+    names: list[str] = []
+    for table in tables:
+        names += [name for name in table.names if name not in names]
+    remapped = []
+    for table in tables:
+        mapping = np.array([names.index(name) for name in table.names] or [0], dtype=np.int32)
+        remapped.append(mapping[table.name_index])
+    return Hands(
+        game=first.game,
+        source="+".join(t.source for t in tables),
+        hand_id=np.concatenate([t.hand_id for t in tables]),
+        values=np.concatenate([t.values for t in tables]),
+        names=tuple(names),
+        name_index=np.concatenate(remapped),
+        hole=np.concatenate([t.hole for t in tables]),
+        board=np.concatenate([t.board for t in tables]),
+        betting=tuple(b for t in tables for b in t.betting),
+        line=np.concatenate([t.line for t in tables]),
+        seed=np.concatenate([t.seed for t in tables]),
+        headers=tuple(h for t in tables for h in t.headers),
+        score=None,
+        skipped=tuple(s for t in tables for s in t.skipped),
+    )
+
+
+# -- reading a .log -----------------------------------------------------------------
+
+
+def _parse_header(line: str) -> LogHeader | None:
+    parts = line.split()
+    if len(parts) == 6 and parts[1] == "name/game/hands/seed":
+        try:
+            return LogHeader(parts[2], parts[3], int(parts[4]), int(parts[5]))
+        except ValueError:
+            return None
+    return None
+
+
+def game_of_log(path: Path) -> Game:
+    """The game a log's header names: a short name, a path (as given, or from the
+    log's folder), or a shipped game's file name.
+
+    Raises:
+        HandsError: no header, or a game that cannot be found (give the game instead).
+    """
+    with open(path, encoding="utf-8", errors="surrogateescape") as file:
+        first = file.readline()
+    header = _parse_header(first.rstrip("\n"))
+    if header is None:
+        raise HandsError(f"{path}:1: no '# name/game/hands/seed' header to take the game from; name the game")
+    for candidate in (header.game_path, str(path.parent / header.game_path), Path(header.game_path).name):
+        try:
+            return load_game(candidate)
+        except GameDefError:
+            continue
+    raise HandsError(f"{path}:1: the header's game {header.game_path!r} is neither a known game nor a file; name the game")
+
+
+@dataclass
+class _Block:
+    """Columns of one block of good STATE lines."""
+
+    hand_id: Int64Array
+    values: FloatArray
+    name_combo: npt.NDArray[np.int32]
+    cards: npt.NDArray[np.int8]
+    betting: list[str]
+    line: Int64Array
+    seed: Int64Array
+
+
+class _LogReader:
+    """The state carried from block to block: names seen, headers, the SCORE line."""
+
+    def __init__(self, path: Path, game: Game, *, skip_damaged: bool, validate: bool) -> None:
+        self.path = path
+        self.game = game
+        self.layout = _Layout.of(game)
+        self.skip_damaged = skip_damaged
+        self.validate = validate
+        self.names: list[str] = []
+        self.name_ids: dict[str, int] = {}
+        self.combos: dict[str, int] = {}  # names field -> combo row
+        self.combo_rows: list[list[int]] = []
+        self.headers: list[LogHeader] = []
+        self.seed = NO_SEED
+        self.score: tuple[tuple[float, ...], tuple[str, ...]] | None = None
+        self.skipped: list[int] = []
+
+    def damaged(self, number: int, message: str) -> None:
+        if not self.skip_damaged:
+            raise HandsError(f"{self.path}:{number}: {message}")
+        self.skipped.append(number)
+
+    def combo(self, text: str) -> int | None:
+        """The row of a names field, or None when it does not name every position."""
+        row = self.combos.get(text)
+        if row is not None:
+            return row
+        names = text.split("|")
+        if len(names) != self.layout.players or not all(names):
+            return None
+        ids = []
+        for name in names:
+            if name not in self.name_ids:
+                self.name_ids[name] = len(self.names)
+                self.names.append(name)
+            ids.append(self.name_ids[name])
+        self.combos[text] = len(self.combo_rows)
+        self.combo_rows.append(ids)
+        return self.combos[text]
+
+    def other_line(self, line: str, number: int) -> None:
+        if line.startswith("#"):
+            header = _parse_header(line)
+            if header is not None:
+                self.headers.append(header)
+                self.seed = header.seed
+        elif line.startswith("SCORE:"):
+            try:
+                _, values, names = line.split(":", 2)
+                self.score = (tuple(float(v) for v in values.split("|")), tuple(names.split("|")))
+            except ValueError:
+                self.damaged(number, f"unreadable SCORE line {line!r}")
+        elif line.strip():
+            self.damaged(number, f"not a header, STATE or SCORE line: {_quote(line)}")
+
+    def block(self, lines: list[str], first_number: int) -> _Block:
+        """Columns of the STATE lines among ``lines`` (numbered from ``first_number``)."""
+        states: list[list[str]] = []
+        numbers: list[int] = []
+        for number, line in enumerate(lines, start=first_number):
+            if line.startswith("STATE:"):
+                states.append(line.split(":"))
+                numbers.append(number)
+            else:
+                self.other_line(line.rstrip("\r"), number)
+        good = self._structure(states, numbers)
+        if len(good) < len(states):
+            states = [states[i] for i in good]
+            numbers = [numbers[i] for i in good]
+        return self._columns(states, numbers)
+
+    def _structure(self, states: list[list[str]], numbers: list[int]) -> list[int]:
+        """Indices of the lines whose fields, names and card/betting layout are right."""
+        shapes, players = self.layout.shapes, self.layout.players
+        good: list[int] = []
+        for i, fields in enumerate(states):
+            problem = None
+            if len(fields) != 6:
+                problem = f"{len(fields)} ':'-separated fields, not 6 (STATE, hand, betting, cards, values, names)"
+            else:
+                _, hand, betting, cards, values, names = fields
+                round_ = shapes.get(cards.translate(_SHAPE))
+                if not hand.isdigit() or not hand.isascii() or len(hand) > 18:
+                    problem = f"hand id {hand!r} is not a number"
+                elif round_ is None:
+                    problem = f"cards {cards!r} are not {players} hands and a board of {self.game_label()}"
+                elif (left := betting.translate(_BETTING)) != "/" * round_:
+                    if left.strip("/"):
+                        problem = f"betting {betting!r} holds characters other than f, c, r, digits and /"
+                    else:
+                        problem = f"betting {betting!r} reaches round {len(left) + 1} but the cards show round {round_ + 1}"
+                elif values.count("|") != players - 1:
+                    problem = f"values {values!r} are not one per position ({players})"
+                elif self.combo(names) is None:
+                    problem = f"names {names!r} are not one per position ({players})"
+            if problem is None:
+                good.append(i)
+            else:
+                self.damaged(numbers[i], f"{problem}: {_quote(':'.join(fields))}")
+        return good
+
+    def game_label(self) -> str:
+        return f"a {self.layout.players}-player game with {self.layout.hole_cards} hole cards"
+
+    def _columns(self, states: list[list[str]], numbers: list[int]) -> _Block:
+        layout, n = self.layout, len(states)
+        if n:
+            _, ids, betting, cards, values, names = (list(column) for column in zip(*states))
+        else:
+            ids, betting, cards, values, names = [], [], [], [], []
+        hand_id = np.array(ids, dtype=np.int64).reshape(n)
+        try:
+            chips = np.array("|".join(values).split("|") if n else [], dtype=np.float64).reshape(n, layout.players)
+        except ValueError:
+            chips = np.array([[_float(v) for v in text.split("|")] for text in values], dtype=np.float64)
+        combo = np.array([self.combos[text] for text in names], dtype=np.int32)
+        raw = np.frombuffer("".join(c.ljust(layout.width) for c in cards).encode("ascii"), dtype=np.uint8)
+        raw = raw.reshape(n, layout.width)
+        ranks = _RANK_LUT[raw[:, layout.slot_pos]]
+        suits = _SUIT_LUT[raw[:, layout.slot_pos + 1]]
+        slots = layout.slot_pos.size
+        shown = np.arange(slots)[None, :] < layout.shown[[b.count("/") for b in betting]][:, None]
+        card_ids = np.where(shown, ranks * 4 + suits, -1).astype(np.int8)
+        problems = self._check_columns(chips, card_ids, shown, ranks, suits)
+        if problems:
+            for row, problem in problems:
+                line = ":".join(["STATE", ids[row], betting[row], cards[row], values[row], names[row]])
+                self.damaged(numbers[row], f"{problem}: {_quote(line)}")
+            keep = np.ones(n, dtype=bool)
+            keep[[row for row, _ in problems]] = False
+            hand_id, chips, combo, card_ids = hand_id[keep], chips[keep], combo[keep], card_ids[keep]
+            betting = [b for b, k in zip(betting, keep) if k]
+            numbers = [m for m, k in zip(numbers, keep) if k]
+        block = _Block(
+            hand_id, chips, combo, card_ids, betting, np.array(numbers, dtype=np.int64), np.full(len(numbers), self.seed)
+        )
+        if self.validate:
+            self._validate(block)
+        return block
+
+    def _check_columns(
+        self,
+        chips: FloatArray,
+        card_ids: npt.NDArray[np.int8],
+        shown: npt.NDArray[np.bool_],
+        ranks: npt.NDArray[np.int8],
+        suits: npt.NDArray[np.int8],
+    ) -> list[tuple[int, str]]:
+        """(row, problem) for values and cards that fail the vectorised checks."""
+        problems: dict[int, str] = {}
+        unreadable = np.isnan(chips).any(axis=1)
+        for row in np.flatnonzero(unreadable):
+            problems[int(row)] = "a value is not a number"
+        unbalanced = ~unreadable & ~(np.abs(chips.sum(axis=1)) <= _SUM_TOLERANCE * self.layout.players)
+        for row in np.flatnonzero(unbalanced):
+            problems.setdefault(int(row), f"values sum to {chips[row].sum():g}, not 0")
+        bad_card = (shown & ((ranks < 0) | (suits < 0))).any(axis=1)
+        for row in np.flatnonzero(bad_card):
+            problems.setdefault(int(row), "a card is not a rank then a suit")
+        ordered = np.sort(np.where(card_ids < 0, -np.arange(1, card_ids.shape[1] + 1), card_ids), axis=1)
+        repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1) & ~bad_card
+        for row in np.flatnonzero(repeated):
+            problems.setdefault(int(row), "a card is dealt twice")
+        return sorted(problems.items())
+
+    def _validate(self, block: _Block) -> None:
+        """Replay every hand with the rules: legal betting, values of the betting and cards."""
+        game = self.game
+        bad: list[int] = []
+        for row in range(block.hand_id.size):
+            line = _state_text(self.layout, game, block, row)
+            try:
+                parsed = parse_state_line(line, game)
+            except ProtocolError as error:
+                problem = str(error)
+            else:
+                state, deal = parsed.state, parsed.deal
+                if not state.finished:
+                    problem = f"the betting {block.betting[row]!r} does not finish the hand"
+                else:
+                    if state.is_showdown():
+                        board = deal.board[: game.total_board_cards(state.round)]
+                        expected = state.values(
+                            [0 if state.folded[p] else rank_hand(hole + board) for p, hole in enumerate(deal.hole)]
+                        )
+                    else:
+                        expected = state.values()
+                    wrong = [p for p, v in enumerate(expected) if not math.isclose(float(v), block.values[row, p], abs_tol=1e-6)]
+                    if not wrong:
+                        continue
+                    shown = "|".join(format_value(v) for v in expected)
+                    problem = f"values are not those of the betting and cards ({shown})"
+            self.damaged(int(block.line[row]), f"{problem}: {_quote(line)}")
+            bad.append(row)
+        if bad:
+            keep = np.ones(block.hand_id.size, dtype=bool)
+            keep[bad] = False
+            block.hand_id, block.values, block.name_combo = block.hand_id[keep], block.values[keep], block.name_combo[keep]
+            block.cards, block.line, block.seed = block.cards[keep], block.line[keep], block.seed[keep]
+            block.betting = [b for b, k in zip(block.betting, keep) if k]
+
+
+def _state_text(layout: _Layout, game: Game, block: _Block, row: int) -> str:
+    """A STATE line rebuilt from a block's columns (names left out: the rules do not need them)."""
+    cards = block.cards[row]
+    hole_end = layout.players * layout.hole_cards
+    holes = "|".join(
+        cards_to_text(int(c) for c in cards[p * layout.hole_cards : (p + 1) * layout.hole_cards])
+        for p in range(layout.players)
+    )
+    board = [int(c) for c in cards[hole_end:] if c >= 0]
+    text = holes + cards_to_text(board[: game.num_board_cards[0]])
+    for r in range(1, block.betting[row].count("/") + 1):
+        start = game.board_start(r)
+        text += "/" + cards_to_text(board[start : start + game.num_board_cards[r]])
+    values = "|".join(format_value(float(v)) for v in block.values[row])
+    names = "|".join(f"p{p}" for p in range(layout.players))
+    return f"STATE:{block.hand_id[row]}:{block.betting[row]}:{text}:{values}:{names}"
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _quote(line: str) -> str:
+    return repr(line if len(line) <= 200 else line[:200] + "…")
+
+
+def iter_log_blocks(
+    path: Path, game: Game, *, skip_damaged: bool = False, validate: bool = False, block_lines: int = BLOCK_LINES
+) -> Iterator[Hands]:
+    """The hands of a ``.log`` a block of lines at a time (each block's ``names``
+    are those seen so far, so a later block's table holds every earlier name).
+
+    Raises:
+        HandsError: a damaged line (unless ``skip_damaged``), or an unreadable file.
+    """
+    reader = _LogReader(path, game, skip_damaged=skip_damaged, validate=validate)
+    layout = reader.layout
+    try:
+        file = open(path, encoding="utf-8", errors="surrogateescape", newline="")
+    except OSError as error:
+        raise HandsError(f"{path}: {error.strerror or error}") from None
+    with file:
+        number, rest = 1, ""
+        pending: list[str] = []
+        while True:
+            chunk = file.read(1 << 22)
+            if chunk:
+                lines = (rest + chunk).split("\n")
+                rest = lines.pop()
+                pending += lines
+            elif rest:
+                pending.append(rest)
+            while len(pending) >= block_lines or (pending and not chunk):
+                part, pending = pending[:block_lines], pending[block_lines:]
+                block = reader.block(part, number)
+                number += len(part)
+                yield _table(reader, block, layout)
+            if not chunk:
+                break
+
+
+def _table(reader: _LogReader, block: _Block, layout: _Layout) -> Hands:
+    n = block.hand_id.size
+    combos = np.array(reader.combo_rows or [[0] * layout.players], dtype=np.int32)
+    hole_end = layout.players * layout.hole_cards
+    return Hands(
+        game=reader.game,
+        source=str(reader.path),
+        hand_id=block.hand_id,
+        values=block.values,
+        names=tuple(reader.names),
+        name_index=combos[block.name_combo].reshape(n, layout.players),
+        hole=block.cards[:, :hole_end].reshape(n, layout.players, layout.hole_cards),
+        board=block.cards[:, hole_end:].reshape(n, layout.board_cards),
+        betting=tuple(block.betting),
+        line=block.line,
+        seed=block.seed,
+        headers=tuple(reader.headers),
+        score=reader.score,
+        skipped=tuple(reader.skipped),
+    )
+
+
+def read_log(path: Path, game: Game | None = None, *, skip_damaged: bool = False, validate: bool = False) -> Hands:
+    """Every hand of a ``.log`` (ours or the reference dealer's). ``game`` defaults
+    to the one its header names (:func:`game_of_log`).
+
+    Raises:
+        HandsError: a damaged line (``file:line: what``; unless ``skip_damaged``),
+            an unreadable file, or a game that cannot be found.
+    """
+    path = Path(path)
+    if game is None:
+        game = game_of_log(path)
+    blocks = list(iter_log_blocks(path, game, skip_damaged=skip_damaged, validate=validate))
+    if not blocks:
+        return _empty(game, str(path))
+    last = blocks[-1]
+    if len(blocks) == 1:
+        return last
+    names = last.names  # a superset of every earlier block's, in the same order
+    return replace(
+        last,
+        hand_id=np.concatenate([b.hand_id for b in blocks]),
+        values=np.concatenate([b.values for b in blocks]),
+        names=names,
+        name_index=np.concatenate([b.name_index for b in blocks]),
+        hole=np.concatenate([b.hole for b in blocks]),
+        board=np.concatenate([b.board for b in blocks]),
+        betting=tuple(s for b in blocks for s in b.betting),
+        line=np.concatenate([b.line for b in blocks]),
+        seed=np.concatenate([b.seed for b in blocks]),
+    )
+
+
+def _empty(game: Game, source: str) -> Hands:
+    players = game.num_players
+    return Hands(
+        game=game,
+        source=source,
+        hand_id=np.zeros(0, dtype=np.int64),
+        values=np.zeros((0, players)),
+        names=(),
+        name_index=np.zeros((0, players), dtype=np.int32),
+        hole=np.zeros((0, players, game.num_hole_cards), dtype=np.int8),
+        board=np.zeros((0, sum(game.num_board_cards)), dtype=np.int8),
+        betting=(),
+        line=np.zeros(0, dtype=np.int64),
+        seed=np.zeros(0, dtype=np.int64),
+    )
+
+
+# -- reading msgpack records --------------------------------------------------------
+
+
+def read_records(path: Path) -> Hands:
+    """Every hand of a ``*.hands.msgpack`` file (:mod:`dealer.records`), with its run's seed.
+
+    Raises:
+        HandsError: an unreadable file, a bad header, or a hand before any header.
+    """
+    path = Path(path)
+    headers: list[MatchHeader] = []
+    rows: list[list[Any]] = []
+    runs: list[int] = []
+    try:
+        with open(path, "rb") as file:
+            for number, item in enumerate(msgpack.Unpacker(file, raw=False), start=1):
+                if isinstance(item, dict):
+                    try:
+                        headers.append(MatchHeader.from_msgpack(item))
+                    except (KeyError, ValueError, TypeError) as error:
+                        raise HandsError(f"{path}: record {number}: bad match header: {error}") from None
+                    if headers[0].game != headers[-1].game or headers[0].names != headers[-1].names:
+                        raise HandsError(f"{path}: record {number}: a run of another game or other players")
+                elif not headers:
+                    raise HandsError(f"{path}: record {number}: a hand comes before any match header")
+                elif not isinstance(item, list) or len(item) != 7:
+                    raise HandsError(f"{path}: record {number}: not a hand record (7 fields)")
+                else:
+                    rows.append(item)
+                    runs.append(len(headers) - 1)
+    except OSError as error:
+        raise HandsError(f"{path}: {error.strerror or error}") from None
+    except (msgpack.UnpackException, ValueError) as error:
+        if isinstance(error, HandsError):
+            raise
+        raise HandsError(f"{path}: damaged msgpack: {error}") from None
+    if not headers:
+        raise HandsError(f"{path}: no match header")
+    header = headers[0]
+    game = header.game
+    players, hole_cards, board_cards = game.num_players, game.num_hole_cards, sum(game.num_board_cards)
+    n = len(rows)
+    try:
+        hand_id = np.array([r[0] for r in rows], dtype=np.int64)
+        seats = np.array([r[1] for r in rows], dtype=np.int32).reshape(n, players)
+        hole = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.uint8).reshape(n, players, hole_cards)
+        board = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint8).reshape(n, board_cards)
+        shown = np.array([r[4] for r in rows], dtype=np.int64)
+        values = np.array([r[6] for r in rows], dtype=np.float64).reshape(n, players)
+        betting = tuple(str(r[5]) for r in rows)
+    except (ValueError, TypeError) as error:
+        raise HandsError(f"{path}: hand records that do not fit {players} players: {error}") from None
+    names = header.names
+    board_ids = np.where(np.arange(board_cards)[None, :] < shown[:, None], board.astype(np.int8), -1).astype(np.int8)
+    return Hands(
+        game=game,
+        source=str(path),
+        hand_id=hand_id,
+        values=values,
+        names=tuple(names),
+        name_index=seats,
+        hole=hole.astype(np.int8),
+        board=board_ids,
+        betting=betting,
+        line=np.arange(1, n + 1, dtype=np.int64),
+        seed=np.array([headers[r].seed for r in runs], dtype=np.int64),
+        headers=tuple(LogHeader(h.match_name, h.game_path, h.num_hands, h.seed) for h in headers),
+    )
+
+
+def read_hands(
+    path: Path, game: Game | None = None, *, skip_damaged: bool = False, validate: bool = False
+) -> Hands:
+    """:func:`read_records` for ``*.msgpack``, :func:`read_log` otherwise."""
+    path = Path(path)
+    if path.name.endswith(".msgpack"):
+        hands = read_records(path)
+        if game is not None and hands.game != game:
+            raise HandsError(f"{path}: records of another game than the one named")
+        return hands
+    return read_log(path, game, skip_damaged=skip_damaged, validate=validate)
