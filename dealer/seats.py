@@ -179,6 +179,12 @@ class Seat:
         line = self.poll_line()
         if line is not None:
             return line
+        return await self.wait_line(timeout_s=timeout_s)
+
+    async def wait_line(self, *, timeout_s: float) -> bytes | None:
+        """:meth:`read_line` for a caller that has just seen :meth:`poll_line`
+        return ``None``: it waits at once, without reading again first."""
+        line = None
         with trio.move_on_after(timeout_s):
             while line is None:
                 await trio.lowlevel.wait_readable(self._fd)

@@ -542,7 +542,7 @@ class _Match:
                 if line is None:
                     if self.echoes:
                         self.flush_echoes()  # the wait may be long: show what happened so far
-                    line = await seat.read_line(timeout_s=t_response_us / 1_000_000)
+                    line = await seat.wait_line(timeout_s=t_response_us / 1_000_000)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 line = None
             if not line:
