@@ -33,7 +33,8 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from itertools import count, repeat
+from typing import Any, Final, cast
 
 import msgpack
 import numpy as np
@@ -321,6 +322,19 @@ class _Block:
     seed: Int64Array
 
 
+@dataclass
+class _Columns:
+    """The text fields of a block's STATE lines, the round each reaches and its names' row."""
+
+    ids: list[str]
+    betting: list[str]
+    cards: list[str]
+    values: list[str]
+    names: list[str]
+    rounds: list[int]
+    combos: list[int]
+
+
 class _LogReader:
     """The state carried from block to block: names seen, headers, the SCORE line."""
 
@@ -379,19 +393,56 @@ class _LogReader:
 
     def block(self, lines: list[str], first_number: int) -> _Block:
         """Columns of the STATE lines among ``lines`` (numbered from ``first_number``)."""
-        states: list[list[str]] = []
-        numbers: list[int] = []
-        for number, line in enumerate(lines, start=first_number):
-            if line.startswith("STATE:"):
-                states.append(line.split(":"))
-                numbers.append(number)
-            else:
-                self.other_line(line.rstrip("\r"), number)
-        good = self._structure(states, numbers)
-        if len(good) < len(states):
-            states = [states[i] for i in good]
-            numbers = [numbers[i] for i in good]
-        return self._columns(states, numbers)
+        is_state = list(map(str.startswith, lines, repeat("STATE:")))
+        states: list[str] = lines
+        numbers: list[int] = list(range(first_number, first_number + len(lines)))
+        if not all(is_state):
+            states, numbers = [], []
+            for number, line, state in zip(count(first_number), lines, is_state):
+                if state:
+                    states.append(line)
+                    numbers.append(number)
+                else:
+                    self.other_line(line.rstrip("\r"), number)
+        columns = self._fast_columns(states)
+        if columns is None:  # some line is damaged: find it (them) line by line
+            good = self._structure([line.split(":") for line in states], numbers)
+            states, numbers = [states[i] for i in good], [numbers[i] for i in good]
+            columns = self._fast_columns(states)
+            if columns is None:
+                raise AssertionError("lines that passed the line-by-line checks failed the block checks")
+        return self._columns(columns, numbers)
+
+    def _fast_columns(self, states: list[str]) -> _Columns | None:
+        """The fields of ``states`` as columns, or None if any line fails a check
+        (then :meth:`_structure` says which and why). Each check runs over the
+        whole block in C (``map`` of ``str`` methods, one ``split``)."""
+        n, players, shapes = len(states), self.layout.players, self.layout.shapes
+        if not n:
+            return _Columns([], [], [], [], [], [], [])
+        if list(map(str.count, states, repeat(":"))) != [5] * n:
+            return None
+        flat = ":".join(states).split(":")
+        ids, betting, cards, values, names = flat[1::6], flat[2::6], flat[3::6], flat[4::6], flat[5::6]
+        digits = "".join(ids)
+        if not (digits.isascii() and digits.isdigit()) or min(map(len, ids)) < 1 or max(map(len, ids)) > 18:
+            return None
+        rounds = list(map(shapes.get, map(str.translate, cards, repeat(_SHAPE))))
+        left = list(map(str.translate, betting, repeat(_BETTING)))
+        if list(map(len, left)) != rounds:
+            return None
+        separators = "".join(left)
+        if separators.count("/") != len(separators):
+            return None
+        if list(map(str.count, values, repeat("|"))) != [players - 1] * n:
+            return None
+        combos = list(map(self.combos.get, names))
+        if None in combos:
+            for text in dict.fromkeys(text for text, combo in zip(names, combos) if combo is None):  # first seen first
+                if self.combo(text) is None:
+                    return None
+            combos = list(map(self.combos.get, names))
+        return _Columns(ids, betting, cards, values, names, cast(list[int], rounds), cast(list[int], combos))
 
     def _structure(self, states: list[list[str]], numbers: list[int]) -> list[int]:
         """Indices of the lines whose fields, names and card/betting layout are right."""
@@ -426,24 +477,21 @@ class _LogReader:
     def game_label(self) -> str:
         return f"a {self.layout.players}-player game with {self.layout.hole_cards} hole cards"
 
-    def _columns(self, states: list[list[str]], numbers: list[int]) -> _Block:
-        layout, n = self.layout, len(states)
-        if n:
-            _, ids, betting, cards, values, names = (list(column) for column in zip(*states))
-        else:
-            ids, betting, cards, values, names = [], [], [], [], []
+    def _columns(self, columns: _Columns, numbers: list[int]) -> _Block:
+        layout, n = self.layout, len(numbers)
+        ids, betting, cards, values, names = columns.ids, columns.betting, columns.cards, columns.values, columns.names
         hand_id = np.array(ids, dtype=np.int64).reshape(n)
         try:
             chips = np.array("|".join(values).split("|") if n else [], dtype=np.float64).reshape(n, layout.players)
         except ValueError:
             chips = np.array([[_float(v) for v in text.split("|")] for text in values], dtype=np.float64)
-        combo = np.array([self.combos[text] for text in names], dtype=np.int32)
-        raw = np.frombuffer("".join(c.ljust(layout.width) for c in cards).encode("ascii"), dtype=np.uint8)
+        combo = np.array(columns.combos, dtype=np.int32)
+        raw = np.frombuffer("".join(map(str.ljust, cards, repeat(layout.width))).encode("ascii"), dtype=np.uint8)
         raw = raw.reshape(n, layout.width)
         ranks = _RANK_LUT[raw[:, layout.slot_pos]]
         suits = _SUIT_LUT[raw[:, layout.slot_pos + 1]]
         slots = layout.slot_pos.size
-        shown = np.arange(slots)[None, :] < layout.shown[[b.count("/") for b in betting]][:, None]
+        shown = np.arange(slots)[None, :] < layout.shown[np.array(columns.rounds, dtype=np.intp)][:, None]
         card_ids = np.where(shown, ranks * 4 + suits, -1).astype(np.int8)
         problems = self._check_columns(chips, card_ids, shown, ranks, suits)
         if problems:
