@@ -296,8 +296,11 @@ def game_of_log(path: Path) -> Game:
     Raises:
         HandsError: no header, or a game that cannot be found (give the game instead).
     """
-    with open(path, encoding="utf-8", errors="surrogateescape") as file:
-        first = file.readline()
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as file:
+            first = file.readline()
+    except OSError as error:
+        raise HandsError(f"{path}: {error.strerror or error}") from None
     header = _parse_header(first.rstrip("\n"))
     if header is None:
         raise HandsError(f"{path}:1: no '# name/game/hands/seed' header to take the game from; name the game")
