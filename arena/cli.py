@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "agent": ("agent.cli", "connect to an ACPC dealer and play a strategy"),
     "match": ("arena.match", "run a whole local match: dealer, agents, results table"),
     "solve": ("strategies.cfr.cli", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
+    "analyze": ("analysis.cli", "per-player results of match logs: raw means with 95% intervals, duplicate estimate"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
 }
 
