@@ -6,7 +6,7 @@ sequences) for the 2009 DBR experiments (L71). The thesis gives no time for
 building it, so this prints our time alone. The build is exact: every
 canonical flop's 1176 run-outs, every canonical turn's 48 rivers, and every
 canonical river's 20 deal orders for the nested river split (see
-:mod:`strategies.cfr.bucketing`). The preflop sums are computed too (not read
+:mod:`strategies.cfr.abstraction.bucketing`). The preflop sums are computed too (not read
 from a cache), and the numba kernels are warmed up first on a small game.
 
 Usage: ``.venv/bin/python benchmarks/abstraction.py [--workers 2] [--spec ehs2:5:perfect] [-o FILE]``
@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from poker.gamedef import load_game
-from strategies.cfr.abstraction import CardAbstraction, parse_abstraction_spec
-from strategies.cfr.bucketing import AbstractionSpec
+from strategies.cfr.abstraction.bucketing import AbstractionSpec
+from strategies.cfr.abstraction.card_abstraction import CardAbstraction, parse_abstraction_spec
 
 
 def main() -> None:

@@ -6,7 +6,7 @@ Johanson (2016) thesis, Table 2.1 (seed 000 §5.5), game
 mbb/g (exploitability = mean of the two best-response values; 1 mbb/g = 0.01
 chips per hand here).
 
-Method: :func:`strategies.cfr.blind_br.blind_best_responses` — an exact
+Method: :func:`strategies.cfr.best_response.blind.blind_best_responses` — an exact
 public-tree best response that uses the strategies' card-blindness (the
 opponent's range stays uniform), last-round tables over W - L counts and suit
 isomorphism on the flop (1755 canonical flops). All four strategies and both
@@ -24,7 +24,7 @@ import time
 
 from poker.gamedef import load_game
 from strategies.base import make_strategy
-from strategies.cfr.blind_br import blind_best_responses
+from strategies.cfr.best_response.blind import blind_best_responses
 
 # Johanson thesis Table 2.1, mbb/g, and the strategy spec that plays it here.
 TABLE_2_1 = {

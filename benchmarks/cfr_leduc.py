@@ -43,8 +43,8 @@ import time
 from collections.abc import Callable
 
 from poker.gamedef import load_game
-from strategies.cfr.solver import Algorithm, Solver
-from strategies.cfr.tree import build_tree
+from strategies.cfr.solvers.solver import Algorithm, Solver
+from strategies.cfr.tree.public import build_tree
 
 TARGET = 2.6e-4  # chips/hand: what OpenSpiel's CFR+ reaches (2.57e-4) in 1000 iterations
 DOCUMENTED_ANCHOR_S = 200.0  # issue 4: OpenSpiel C++ CFRPlusSolver, 1000 iterations "here"

@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from poker.gamedef import load_game
-from strategies.cfr.abstract_game import AbstractCFR, AbstractGame
-from strategies.cfr.best_response import to_mbb
-from strategies.cfr.abstract_solve import AbstractSolve
-from strategies.cfr.abstraction import CardAbstraction, load_abstraction
+from strategies.cfr.abstraction.card_abstraction import CardAbstraction, load_abstraction
+from strategies.cfr.best_response.exact import to_mbb
+from strategies.cfr.solvers.abstract_game import AbstractCFR, AbstractGame
+from strategies.cfr.solvers.abstract_solve import AbstractSolve
 
 GAME = "holdem.limit.2p.reverse_blinds"
 SPEC = "ehs2:5:perfect"

@@ -1,6 +1,11 @@
 """How to act: every strategy is a :class:`strategies.base.Strategy`, built by name
-with :func:`strategies.base.make_strategy` (``"random"``, ``"always-raise:size=pot"``)."""
+with :func:`strategies.base.make_strategy` (``"random"``, ``"always-raise:size=pot"``).
 
+Importing the package registers the built-in strategies: each of their modules
+registers itself with :func:`strategies.base.register` on import, and the
+registry (:mod:`strategies.base`) stands below them and imports none."""
+
+import strategies.simple  # noqa: F401  (registers the built-in strategies)
 from strategies.base import PublicState, Strategy, StrategyError, make_strategy, private_hands, strategy_names
 
 __all__ = ["PublicState", "Strategy", "StrategyError", "make_strategy", "private_hands", "strategy_names"]

@@ -24,6 +24,10 @@ Strategies are named by a spec ``"name:opt=val,opt2=val"``;
     @register("always-call", "call or check every time")
     def _always_call(game: Game, options: Options, *, seed: int | None) -> Strategy:
         return AlwaysCall(game)
+
+A module registers its strategies when it is imported; the package
+(``strategies/__init__.py``) imports the built-in ones, so they are registered
+before anything in ``strategies`` is used. This module imports none of them.
 """
 
 from __future__ import annotations
@@ -179,13 +183,7 @@ def register(name: str, help: str) -> Callable[[Factory], Factory]:
 
 def strategy_names() -> dict[str, str]:
     """Every registered strategy name with its one-line help."""
-    _load_builtins()
     return {name: entry.help for name, entry in sorted(_REGISTRY.items())}
-
-
-def _load_builtins() -> None:
-    # The built-in strategies register themselves on import.
-    import strategies.simple  # noqa: F401
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
@@ -210,7 +208,6 @@ def make_strategy(spec: str, game: Game, *, seed: int | None = None) -> Strategy
         StrategyError: unknown name or option, or a bad option value.
     """
     name, values = parse_spec(spec)
-    _load_builtins()
     entry = _REGISTRY.get(name)
     if entry is None:
         raise StrategyError(f"unknown strategy {name!r}; known strategies: {', '.join(sorted(_REGISTRY))}")

@@ -2,12 +2,15 @@
 
 ``poker/`` (the rules) imports nobody; ``dealer/`` imports only ``poker/``, so a
 dealer can be deployed, audited and profiled without the agents, solvers and
-analysis above it (match orchestration lives in ``arena/``).
+analysis above it (match orchestration lives in ``arena/``). Within
+``strategies/`` no module imports itself back through others: the import graph
+of its modules (every import statement, those inside functions too) has no cycle.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,3 +38,85 @@ def test_package_imports_only_what_it_stands_on(package: str) -> None:
         if (found := _imported_packages(path) - ALLOWED[package] - {package})
     }
     assert not offending, f"{package}/ may import only {sorted(ALLOWED[package])}: {offending}"
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _type_checking_only(node: ast.AST) -> bool:
+    test = node.test if isinstance(node, ast.If) else None
+    return isinstance(test, ast.Name | ast.Attribute) and ast.unparse(test).endswith("TYPE_CHECKING")
+
+
+def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement, at module level or inside functions, except those
+    under ``if TYPE_CHECKING:`` (never run)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If) and _type_checking_only(node):
+            yield from (n for child in node.orelse for n in _imports(ast.Module(body=[child], type_ignores=[])))
+        else:
+            yield from _imports(node)
+
+
+def import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports (``from a import b`` counts
+    as importing ``a.b`` when that is a module, else ``a``)."""
+    paths = {_module_name(path, root): path for path in sorted((root / package).rglob("*.py"))}
+    graph: dict[str, set[str]] = {}
+    for name, path in paths.items():
+        here = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in _imports(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+                continue
+            base = here.split(".")[: len(here.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:
+                targets.add(f"{module}.{alias.name}" if f"{module}.{alias.name}" in paths else module)
+        graph[name] = {target for target in targets if target in paths and target != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while (top := stack.pop()) != module:
+                component.append(top)
+            if component:
+                cycles.append(sorted([module, *component]))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(cycles)
+
+
+def test_no_import_cycles_in_strategies() -> None:
+    graph = import_graph(ROOT, "strategies")
+    assert "strategies.cfr.tree.public" in graph and graph["strategies.simple"] == {"strategies.base"}
+    assert not import_cycles(graph), f"modules of strategies/ that import each other: {import_cycles(graph)}"
+
+
+def test_import_cycles_are_found() -> None:
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []

@@ -8,7 +8,7 @@ tree with tables per card bucket of ``--abstraction SPEC`` (``ehs2:5:perfect``,
 public tree can be built (small games), else not.
 
 ``--algorithm abstract --abstraction SPEC`` (required) solves the abstract game
-of a perfect-recall card abstraction with CFR+ (:mod:`strategies.cfr.abstract_game`;
+of a perfect-recall card abstraction with CFR+ (:mod:`strategies.cfr.solvers.abstract_game`;
 ``none``: no abstraction, small games); the card abstraction and the joint
 bucket tables are read from the cache or built first (minutes for hold'em, with
 progress bars). What it measures every ``--every`` iterations is the
@@ -42,22 +42,16 @@ from tqdm import tqdm
 
 from analysis.stats import Unit, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
-from strategies.cfr import abstract_game, pcs
-from strategies.cfr.abstract_solve import ALGORITHM as ABSTRACT
-from strategies.cfr.abstract_solve import AbstractSolve
-from strategies.cfr.abstraction import load_abstraction
-from strategies.cfr.best_response import exploitability
-from strategies.cfr.betting_tree import BettingTree
-from strategies.cfr.card_tables import AbstractionError
-from strategies.cfr.solver import Algorithm, Solver
-from strategies.cfr.strategy_file import (
-    BUCKETS,
-    StrategyFile,
-    StrategyFileError,
-    load_strategy,
-    save_strategy,
-)
-from strategies.cfr.tree import BettingAbstraction, Tree, TreeError, build_tree
+from strategies.cfr.abstraction.card_abstraction import load_abstraction
+from strategies.cfr.abstraction.card_tables import AbstractionError
+from strategies.cfr.best_response.exact import exploitability
+from strategies.cfr.solvers import abstract_game, pcs
+from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
+from strategies.cfr.solvers.abstract_solve import AbstractSolve
+from strategies.cfr.solvers.solver import Algorithm, Solver
+from strategies.cfr.strategy_file import BUCKETS, StrategyFile, StrategyFileError, load_strategy, save_strategy
+from strategies.cfr.tree.betting import BettingTree
+from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
 __all__ = ["main"]
 

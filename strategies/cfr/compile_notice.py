@@ -9,7 +9,7 @@ cache load does not), so a listener on it tells exactly when the cache is cold,
 and costs nothing when it is warm. The notice names the kernels (once per kernel
 module and process) and where they are cached::
 
-    numba: compiling the CFR solver kernels, once (cached in .../strategies/cfr/__pycache__); this can take minutes
+    numba: compiling the CFR solver kernels, once (cached in .../strategies/cfr/tree/__pycache__); this can take minutes
 
 ``python -m strategies.cfr.warmup`` compiles everything ahead. The notice is off
 under pytest (tests compare stderr) unless ``ACPC_ARENA_COMPILE_NOTICE=1``;
@@ -34,12 +34,12 @@ ENV = "ACPC_ARENA_COMPILE_NOTICE"
 #: What the kernel modules compute, as the notice names them.
 LABELS = {
     "poker._eval_kernels": "hand evaluator",
-    "strategies.cfr._kernels": "CFR solver",
-    "strategies.cfr._abstraction_kernels": "card abstraction",
-    "strategies.cfr._pcs_kernels": "public chance sampling",
-    "strategies.cfr._abstract_kernels": "abstract game",
-    "strategies.cfr.blind_br": "blind best response",
-    "strategies.cfr.multiplayer": "multiplayer CFR",
+    "strategies.cfr.tree._kernels": "CFR solver",
+    "strategies.cfr.abstraction._kernels": "card abstraction",
+    "strategies.cfr.solvers._pcs_kernels": "public chance sampling",
+    "strategies.cfr.solvers._abstract_kernels": "abstract game",
+    "strategies.cfr.best_response.blind": "blind best response",
+    "strategies.cfr.solvers.multiplayer": "multiplayer CFR",
 }
 _PROJECT = ("poker.", "strategies.")
 

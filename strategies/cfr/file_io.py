@@ -1,6 +1,6 @@
 """Header-and-arrays files: the one writer and the one bounded reader behind
 strategy files (:mod:`strategies.cfr.strategy_file`) and cache files
-(:mod:`strategies.cfr.cache_files`).
+(:mod:`strategies.cfr.abstraction.cache_files`).
 
 A file is two msgpack objects in a row: a header map, then a map from array
 name to ``{"dtype", "shape", "data"}`` (raw little-endian bytes, C order).

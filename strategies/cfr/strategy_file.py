@@ -8,7 +8,7 @@ A file is two msgpack objects in a row:
    limit game, else ``{"pot_fractions": [...], "all_in": bool}``),
    ``card_abstraction`` (``"none"``: every private hand is its own bucket),
    ``suit_isomorphism`` (the tree keeps one board per suit-isomorphism class of
-   the first board round; see :func:`strategies.cfr.tree.build_tree`),
+   the first board round; see :func:`strategies.cfr.tree.public.build_tree`),
    ``algorithm`` and ``settings`` (alternating, linear_average, delay),
    ``iterations``, ``exploitability`` (chips per hand, or ``None`` if not
    measured), ``tree_digest`` (SHA-256 of the tree's decision-node keys and hands,
@@ -21,12 +21,12 @@ A file is two msgpack objects in a row:
 
 ``layout`` (absent in older files: ``"public-tree"``) says how the arrays are
 indexed. ``"public-tree"``: ``[D, A, H]`` on the tree of :func:`build_tree`.
-``"buckets"`` (public chance sampling, :mod:`strategies.cfr.pcs`): ``[A, R]``
+``"buckets"`` (public chance sampling, :mod:`strategies.cfr.solvers.pcs`): ``[A, R]``
 bucket tables on the betting-only tree (:func:`build_betting_tree`), columns
 per decision and bucket of the ``card_abstraction`` spec (rebuilt with
-:func:`strategies.cfr.abstraction.load_abstraction`); ``tree_digest`` then
-covers the betting tree's keys, and :attr:`StrategyFile.strategy` expands the
-table onto the full public tree (small games only).
+:func:`strategies.cfr.abstraction.card_abstraction.load_abstraction`); ``tree_digest`` then
+covers the betting tree's keys; :func:`strategies.cfr.solvers.pcs.bucket_strategy`
+plays such a table (and expands it onto the full public tree, small games only).
 
 Writing goes to a temporary file in the same directory that then replaces the
 target, so an interrupted save never leaves half a file (:mod:`strategies.cfr.file_io`).
@@ -39,7 +39,7 @@ most :data:`MAX_GAME_TEXT` characters, at most :data:`MAX_POT_FRACTIONS` pot
 fractions, each positive, finite and at most :data:`MAX_POT_FRACTION`, whole
 iteration counts...); the game text parsed (two players); the size of the tree
 the header asks for, counted without building it
-(:func:`strategies.cfr.tree_budget.tree_size`: at most
+(:func:`strategies.cfr.tree.budget.tree_size`: at most
 :data:`MAX_BETTING_NODES` betting nodes, and for ``public-tree`` files
 :data:`MAX_PUBLIC_NODES` public nodes, found out within
 :data:`MAX_TREE_WORK` steps); the tree built and its digest compared; only
@@ -56,7 +56,6 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +63,10 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game, GameDefError, format_game, parse_game
-from strategies.cfr.betting_tree import BettingTree, build_betting_tree
 from strategies.cfr.file_io import Field, FileFormatError, HeaderFile, check_fields, show, write_file
-from strategies.cfr.tree import BettingAbstraction, Tree, TreeError, build_tree
-from strategies.cfr.tree_budget import TreeBudgetError, TreeSize, tree_size
+from strategies.cfr.tree.betting import BettingTree, build_betting_tree
+from strategies.cfr.tree.budget import TreeBudgetError, TreeSize, tree_size
+from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
 __all__ = [
     "BUCKETS",
@@ -139,44 +138,23 @@ class StrategyFile:
     isomorphism: bool = False
     layout: str = PUBLIC_TREE
 
-    @cached_property
+    @property
     def strategy(self) -> npt.NDArray[np.float64]:
-        """The average strategy ``[D, A, H]`` on :meth:`build_tree` (a bucket table
-        is expanded onto it, which needs a game small enough for that tree).
+        """The average strategy ``[D, A, H]`` of a public-tree file, on :meth:`build_tree`.
 
         Raises:
-            StrategyFileError: a bucket table that does not fit its abstraction.
-            TreeError: a public tree too big to build.
+            StrategyFileError: a bucket table (play it with
+                :func:`strategies.cfr.solvers.pcs.bucket_strategy`).
         """
+        if self.layout != PUBLIC_TREE:
+            raise StrategyFileError(f"a {self.layout!r} strategy file is a bucket table, not a public-tree strategy")
         table: npt.NDArray[np.float64] = self.arrays["strategy"]
-        if self.layout == PUBLIC_TREE:
-            return table
-        expanded: npt.NDArray[np.float64] = self.bucket_strategy().tree_strategy(self.build_tree())
-        return expanded
+        return table
 
     def build_tree(self) -> Tree:
         """The public tree the arrays belong to (built again from the header); for
         a bucket table, the full public tree its strategy is played on."""
         return build_tree(self.game, self.abstraction, isomorphism=self.isomorphism)
-
-    def bucket_strategy(self) -> Any:
-        """A bucket table's :class:`strategies.cfr.pcs.PCSStrategy` (card
-        abstraction rebuilt from its spec).
-
-        Raises:
-            StrategyFileError: not a bucket table, or one that does not fit its card abstraction.
-        """
-        from strategies.cfr.abstraction import load_abstraction
-        from strategies.cfr.card_tables import AbstractionError
-        from strategies.cfr.pcs import PCSError, PCSStrategy
-
-        if self.layout != BUCKETS:
-            raise StrategyFileError("only a bucket-table strategy file has a bucket strategy")
-        try:
-            abstraction = load_abstraction(self.card_abstraction, self.game)
-            return PCSStrategy(self.game, abstraction, self.arrays["strategy"], betting=self.abstraction)
-        except (AbstractionError, PCSError) as error:
-            raise StrategyFileError(" ".join(f"card abstraction {self.card_abstraction!r}: {error}".split())) from None
 
 
 def tree_digest(tree: Tree | BettingTree) -> str:
@@ -330,8 +308,8 @@ HEADER_FIELDS: dict[str, Field] = {
 
 def _card_abstraction(spec: str, game: Game) -> str | None:
     """What is wrong with a bucket table's card abstraction spec for ``game``, or None."""
-    from strategies.cfr.abstraction import parse_abstraction_spec
-    from strategies.cfr.card_tables import AbstractionError
+    from strategies.cfr.abstraction.card_abstraction import parse_abstraction_spec
+    from strategies.cfr.abstraction.card_tables import AbstractionError
 
     try:
         parsed = parse_abstraction_spec(spec)

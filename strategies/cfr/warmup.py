@@ -80,8 +80,8 @@ def _exploitability(path: Path) -> None:
 
 def _solver(tmp: Path) -> None:
     from poker.gamedef import load_game
-    from strategies.cfr.solver import Solver
-    from strategies.cfr.tree import build_tree
+    from strategies.cfr.solvers.solver import Solver
+    from strategies.cfr.tree.public import build_tree
 
     for game in ("kuhn", "leduc"):
         path = tmp / f"{game}.strategy"

@@ -1,6 +1,6 @@
-"""Numba kernels behind the card abstraction (:mod:`strategies.cfr.card_tables`,
-:mod:`strategies.cfr.hand_features`, :mod:`strategies.cfr.bucketing` and
-:mod:`strategies.cfr.abstraction`): hand strength, canonical boards, percentile
+"""Numba kernels behind the card abstraction (:mod:`strategies.cfr.abstraction.card_tables`,
+:mod:`strategies.cfr.abstraction.hand_features`, :mod:`strategies.cfr.abstraction.bucketing` and
+:mod:`strategies.cfr.abstraction.card_abstraction`): hand strength, canonical boards, percentile
 thresholds and bucket look-ups.
 
 Everything is ``@njit(cache=True, nogil=True)`` over arrays and scalars, so the
@@ -16,7 +16,7 @@ too, so suit-isomorphic (hand, board) pairs get identical values, never values a
 rounding apart, and a threshold splits them the same way.
 
 The look-up data travel as one tuple, ``data`` (built by
-:func:`strategies.cfr.bucketing.kernel_data`)::
+:func:`strategies.cfr.abstraction.bucketing.kernel_data`)::
 
     (perm_maps int64[P, 52]      card -> its image under suit permutation p
      hand_map int32[P, H]        hand h -> the hand index of its image under p

@@ -1,8 +1,8 @@
-"""What a card abstraction cache file (:meth:`strategies.cfr.abstraction.CardAbstraction.save`)
+"""What a card abstraction cache file (:meth:`strategies.cfr.abstraction.card_abstraction.CardAbstraction.save`)
 must hold before its look-up arrays reach the numba kernels: the header schema
 (:data:`ABSTRACTION_FIELDS`) and the arrays' dtypes, dimensions and index ranges
 (:func:`check_bucket_tables`), so a damaged or tampered file is an
-:class:`~strategies.cfr.card_tables.AbstractionError` (and is built again),
+:class:`~strategies.cfr.abstraction.card_tables.AbstractionError` (and is built again),
 never an out-of-bounds read in a kernel.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import MAX_ROUNDS
-from strategies.cfr.bucketing import BucketTables, Feature, Recall
+from strategies.cfr.abstraction.bucketing import BucketTables, Feature, Recall
 from strategies.cfr.file_io import Field, show
 
 __all__ = ["ABSTRACTION_FIELDS", "MAX_BUCKETS", "check_bucket_tables", "expect_bucket_array"]

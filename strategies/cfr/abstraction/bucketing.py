@@ -2,7 +2,7 @@
 
 Reference: Johanson (2016) thesis ch5 §5.2 (seed 000 §7.2; L1402-1408).
 **Percentile bucketing** splits the (hand, board) pairs of a round into k buckets
-of equal probability by a feature of :mod:`strategies.cfr.hand_features`. With
+of equal probability by a feature of :mod:`strategies.cfr.abstraction.hand_features`. With
 **perfect recall** the split is nested: round r's buckets are cut separately
 inside each bucket sequence of rounds 0..r-1 (5 buckets per round gives 5, 25,
 125 and 625 sequences, Johanson's "5-bucket perfect-recall E[HS²]" abstraction,
@@ -12,7 +12,7 @@ Thresholds: bucket j of a group takes the values v whose weight strictly below v
 lies in [j/k, (j+1)/k) of the group's weight. Equal values always share a
 bucket, so each bucket's weight is within the largest tie's weight of 1/k of
 the total (within one pair when values are distinct). Pairs are weighted by
-their suit-isomorphism class size (:mod:`strategies.cfr.card_tables`), and
+their suit-isomorphism class size (:mod:`strategies.cfr.abstraction.card_tables`), and
 perfect-recall groups come from every order in which a board's cards could have
 been dealt (a turn's four cards: four choices of the turn card).
 
@@ -27,7 +27,7 @@ What :func:`build_bucket_tables` keeps (:class:`BucketTables`) is a bucket index
 per canonical board of every round but the last and hand (hold'em, 5 buckets:
 uint8 per canonical flop and turn, 24 MB), plus the thresholds; last-round
 buckets come from the strength counts computed on the fly. The array layout is
-in :mod:`strategies.cfr._abstraction_kernels`.
+in :mod:`strategies.cfr.abstraction._kernels`.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game
-from strategies.cfr import _abstraction_kernels as _k
-from strategies.cfr.card_tables import (
+from strategies.cfr.abstraction import _kernels as _k
+from strategies.cfr.abstraction.card_tables import (
     AbstractionError,
     CardTables,
     Progress,
@@ -52,7 +52,7 @@ from strategies.cfr.card_tables import (
     deal_orders,
     run_chunks,
 )
-from strategies.cfr.hand_features import cached_preflop_sums, final_counts
+from strategies.cfr.abstraction.hand_features import cached_preflop_sums, final_counts
 
 __all__ = [
     "AbstractionSpec",
@@ -133,7 +133,7 @@ def _check_key_bits(num_groups: int, value_bits: int, weight_bits: int) -> None:
 
 @dataclass(frozen=True, eq=False)
 class BucketTables:
-    """The look-up arrays of :mod:`strategies.cfr._abstraction_kernels` (layout there)."""
+    """The look-up arrays of :mod:`strategies.cfr.abstraction._kernels` (layout there)."""
 
     key_start: npt.NDArray[np.int64]
     keys: npt.NDArray[np.int64]
@@ -152,8 +152,8 @@ def kernel_data(
     cards: CardTables, buckets_per_round: tuple[int, ...], recall: Recall, tables: BucketTables
 ) -> tuple[Any, ...]:
     """The tuple the bucket look-up kernels take (``data`` in
-    :mod:`strategies.cfr._abstraction_kernels` and
-    :func:`strategies.cfr._abstract_kernels.joint_counts`): the card tables, the
+    :mod:`strategies.cfr.abstraction._kernels` and
+    :func:`strategies.cfr.solvers._abstract_kernels.joint_counts`): the card tables, the
     buckets per round, the recall flag and the look-up arrays."""
     return (
         cards.perm_maps, cards.hand_map, cards.hand_sets, cards.hands, cards.total_cards,

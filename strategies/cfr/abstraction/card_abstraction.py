@@ -1,15 +1,15 @@
 """Card abstractions: what solvers see of the cards, per round, as buckets.
 
 ``load_abstraction("ehs2:5:perfect", game)`` reads or builds a
-:class:`CardAbstraction`: percentile buckets (:mod:`strategies.cfr.bucketing`)
-of one hand-strength feature (:mod:`strategies.cfr.hand_features`; hold'em and
+:class:`CardAbstraction`: percentile buckets (:mod:`strategies.cfr.abstraction.bucketing`)
+of one hand-strength feature (:mod:`strategies.cfr.abstraction.hand_features`; hold'em and
 kin, exact enumeration with suit isomorphism). ``buckets(r, board)`` maps every
 private hand (rows of :func:`strategies.base.private_hands`) to its round-r
 bucket, -1 where it clashes with the board; ``bucket_rounds(board)`` does every
 round for a final board at once. Boards list the cards in the order dealt
 (flop, turn, river), which perfect recall needs. Abstractions are cached on
-disk (:mod:`strategies.cfr.cache_files`) under
-:func:`~strategies.cfr.cache_files.default_cache_dir`, keyed by the spec and the
+disk (:mod:`strategies.cfr.abstraction.cache_files`) under
+:func:`~strategies.cfr.abstraction.cache_files.default_cache_dir`, keyed by the spec and the
 game; files derived from one (joint bucket tables) are keyed by its
 :attr:`CardAbstraction.digest`. Spec ``none`` gives :class:`NullAbstraction`,
 every hand its own bucket.
@@ -31,8 +31,9 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.base import private_hands
-from strategies.cfr import _abstraction_kernels as _k
-from strategies.cfr.bucketing import (
+from strategies.cfr.abstraction import _kernels as _k
+from strategies.cfr.abstraction.abstraction_file import ABSTRACTION_FIELDS, check_bucket_tables, expect_bucket_array
+from strategies.cfr.abstraction.bucketing import (
     AbstractionSpec,
     BucketTables,
     Feature,
@@ -40,9 +41,8 @@ from strategies.cfr.bucketing import (
     build_bucket_tables,
     kernel_data,
 )
-from strategies.cfr.abstraction_file import ABSTRACTION_FIELDS, check_bucket_tables, expect_bucket_array
-from strategies.cfr.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
-from strategies.cfr.card_tables import AbstractionError, CardTables, Progress, card_tables
+from strategies.cfr.abstraction.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
+from strategies.cfr.abstraction.card_tables import AbstractionError, CardTables, Progress, card_tables
 
 __all__ = [
     "NULL_SPEC",
@@ -139,13 +139,13 @@ class CardAbstraction:
 
     @cached_property
     def cards(self) -> CardTables:
-        """The game's :class:`~strategies.cfr.card_tables.CardTables`."""
+        """The game's :class:`~strategies.cfr.abstraction.card_tables.CardTables`."""
         return card_tables(self.game)
 
     @cached_property
     def kernel_data(self) -> tuple[Any, ...]:
         """The ``data`` tuple of the bucket look-up kernels
-        (:func:`strategies.cfr.bucketing.kernel_data`)."""
+        (:func:`strategies.cfr.abstraction.bucketing.kernel_data`)."""
         return kernel_data(self.cards, self.buckets_per_round, self.recall, self.tables)
 
     @cached_property

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, format_game
 from strategies.base import private_hands
-from strategies.cfr import _abstraction_kernels as _k
+from strategies.cfr.abstraction import _kernels as _k
 
 __all__ = [
     "AbstractionError",

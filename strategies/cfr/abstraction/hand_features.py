@@ -19,13 +19,13 @@ How it is computed (exact enumeration, no sampling):
    hold'em: 134459 rivers, int16, 357 MB while building); a flop's 1176
    two-card run-outs (each hand sees the 1081 that avoid it) and a turn's 48
    rivers are then look-ups, each run-out mapped to its canonical board
-   (:mod:`strategies.cfr.card_tables`) with the hands permuted alike.
+   (:mod:`strategies.cfr.abstraction.card_tables`) with the hands permuted alike.
    Preflop, each canonical river counts once for its whole suit class and the
    sums are shared across each suit class of hands (exact: the features are
    suit-symmetric; :func:`cached_preflop_sums`). Exact integers also mean
    suit-isomorphic pairs get equal values, never values one rounding apart.
 
-The bucketing of :mod:`strategies.cfr.bucketing` splits these integers.
+The bucketing of :mod:`strategies.cfr.abstraction.bucketing` splits these integers.
 """
 
 from __future__ import annotations
@@ -39,9 +39,15 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game, format_game
-from strategies.cfr import _abstraction_kernels as _k
-from strategies.cfr.cache_files import CacheFileError, default_cache_dir, expect_arrays, read_arrays, write_arrays
-from strategies.cfr.card_tables import (
+from strategies.cfr.abstraction import _kernels as _k
+from strategies.cfr.abstraction.cache_files import (
+    CacheFileError,
+    default_cache_dir,
+    expect_arrays,
+    read_arrays,
+    write_arrays,
+)
+from strategies.cfr.abstraction.card_tables import (
     AbstractionError,
     CardTables,
     Progress,
@@ -110,7 +116,7 @@ def cached_preflop_sums(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Each hand's sums of n and n² over every final board (the preflop E[HS] and
     E[HS²] numerators), read from ``cache_dir`` (default
-    :func:`~strategies.cfr.cache_files.default_cache_dir`) if computed before,
+    :func:`~strategies.cfr.abstraction.cache_files.default_cache_dir`) if computed before,
     else computed (``final`` gives :func:`final_counts`, which the caller may
     already hold) and written there."""
     path = (cache_dir or default_cache_dir()) / f"preflop-sums-{cards.digest}.msgpack"
@@ -148,7 +154,7 @@ def hand_features(
 
     Preflop sums come from every final board (hold'em: 134459 canonical rivers,
     a few seconds) and are cached in ``cache_dir`` (default
-    :func:`~strategies.cfr.cache_files.default_cache_dir`); a flop takes tens of
+    :func:`~strategies.cfr.abstraction.cache_files.default_cache_dir`); a flop takes tens of
     milliseconds."""
     cards = card_tables(game)
     rounds = [r for r in range(game.num_rounds) if cards.total_cards[r] == len(board)]

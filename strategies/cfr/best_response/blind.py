@@ -50,9 +50,9 @@ from poker.evaluate import card_bit, rank_cardset
 from poker.gamedef import Game
 from poker.state import Action, State
 from strategies.base import PublicState, Strategy, private_hands
-from strategies.cfr._kernels import showdown_values
-from strategies.cfr.best_response import BestResponse
-from strategies.cfr.tree import BettingAbstraction, TreeError, tree_actions
+from strategies.cfr.best_response.exact import BestResponse
+from strategies.cfr.tree._kernels import showdown_values
+from strategies.cfr.tree.public import BettingAbstraction, TreeError, tree_actions
 
 __all__ = ["blind_best_responses", "NotCardBlindError"]
 

@@ -6,7 +6,7 @@ private hands down and returning the responder's values for all its private hand
 up; at the responder's decisions take the maximum per hand, at the opponent's the
 sum, at chance nodes the probability-weighted sum with card removal. Terminals use
 the O(n) fold and sorted-showdown evaluation of §2.4 (see
-:mod:`strategies.cfr._kernels`). The result is the same arithmetic as a walk of
+:mod:`strategies.cfr.tree._kernels`). The result is the same arithmetic as a walk of
 the responder's information sets, reordered so each opponent strategy entry is
 read once for all of the responder's hands.
 
@@ -15,7 +15,7 @@ Burch §2.4.5), in chips per hand; NashConv (OpenSpiel) is their sum minus the
 profile's value sum, i.e. twice the exploitability in a zero-sum game.
 Hold'em figures are usually quoted in mbb/g: :func:`to_mbb` converts.
 
-Strategies are ``float64[D, A, H]`` arrays on a :class:`~strategies.cfr.tree.Tree`
+Strategies are ``float64[D, A, H]`` arrays on a :class:`~strategies.cfr.tree.public.Tree`
 (``A`` = the tree's ``max_actions``); :func:`strategy_from_policy` builds one from
 any :class:`strategies.base.Strategy` (or callable) that gives ``policy(public)``.
 """
@@ -30,9 +30,9 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 from strategies.base import PublicState, Strategy
-from strategies.cfr import _kernels
-from strategies.cfr.solver import root_reach, to_kernel_layout
-from strategies.cfr.tree import Tree
+from strategies.cfr.solvers.solver import root_reach, to_kernel_layout
+from strategies.cfr.tree import _kernels
+from strategies.cfr.tree.public import Tree
 
 __all__ = [
     "BestResponse",

@@ -1,4 +1,4 @@
-"""Numba kernels behind :mod:`strategies.cfr.abstract_game`: the joint bucket
+"""Numba kernels behind :mod:`strategies.cfr.solvers.abstract_game`: the joint bucket
 tables of a perfect-recall card abstraction and the tree passes of CFR+ and best
 response on the abstract game.
 
@@ -33,7 +33,7 @@ times as many entries: sequence c of the child extends sequence ``c // ratio``
 of the parent (perfect recall numbering). Strategy-shaped arrays are
 ``float64[A, Dw]`` with decision node n owning columns ``doff[n] ..
 doff[n] + width[n] - 1`` (the bucket-table layout of
-:func:`strategies.cfr.pcs.row_layout`).
+:func:`strategies.cfr.solvers.pcs.row_layout`).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ import numpy as np
 from numba import njit
 
 from poker.evaluate import rank_cardset
-from strategies.cfr import _abstraction_kernels as _ak
 from strategies.cfr import compile_notice
+from strategies.cfr.abstraction import _kernels as _ak
 
 compile_notice.install()  # one line on stderr when these kernels compile (a cold numba cache)
 

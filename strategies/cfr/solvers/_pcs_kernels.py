@@ -1,11 +1,11 @@
-"""Numba kernel of public chance sampling (:mod:`strategies.cfr.pcs`).
+"""Numba kernel of public chance sampling (:mod:`strategies.cfr.solvers.pcs`).
 
-One iteration walks the betting-only tree (:class:`strategies.cfr.betting_tree.BettingTree`)
+One iteration walks the betting-only tree (:class:`strategies.cfr.tree.betting.BettingTree`)
 depth first, once per position (alternating updates), on one sampled board.
 Vectors run over the private hands that fit the board (the caller compacts
 them: ``hand_cards``, ``buckets``, ``ranks`` and ``order`` are indexed by the
 compact hand number ``0..n-1``). Terminals reuse the O(n) fold and sorted
-showdown evaluation of :mod:`strategies.cfr._kernels`.
+showdown evaluation of :mod:`strategies.cfr.tree._kernels`.
 
 Tables are indexed by bucket: ``regret`` and ``cumulative`` are
 ``float64[A, R]`` where decision row ``d`` owns the columns ``row_start[d] ..
@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from strategies.cfr import compile_notice
-from strategies.cfr._kernels import fold_values, showdown_values
+from strategies.cfr.tree._kernels import fold_values, showdown_values
 
 compile_notice.install()  # one line on stderr when these kernels compile (a cold numba cache)
 

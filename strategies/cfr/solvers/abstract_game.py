@@ -13,7 +13,7 @@ abstract game was solved, not how it plays the real game.
 
 With **perfect recall** a player's private state in the abstract game is its
 whole bucket sequence (round r: ``k_0 * ... * k_r`` sequences, the
-:class:`~strategies.cfr.abstraction.CardAbstraction` numbering, so ``seq_{r-1}
+:class:`~strategies.cfr.abstraction.card_abstraction.CardAbstraction` numbering, so ``seq_{r-1}
 = seq_r // k_r``), and its information sets are exactly the pairs (betting node,
 own bucket sequence): they are nested, so the abstract game is an ordinary
 perfect-recall two-player game and CFR+ and best response apply as written.
@@ -30,14 +30,14 @@ last-round sequences, computed once by exact enumeration of the real deals:
 Earlier rounds' joint weights are marginals of ``joint`` (reshape n into
 (n_r, n / n_r) and sum). Hold'em goes over the 134459 canonical rivers with
 their suit-class sizes and the 20 orders in which each can be dealt (flop, turn,
-river); see :mod:`strategies.cfr._abstract_kernels` for the O(H m) per-board
+river); see :mod:`strategies.cfr.solvers._abstract_kernels` for the O(H m) per-board
 counting. Other abstractions (tests, lossless ones) are enumerated board by board.
 
 CFR+ (Burch thesis §4.1.1; the project's conventions of
-:class:`strategies.cfr.solver.Solver`): alternating updates, regret-matching+,
+:class:`strategies.cfr.solvers.solver.Solver`): alternating updates, regret-matching+,
 average weight ``max(t - delay, 0)``; the output is the average (the thesis's
 HULHE solve kept the current strategy instead, digest §6.4). On the betting tree
-(:func:`strategies.cfr.betting_tree.build_betting_tree`) each node carries one value per
+(:func:`strategies.cfr.tree.betting.build_betting_tree`) each node carries one value per
 bucket sequence of its round; a round change broadcasts the parent's reach to
 the child's sequences (each extension of a sequence inherits its reach) and sums
 the child's values back. Terminal values of position p against the opponent
@@ -50,12 +50,12 @@ hand. Zero-sum payoffs only.
 Best response is the same pass with the maximum over the responder's actions
 per (node, own sequence), which is exact because those are its information
 sets; exploitability is the mean of the two best-response values (Johanson
-Eq 2.3), in chips per hand (:func:`strategies.cfr.best_response.to_mbb` for mbb/g).
+Eq 2.3), in chips per hand (:func:`strategies.cfr.best_response.exact.to_mbb` for mbb/g).
 
 The strategy arrays are ``float64[A, R]`` in the bucket-table layout of
-:func:`strategies.cfr.pcs.row_layout` (decision row d owns one column per
+:func:`strategies.cfr.solvers.pcs.row_layout` (decision row d owns one column per
 sequence of its round), so a solved table is a
-:class:`strategies.cfr.pcs.PCSStrategy` and fits a bucket-layout strategy file.
+:class:`strategies.cfr.solvers.pcs.PCSStrategy` and fits a bucket-layout strategy file.
 """
 
 from __future__ import annotations
@@ -74,13 +74,19 @@ import numpy.typing as npt
 from poker.evaluate import rank_hands
 from poker.gamedef import Game, format_game
 from strategies.base import private_hands
-from strategies.cfr import _abstract_kernels as _k
-from strategies.cfr.abstraction import Abstraction, CardAbstraction, file_slug
-from strategies.cfr.betting_tree import BettingTree, build_betting_tree
-from strategies.cfr.bucketing import Recall
-from strategies.cfr.cache_files import CacheFileError, default_cache_dir, expect_arrays, read_arrays, write_arrays
-from strategies.cfr.card_tables import card_tables, deal_orders
-from strategies.cfr.tree import BettingAbstraction, NodeKind
+from strategies.cfr.abstraction.bucketing import Recall
+from strategies.cfr.abstraction.cache_files import (
+    CacheFileError,
+    default_cache_dir,
+    expect_arrays,
+    read_arrays,
+    write_arrays,
+)
+from strategies.cfr.abstraction.card_abstraction import Abstraction, CardAbstraction, file_slug
+from strategies.cfr.abstraction.card_tables import card_tables, deal_orders
+from strategies.cfr.solvers import _abstract_kernels as _k
+from strategies.cfr.tree.betting import BettingTree, build_betting_tree
+from strategies.cfr.tree.public import BettingAbstraction, NodeKind
 
 __all__ = [
     "AbstractCFR",
@@ -230,7 +236,7 @@ def load_joint_tables(
     progress: Progress | None = None,
 ) -> JointTables:
     """:func:`joint_tables`, read from ``cache_dir`` (default
-    :func:`~strategies.cfr.cache_files.default_cache_dir`, beside the
+    :func:`~strategies.cfr.abstraction.cache_files.default_cache_dir`, beside the
     abstraction) if computed before, else computed and written there (an
     unreadable file is computed again). The file is keyed by
     :func:`joint_tables_path`: the abstraction's digest, so tables are never
@@ -259,7 +265,7 @@ def load_joint_tables(
 
 def joint_tables_path(abstraction: CardAbstraction, cache_dir: Path | None = None) -> Path:
     """Where :func:`load_joint_tables` keeps ``abstraction``'s tables: named by its
-    spec and :attr:`~strategies.cfr.abstraction.CardAbstraction.digest` (a hash
+    spec and :attr:`~strategies.cfr.abstraction.card_abstraction.CardAbstraction.digest` (a hash
     of the game, the spec and the bucket look-up tables)."""
     directory = cache_dir or default_cache_dir()
     return directory / f"joint-{file_slug(abstraction.name)}-{abstraction.digest}.msgpack"

@@ -1,16 +1,16 @@
 """Abstract-game CFR+ solves as strategy files, shared by ``arena solve
 --algorithm abstract`` (:mod:`strategies.cfr.cli`) and ``benchmarks/solve_hulhe.py``.
 
-:class:`AbstractSolve` is an :class:`~strategies.cfr.abstract_game.AbstractGame`
+:class:`AbstractSolve` is an :class:`~strategies.cfr.solvers.abstract_game.AbstractGame`
 with the card abstraction that names it: it writes a solve (average strategy,
 and regrets and cumulative strategy for a checkpoint) as a bucket-layout
 strategy file, the layout public chance sampling writes
-(:func:`strategies.cfr.pcs.row_layout`), so :class:`~strategies.cfr.pcs.PCSStrategy`
+(:func:`strategies.cfr.solvers.pcs.row_layout`), so :class:`~strategies.cfr.solvers.pcs.PCSStrategy`
 plays it, and it rebuilds the solver such a file continues.
 
 Card abstraction ``none`` (small games) means none at all. The abstract game
 needs perfect-recall sequence numbers (round r-1's sequence = round r's
-``// ratio``), which :class:`~strategies.cfr.pcs.LosslessAbstraction`'s columns
+``// ratio``), which :class:`~strategies.cfr.solvers.pcs.LosslessAbstraction`'s columns
 (board dealt so far b, then hand h: ``b * H + h``) are not; :class:`LosslessSequences`
 numbers the same information sets ``h * B_r + b`` (``B_r`` boards by round r),
 and files keep the PCS order, so a file of either algorithm plays alike.
@@ -28,7 +28,15 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 from strategies.base import private_hands
-from strategies.cfr.abstract_game import (
+from strategies.cfr.abstraction.card_abstraction import (
+    Abstraction,
+    CardAbstraction,
+    NullAbstraction,
+    buckets_by_round,
+    load_abstraction,
+)
+from strategies.cfr.abstraction.card_tables import Progress as BuildProgress
+from strategies.cfr.solvers.abstract_game import (
     AbstractCFR,
     AbstractGame,
     AbstractGameError,
@@ -36,17 +44,9 @@ from strategies.cfr.abstract_game import (
     enumerate_joint_tables,
     sequence_counts,
 )
-from strategies.cfr.abstraction import (
-    Abstraction,
-    CardAbstraction,
-    NullAbstraction,
-    buckets_by_round,
-    load_abstraction,
-)
-from strategies.cfr.card_tables import Progress as BuildProgress
-from strategies.cfr.pcs import LosslessAbstraction, PCSStrategy
+from strategies.cfr.solvers.pcs import LosslessAbstraction, PCSStrategy
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, StrategyFileError, save_strategy
-from strategies.cfr.tree import BettingAbstraction
+from strategies.cfr.tree.public import BettingAbstraction
 
 __all__ = ["ABSTRACT_EXPLOITABILITY", "ALGORITHM", "AbstractSolve", "LosslessSequences"]
 
@@ -129,7 +129,7 @@ class AbstractSolve:
     ) -> AbstractSolve:
         """The abstract game of a perfect-recall card abstraction (joint tables
         read from the cache or built, ``progress`` as for
-        :func:`~strategies.cfr.abstract_game.load_joint_tables`), or of no
+        :func:`~strategies.cfr.solvers.abstract_game.load_joint_tables`), or of no
         abstraction (:class:`NullAbstraction`, small games: tables enumerated)."""
         if isinstance(abstraction, CardAbstraction):
             game = AbstractGame.from_abstraction(

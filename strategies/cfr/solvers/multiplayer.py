@@ -18,7 +18,7 @@ terminal: fine for Kuhn (4 hands) and Leduc (8), not for hold'em.
 
 CFR here: regret matching, uniform average, simultaneous updates (every position
 against the same profile, as in the original CFR); values in chips (antes) per hand.
-Shapes: strategies ``float64[D, A, H]`` as in :mod:`strategies.cfr.solver`.
+Shapes: strategies ``float64[D, A, H]`` as in :mod:`strategies.cfr.solvers.solver`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from poker.evaluate import rank_hands
 from poker.gamedef import Game
 from poker.state import State
 from strategies.base import private_hands
-from strategies.cfr.tree import TreeError, tree_actions
+from strategies.cfr.tree.public import TreeError, tree_actions
 
 __all__ = ["MultiTree", "build_multi_tree", "MultiCFR", "seven_step_epsilon", "EpsilonCheck"]
 

@@ -23,7 +23,7 @@ removal; only the regret and average-strategy tables are indexed by bucket
 (``Abstraction.bucket_rounds(board)``, one call per sampled board). At a
 round-``r`` decision hand ``h`` plays ``sigma[node, :, bucket[r, h]]``; regrets
 and average weights of the hands of one bucket add up in its column. With
-:class:`~strategies.cfr.abstraction.NullAbstraction` every hand is its own
+:class:`~strategies.cfr.abstraction.card_abstraction.NullAbstraction` every hand is its own
 bucket and PCS is an unbiased sampled form of vanilla CFR on the real game.
 
 Importance weight: the board is drawn uniformly from the whole deck (round by
@@ -56,17 +56,18 @@ from poker.gamedef import Game
 from poker.protocol import MatchState
 from poker.state import Action
 from strategies.base import PublicState, Strategy, private_hands
-from strategies.cfr import _pcs_kernels
-from strategies.cfr.abstraction import (
+from strategies.cfr.abstraction.card_abstraction import (
     NULL_SPEC,
     Abstraction,
     NullAbstraction,
     buckets_by_round,
     load_abstraction,
 )
-from strategies.cfr.strategy_file import BUCKETS, StrategyFile, StrategyFileError
-from strategies.cfr.betting_tree import BettingTree, build_betting_tree
-from strategies.cfr.tree import BettingAbstraction, NodeKind, Tree
+from strategies.cfr.abstraction.card_tables import AbstractionError
+from strategies.cfr.solvers import _pcs_kernels
+from strategies.cfr.strategy_file import BUCKETS, PUBLIC_TREE, StrategyFile, StrategyFileError
+from strategies.cfr.tree.betting import BettingTree, build_betting_tree
+from strategies.cfr.tree.public import BettingAbstraction, NodeKind, Tree
 
 __all__ = [
     "LosslessAbstraction",
@@ -74,10 +75,12 @@ __all__ = [
     "PCSSolver",
     "PCSStrategy",
     "board_scale",
+    "bucket_strategy",
     "exact_buckets",
     "resume_solver",
     "row_layout",
     "strategy_file",
+    "tree_strategy",
 ]
 
 #: Games with at most this many final boards get every board's tables up front
@@ -476,6 +479,35 @@ def resume_solver(saved: StrategyFile, abstraction: Abstraction | None = None) -
         cumulative=saved.arrays["cumulative"],
         betting=saved.abstraction,
     )
+
+
+def bucket_strategy(saved: StrategyFile) -> PCSStrategy:
+    """The :class:`PCSStrategy` of a bucket-table strategy file (its card
+    abstraction rebuilt from the header's spec with :func:`load_abstraction`).
+
+    Raises:
+        StrategyFileError: not a bucket table, or one that does not fit its card abstraction.
+    """
+    if saved.layout != BUCKETS:
+        raise StrategyFileError("only a bucket-table strategy file has a bucket strategy")
+    try:
+        abstraction = load_abstraction(saved.card_abstraction, saved.game)
+        return PCSStrategy(saved.game, abstraction, saved.arrays["strategy"], betting=saved.abstraction)
+    except (AbstractionError, PCSError) as error:
+        raise StrategyFileError(" ".join(f"card abstraction {saved.card_abstraction!r}: {error}".split())) from None
+
+
+def tree_strategy(saved: StrategyFile, tree: Tree) -> npt.NDArray[np.float64]:
+    """The strategy of a strategy file of either layout as ``float64[D, A, H]`` on
+    ``tree`` (its :meth:`StrategyFile.build_tree`): a public-tree file's own
+    array, a bucket table expanded by its :func:`bucket_strategy`.
+
+    Raises:
+        StrategyFileError: a bucket table that does not fit its card abstraction.
+    """
+    if saved.layout == PUBLIC_TREE:
+        return saved.strategy
+    return bucket_strategy(saved).tree_strategy(tree)
 
 
 class PCSStrategy(Strategy):

@@ -18,7 +18,7 @@ updates) or for both against the same profile (simultaneous):
 4. regret-match p's new strategy (so with alternating updates the second
    position already plays against the first one's new strategy).
 
-The kernels (:mod:`strategies.cfr._kernels`) run whole batches of iterations
+The kernels (:mod:`strategies.cfr.tree._kernels`) run whole batches of iterations
 without returning to Python; :meth:`Solver.run` calls them in batches.
 
 Presets, matching OpenSpiel's ``CFRSolver`` and ``CFRPlusSolver`` (whose Leduc
@@ -38,7 +38,7 @@ Shapes: strategies, regrets and cumulative strategies are
 them action-major, ``[A, D, H]``, and :class:`Solver` transposes at the
 boundary); values are in chips.
 
-Trees with at most :data:`strategies.cfr._kernels.FIXED_HANDS` private hands
+Trees with at most :data:`strategies.cfr.tree._kernels.FIXED_HANDS` private hands
 (Kuhn, Leduc) run on a hand axis padded to that width with zero-reach dummy
 hands, which the kernels compile with a constant hand count; the results are
 those of the unpadded arrays (the dummies add exact zeros), and the accessors
@@ -54,8 +54,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from strategies.cfr import _kernels
-from strategies.cfr.tree import Tree
+from strategies.cfr.tree import _kernels
+from strategies.cfr.tree.public import Tree
 
 __all__ = [
     "Algorithm",
@@ -153,7 +153,7 @@ class Solver:
         delay: iterations left out of the average (or subtracted from the
             linear weight).
         payoff: terminal payoffs ``float64[N, 2, 3]``; default the real game's
-            (:func:`strategies.cfr.tree.zero_sum_payoff`).
+            (:func:`strategies.cfr.tree.public.zero_sum_payoff`).
         ranges: root ranges ``float64[2, H]`` (default every hand weight 1).
         restriction: an optional :class:`Restriction` of one position.
     """
@@ -308,7 +308,7 @@ class Solver:
     def exploitability(self) -> float:
         """Exploitability of the average strategy in the real game, chips per hand:
         the mean of the two best-response values (same figure as
-        :func:`strategies.cfr.best_response.exploitability`, computed in one kernel
+        :func:`strategies.cfr.best_response.exact.exploitability`, computed in one kernel
         call on the solver's own buffers)."""
         tree = self.tree
         full = self._full_reach

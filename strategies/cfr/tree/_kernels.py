@@ -1,10 +1,10 @@
 """Numba kernels of the public-tree solvers: pure functions over arrays.
 
 Everything here is ``@njit(cache=True, nogil=True)`` and takes only arrays and
-scalars; :mod:`strategies.cfr.solver` and :mod:`strategies.cfr.best_response`
+scalars; :mod:`strategies.cfr.solvers.solver` and :mod:`strategies.cfr.best_response.exact`
 build the arrays and call these. The tree arrays travel as one tuple, ``tree``
-(:attr:`strategies.cfr.tree.Tree.kernel_arrays`; layout in
-:mod:`strategies.cfr.tree`)::
+(:attr:`strategies.cfr.tree.public.Tree.kernel_arrays`; layout in
+:mod:`strategies.cfr.tree.public`)::
 
     (kind int8[N], player int8[N], first_child int32[N], action_child int32[N, A],
      num_children int32[N], decision_index int32[N], board_index int32[N],
@@ -73,7 +73,7 @@ MODE_CFR_PLUS = 3  # as MODE_CFR with regrets clipped at zero (regret-matching+)
 #: compile a second time, for one hole card, with the hand and hole-card counts
 #: as constants, so the per-hand loops have a literal trip count. The solver
 #: pads smaller hand axes to it with dummy hands of zero reach that clash with
-#: every board (:meth:`strategies.cfr.tree.Tree.padded_kernel_arrays`), which only
+#: every board (:meth:`strategies.cfr.tree.public.Tree.padded_kernel_arrays`), which only
 #: adds exact zeros to the real hands' sums.
 FIXED_HANDS = 6
 

@@ -1,7 +1,7 @@
 """The betting-only public tree of a two-player game: the public tree of
-:mod:`strategies.cfr.tree` without its chance nodes, for solvers that sample the
-board or deal it themselves (public chance sampling, :mod:`strategies.cfr.pcs`;
-the explicit abstract game, :mod:`strategies.cfr.abstract_game`) and keep tables
+:mod:`strategies.cfr.tree.public` without its chance nodes, for solvers that sample the
+board or deal it themselves (public chance sampling, :mod:`strategies.cfr.solvers.pcs`;
+the explicit abstract game, :mod:`strategies.cfr.solvers.abstract_game`) and keep tables
 indexed by (betting node, card bucket). Same rules source (``poker.state``), same
 betting abstraction and node kinds.
 """
@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 from poker.state import Action, State
-from strategies.cfr.tree import (
+from strategies.cfr.tree.public import (
     NO_LIMIT_DEFAULT,
     BettingAbstraction,
     NodeKind,
@@ -32,7 +32,7 @@ __all__ = ["BettingTree", "build_betting_tree"]
 class BettingTree:
     """The betting-only public tree of a two-player game: the tree of
     :func:`build_tree` with the chance nodes left out, for solvers that sample
-    the board (public chance sampling, :mod:`strategies.cfr.pcs`) and tables
+    the board (public chance sampling, :mod:`strategies.cfr.solvers.pcs`) and tables
     indexed by (betting node, card bucket). Nodes are numbered breadth-first (a
     parent precedes its children); child ``a`` of node ``n`` is ``first_child[n]
     + a``. Kinds are :class:`NodeKind` ``DECISION``, ``FOLD`` or ``SHOWDOWN``

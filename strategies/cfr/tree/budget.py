@@ -2,8 +2,8 @@
 built (a file's header names a game and a betting abstraction; building its
 tree from an untrusted header could take hours and gigabytes).
 
-:func:`tree_size` counts the betting tree of :func:`strategies.cfr.betting_tree.build_betting_tree`
-exactly, and bounds the public tree of :func:`strategies.cfr.tree.build_tree`
+:func:`tree_size` counts the betting tree of :func:`strategies.cfr.tree.betting.build_betting_tree`
+exactly, and bounds the public tree of :func:`strategies.cfr.tree.public.build_tree`
 from above (every deal at every chance node, no suit isomorphism), by walking
 betting situations: states with the same chips, raise bound, folds, round,
 raise count, actor, action count in the round and actions since the last raise
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from poker.gamedef import Game
 from poker.state import ActionType, State
-from strategies.cfr.tree import NO_LIMIT_DEFAULT, BettingAbstraction, tree_actions
+from strategies.cfr.tree.public import NO_LIMIT_DEFAULT, BettingAbstraction, tree_actions
 
 __all__ = ["TreeBudgetError", "TreeSize", "tree_size"]
 
@@ -70,7 +70,7 @@ def tree_size(
     max_work: int,
 ) -> TreeSize:
     """The sizes of ``game``'s trees from the start of a hand (no-limit through
-    ``abstraction``, default :data:`~strategies.cfr.tree.NO_LIMIT_DEFAULT`; a
+    ``abstraction``, default :data:`~strategies.cfr.tree.public.NO_LIMIT_DEFAULT`; a
     two-player game). ``max_public_nodes`` None: the public tree is not limited.
 
     Raises:

@@ -233,7 +233,7 @@ class Tree:
 
     @cached_property
     def kernel_arrays(self) -> tuple[Any, ...]:
-        """The tree tuple the kernels take (order in :mod:`strategies.cfr._kernels`)."""
+        """The tree tuple the kernels take (order in :mod:`strategies.cfr.tree._kernels`)."""
         return (
             self.kind,
             self.player,
@@ -713,7 +713,7 @@ class _Builder:
 
 def zero_sum_payoff(tree: Tree) -> npt.NDArray[np.float64]:
     """The real game's terminal payoffs, ``float64[N, 2, 3]`` (see
-    :mod:`strategies.cfr._kernels`): at a fold the folder loses its chips and the
+    :mod:`strategies.cfr.tree._kernels`): at a fold the folder loses its chips and the
     other position wins them (slot 0); at a showdown the stake is the smaller
     commitment (the rest goes back to the bigger stack) and each position has
     ``[win, tie, lose] = [stake, 0, -stake]``. Other payoff arrays of this shape
@@ -725,7 +725,7 @@ def terminal_payoff(
     kind: npt.NDArray[np.int8], player: npt.NDArray[np.int8], spent: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.float64]:
     """:func:`zero_sum_payoff` from a tree's node kinds, folders and commitments
-    (shared by :class:`Tree` and :class:`strategies.cfr.betting_tree.BettingTree`)."""
+    (shared by :class:`Tree` and :class:`strategies.cfr.tree.betting.BettingTree`)."""
     payoff = np.zeros((len(kind), 2, 3), dtype=np.float64)
     folds = np.flatnonzero(kind == NodeKind.FOLD)
     folder = player[folds].astype(np.int64)

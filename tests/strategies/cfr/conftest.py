@@ -19,7 +19,7 @@ import pytest
 
 from poker.evaluate import rank_hand
 from poker.state import State
-from strategies.cfr.tree import Tree
+from strategies.cfr.tree.public import Tree
 
 Hand = tuple[int, ...]
 

@@ -2,7 +2,7 @@
 
 The joint tables are checked against a per-deal enumeration written here with
 plain loops; the CFR+ and best-response passes against the public-tree
-:class:`~strategies.cfr.solver.Solver` and :func:`best_response` through lossless
+:class:`~strategies.cfr.solvers.solver.Solver` and :func:`best_response` through lossless
 abstractions (every hand, with the board, its own bucket), where the abstract
 game is the real game.
 """
@@ -21,7 +21,10 @@ import pytest
 from poker.evaluate import rank_hand
 from poker.gamedef import Game, load_game, parse_game
 from strategies.base import private_hands
-from strategies.cfr.abstract_game import (
+from strategies.cfr.abstraction.card_abstraction import CardAbstraction, NullAbstraction, parse_abstraction_spec
+from strategies.cfr.abstraction.card_tables import deal_orders
+from strategies.cfr.best_response.exact import best_response, profile_values
+from strategies.cfr.solvers.abstract_game import (
     AbstractCFR,
     AbstractGame,
     AbstractGameError,
@@ -32,13 +35,10 @@ from strategies.cfr.abstract_game import (
     load_joint_tables,
     sequence_counts,
 )
-from strategies.cfr.abstract_solve import LosslessSequences
-from strategies.cfr.abstraction import CardAbstraction, NullAbstraction, parse_abstraction_spec
-from strategies.cfr.best_response import best_response, profile_values
-from strategies.cfr.card_tables import deal_orders
-from strategies.cfr.pcs import row_layout
-from strategies.cfr.solver import Algorithm, Solver, uniform_strategy
-from strategies.cfr.tree import Tree, build_tree
+from strategies.cfr.solvers.abstract_solve import LosslessSequences
+from strategies.cfr.solvers.pcs import row_layout
+from strategies.cfr.solvers.solver import Algorithm, Solver, uniform_strategy
+from strategies.cfr.tree.public import Tree, build_tree
 
 # Hold'em in miniature: 12 cards (3 ranks x 4 suits), two hole cards, a card on
 # each of two later rounds, so deal orders and nesting matter as in hold'em.

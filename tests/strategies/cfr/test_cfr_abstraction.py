@@ -20,10 +20,15 @@ from poker.cards import cards_from_text
 from poker.evaluate import hand_vs_range_equity, rank_hand, rank_hands
 from poker.gamedef import Game, load_game, parse_game
 from strategies.base import private_hands
-from strategies.cfr.abstraction import CardAbstraction, NullAbstraction, load_abstraction, parse_abstraction_spec
-from strategies.cfr.bucketing import AbstractionSpec, Feature, Recall, percentile_buckets
-from strategies.cfr.card_tables import AbstractionError
-from strategies.cfr.hand_features import hand_features
+from strategies.cfr.abstraction.bucketing import AbstractionSpec, Feature, Recall, percentile_buckets
+from strategies.cfr.abstraction.card_abstraction import (
+    CardAbstraction,
+    NullAbstraction,
+    load_abstraction,
+    parse_abstraction_spec,
+)
+from strategies.cfr.abstraction.card_tables import AbstractionError
+from strategies.cfr.abstraction.hand_features import hand_features
 
 HULHE = load_game("holdem.limit.2p.reverse_blinds")
 SMALL = parse_game(

@@ -9,9 +9,9 @@ import pytest
 
 from poker.gamedef import load_game
 from strategies.base import make_strategy
-from strategies.cfr.best_response import best_response, profile_values, strategy_from_policy, to_mbb
-from strategies.cfr.solver import uniform_strategy
-from strategies.cfr.tree import build_tree
+from strategies.cfr.best_response.exact import best_response, profile_values, strategy_from_policy, to_mbb
+from strategies.cfr.solvers.solver import uniform_strategy
+from strategies.cfr.tree.public import build_tree
 
 KUHN = build_tree(load_game("kuhn"))
 LEDUC = build_tree(load_game("leduc"))

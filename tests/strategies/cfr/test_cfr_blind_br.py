@@ -7,9 +7,9 @@ import pytest
 
 from poker.gamedef import load_game
 from strategies.base import PublicState, make_strategy
-from strategies.cfr.best_response import best_response, strategy_from_policy
-from strategies.cfr.blind_br import NotCardBlindError, blind_best_responses
-from strategies.cfr.tree import TreeError, build_tree
+from strategies.cfr.best_response.blind import NotCardBlindError, blind_best_responses
+from strategies.cfr.best_response.exact import best_response, strategy_from_policy
+from strategies.cfr.tree.public import TreeError, build_tree
 
 CHUMPS = ["always-fold", "always-call", "always-raise", "probe", "random:size=min"]
 

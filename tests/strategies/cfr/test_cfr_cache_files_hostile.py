@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from poker.gamedef import load_game
-from strategies.cfr.abstraction import CardAbstraction, load_abstraction
-from strategies.cfr.bucketing import AbstractionSpec, Feature, Recall
-from strategies.cfr.cache_files import CacheFileError, expect_arrays, read_arrays, write_arrays
-from strategies.cfr.card_tables import AbstractionError
+from strategies.cfr.abstraction.bucketing import AbstractionSpec, Feature, Recall
+from strategies.cfr.abstraction.cache_files import CacheFileError, expect_arrays, read_arrays, write_arrays
+from strategies.cfr.abstraction.card_abstraction import CardAbstraction, load_abstraction
+from strategies.cfr.abstraction.card_tables import AbstractionError
 from strategies.cfr.file_io import pack_array
 
 SMALL = replace(load_game("hulhe"), num_ranks=5)  # 20-card hold'em, ranks T to A

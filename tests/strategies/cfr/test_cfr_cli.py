@@ -9,10 +9,11 @@ import pytest
 
 from poker.gamedef import load_game
 from strategies.cfr import cli, cli_exploitability
-from strategies.cfr.best_response import exploitability, profile_values
+from strategies.cfr.best_response.exact import exploitability, profile_values
+from strategies.cfr.solvers.pcs import bucket_strategy, tree_strategy
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
-from strategies.cfr.betting_tree import build_betting_tree
-from strategies.cfr.tree import BettingAbstraction, build_tree
+from strategies.cfr.tree.betting import build_betting_tree
+from strategies.cfr.tree.public import BettingAbstraction, build_tree
 
 
 def test_cli_solve_then_exploitability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -73,7 +74,7 @@ def test_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_ctrl_c_writes_a_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from strategies.cfr.solver import Solver
+    from strategies.cfr.solvers.solver import Solver
 
     real_run = Solver.run
     calls: list[int] = []
@@ -126,8 +127,8 @@ def test_cli_abstract_solves_kuhn_exactly(tmp_path: Path, capsys: pytest.Capture
     tree = build_tree(load_game("kuhn"))
     # Lossless: the abstract game is the real game.
     assert saved.exploitability == pytest.approx(saved.settings["abstract_game_exploitability"], abs=1e-12)
-    assert saved.exploitability == pytest.approx(exploitability(tree, saved.strategy), abs=1e-12)
-    assert profile_values(tree, saved.strategy)[0] == pytest.approx(-1 / 18, abs=1e-3)
+    assert saved.exploitability == pytest.approx(exploitability(tree, tree_strategy(saved, tree)), abs=1e-12)
+    assert profile_values(tree, tree_strategy(saved, tree))[0] == pytest.approx(-1 / 18, abs=1e-3)
 
 
 def test_cli_abstract_leduc_follows_the_public_tree_solver(tmp_path: Path) -> None:
@@ -137,7 +138,7 @@ def test_cli_abstract_leduc_follows_the_public_tree_solver(tmp_path: Path) -> No
     a, b = load_strategy(abstract), load_strategy(public)
     # Same CFR+ conventions (alternating, linear average): equal up to rounding.
     assert a.exploitability == pytest.approx(b.exploitability, abs=1e-12)
-    assert np.allclose(a.strategy, b.strategy, rtol=0, atol=1e-12)
+    assert np.allclose(tree_strategy(a, b.build_tree()), b.strategy, rtol=0, atol=1e-12)
 
 
 def test_cli_abstract_float32_follows_float64(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -148,7 +149,7 @@ def test_cli_abstract_float32_follows_float64(tmp_path: Path, capsys: pytest.Cap
     a, b = load_strategy(single), load_strategy(double)
     assert a.settings["single"] is True and b.settings["single"] is False
     assert a.exploitability == pytest.approx(b.exploitability, rel=1e-5)
-    assert np.allclose(a.strategy, b.strategy, rtol=0, atol=1e-5)
+    assert np.allclose(tree_strategy(a, a.build_tree()), tree_strategy(b, b.build_tree()), rtol=0, atol=1e-5)
     assert cli.main(["--resume", str(single), "--iterations", "12", "-o", str(resumed), "--quiet"]) == 0
     assert load_strategy(resumed).settings["single"] is True
     capsys.readouterr()
@@ -161,7 +162,7 @@ def test_cli_abstract_leduc_game_value(tmp_path: Path) -> None:
     assert _abstract("leduc", "none", 400, out) == 0
     saved = load_strategy(out)
     tree = build_tree(load_game("leduc"))
-    assert profile_values(tree, saved.strategy)[0] == pytest.approx(-0.085606424078, abs=1e-4)
+    assert profile_values(tree, tree_strategy(saved, tree))[0] == pytest.approx(-0.085606424078, abs=1e-4)
     assert saved.exploitability == pytest.approx(saved.settings["abstract_game_exploitability"], abs=1e-12)
     assert saved.exploitability < 1.25e-3  # 0.00120691 measured
 
@@ -187,8 +188,8 @@ def test_cli_abstract_card_abstraction(
     import hashlib
     import re
 
-    from strategies.cfr.abstract_game import load_joint_tables
-    from strategies.cfr.abstraction import CardAbstraction, load_abstraction
+    from strategies.cfr.solvers.abstract_game import load_joint_tables
+    from strategies.cfr.abstraction.card_abstraction import CardAbstraction, load_abstraction
 
     monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "bucketed"
@@ -230,7 +231,7 @@ def test_cli_abstract_card_abstraction(
     saved = load_strategy(out)
     assert saved.arrays["strategy"].shape == (3, 6 * 3 + 30 * 9)  # 6 and 30 decisions by round
     tree = build_tree(load_game("leduc"))
-    played = saved.bucket_strategy().tree_strategy(tree)
+    played = bucket_strategy(saved).tree_strategy(tree)
     assert saved.exploitability == pytest.approx(exploitability(tree, played), abs=1e-12)
     assert cli_exploitability.main([str(out)]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -288,8 +289,8 @@ def test_cli_abstract_nolimit_bet_sizes(tmp_path: Path) -> None:
 def test_cli_abstract_ctrl_c(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from strategies.cfr.abstract_game import AbstractCFR
-    from strategies.cfr.abstract_solve import AbstractSolve
+    from strategies.cfr.solvers.abstract_game import AbstractCFR
+    from strategies.cfr.solvers.abstract_solve import AbstractSolve
 
     real_run = AbstractCFR.run
 

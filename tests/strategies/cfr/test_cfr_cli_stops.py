@@ -15,8 +15,8 @@ import pytest
 
 from poker.gamedef import load_game
 from strategies.cfr import cli, cli_exploitability
-from strategies.cfr.betting_tree import build_betting_tree
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
+from strategies.cfr.tree.betting import build_betting_tree
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from strategies.cfr import _kernels
+from strategies.cfr.tree import _kernels
 
 
 def _hands(n_cards: int, n_hole: int) -> np.ndarray:

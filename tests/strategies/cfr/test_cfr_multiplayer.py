@@ -10,8 +10,8 @@ import pytest
 from poker.evaluate import rank_hand
 from poker.gamedef import load_game
 from poker.state import State
-from strategies.cfr.multiplayer import MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
-from strategies.cfr.tree import TreeError
+from strategies.cfr.solvers.multiplayer import MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
+from strategies.cfr.tree.public import TreeError
 
 KUHN3 = build_multi_tree(load_game("kuhn3p"))
 

@@ -13,9 +13,9 @@ import pytest
 
 from poker.gamedef import format_game, load_game
 from poker.state import ActionType, State
-from strategies.cfr.best_response import best_response
-from strategies.cfr.solver import Solver
-from strategies.cfr.tree import Tree, build_tree
+from strategies.cfr.best_response.exact import best_response
+from strategies.cfr.solvers.solver import Solver
+from strategies.cfr.tree.public import Tree, build_tree
 
 pyspiel = pytest.importorskip("pyspiel")
 policy_module = pytest.importorskip("open_spiel.python.policy")

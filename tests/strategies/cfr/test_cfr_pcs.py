@@ -11,13 +11,21 @@ import pytest
 from poker.evaluate import rank_hand
 from poker.gamedef import load_game
 from strategies.base import PublicState, private_hands
-from strategies.cfr.abstraction import Abstraction, load_abstraction
-from strategies.cfr.best_response import exploitability, strategy_from_policy
-from strategies.cfr.pcs import LosslessAbstraction, PCSError, PCSSolver, board_scale
-from strategies.cfr.solver import Solver
-from strategies.cfr.strategy_file import load_strategy
-from strategies.cfr.betting_tree import BettingTree, build_betting_tree
-from strategies.cfr.tree import NodeKind, build_tree
+from strategies.cfr.abstraction.card_abstraction import Abstraction, load_abstraction
+from strategies.cfr.best_response.exact import exploitability, strategy_from_policy
+from strategies.cfr.solvers.pcs import (
+    LosslessAbstraction,
+    PCSError,
+    PCSSolver,
+    PCSStrategy,
+    board_scale,
+    bucket_strategy,
+    tree_strategy,
+)
+from strategies.cfr.solvers.solver import Solver
+from strategies.cfr.strategy_file import StrategyFileError, load_strategy
+from strategies.cfr.tree.betting import BettingTree, build_betting_tree
+from strategies.cfr.tree.public import NodeKind, build_tree
 
 LEDUC = load_game("leduc")
 KUHN = load_game("kuhn")
@@ -200,7 +208,8 @@ def test_cli_pcs_solve_resume_and_exploitability(tmp_path: Path, capsys: pytest.
     a, b = load_strategy(whole), load_strategy(rest)
     assert (b.layout, b.algorithm, b.card_abstraction, b.iterations) == ("buckets", "pcs", "none", 600)
     assert np.array_equal(a.arrays["cumulative"], b.arrays["cumulative"])
-    assert a.exploitability == pytest.approx(exploitability(build_tree(LEDUC), a.strategy), abs=1e-12)
+    tree = build_tree(LEDUC)
+    assert a.exploitability == pytest.approx(exploitability(tree, tree_strategy(a, tree)), abs=1e-12)
     capsys.readouterr()
     assert cli_exploitability.main([str(whole)]) == 0
     assert capsys.readouterr().out.splitlines()[0] == (
@@ -217,9 +226,10 @@ def test_cli_pcs_with_a_card_abstraction(tmp_path: Path, monkeypatch: pytest.Mon
                      "-o", str(out), "--quiet"]) == 0  # fmt: skip
     saved = load_strategy(out)
     assert saved.card_abstraction == "ehs:2:perfect" and saved.arrays["strategy"].shape == (3, 132)
-    strategy = saved.bucket_strategy()
-    tree = build_tree(LEDUC)
-    assert np.array_equal(saved.strategy, strategy.tree_strategy(tree))
+    strategy = bucket_strategy(saved)
+    assert isinstance(strategy, PCSStrategy) and strategy.table is saved.arrays["strategy"]
+    with pytest.raises(StrategyFileError, match="a 'buckets' strategy file is a bucket table"):
+        saved.strategy
 
 
 def test_cli_abstraction_needs_pcs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from poker.gamedef import load_game
-from strategies.cfr.best_response import best_response, exploitability, profile_values
-from strategies.cfr.solver import Algorithm, Restriction, Solver, SolverError, uniform_strategy
-from strategies.cfr.tree import Tree, build_tree, zero_sum_payoff
+from strategies.cfr.best_response.exact import best_response, exploitability, profile_values
+from strategies.cfr.solvers.solver import Algorithm, Restriction, Solver, SolverError, uniform_strategy
+from strategies.cfr.tree.public import Tree, build_tree, zero_sum_payoff
 
 KUHN = build_tree(load_game("kuhn"))
 LEDUC = build_tree(load_game("leduc"))

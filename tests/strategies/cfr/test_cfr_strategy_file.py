@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from poker.gamedef import format_game, load_game
-from strategies.cfr.solver import Solver
+from strategies.cfr.solvers.solver import Solver
 from strategies.cfr.strategy_file import FORMAT, StrategyFile, StrategyFileError, load_strategy, save_strategy
-from strategies.cfr.tree import BettingAbstraction, Tree, build_tree
+from strategies.cfr.tree.public import BettingAbstraction, Tree, build_tree
 
 
 def _solved(name: str, abstraction: BettingAbstraction | None = None) -> tuple[StrategyFile, Tree]:

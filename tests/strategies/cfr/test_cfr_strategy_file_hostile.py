@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from poker.gamedef import format_game, load_game
-from strategies.cfr.betting_tree import build_betting_tree
 from strategies.cfr.strategy_file import (
     BUCKETS,
     MAX_POT_FRACTIONS,
@@ -26,7 +25,8 @@ from strategies.cfr.strategy_file import (
     load_strategy,
     save_strategy,
 )
-from strategies.cfr.tree import BettingAbstraction, build_tree
+from strategies.cfr.tree.betting import build_betting_tree
+from strategies.cfr.tree.public import BettingAbstraction, build_tree
 
 SECONDS = 1.0
 PEAK_BYTES = 200 << 20

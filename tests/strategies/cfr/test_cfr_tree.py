@@ -8,7 +8,7 @@ import pytest
 from poker.gamedef import load_game
 from poker.protocol import parse_betting
 from poker.state import CALL, FOLD, Action, ActionType
-from strategies.cfr.tree import BettingAbstraction, NodeKind, TreeError, build_tree, zero_sum_payoff
+from strategies.cfr.tree.public import BettingAbstraction, NodeKind, TreeError, build_tree, zero_sum_payoff
 
 KUHN = load_game("kuhn")
 LEDUC = load_game("leduc")

@@ -26,7 +26,7 @@ def _fresh_kernel(module: str) -> Any:
 
 
 def test_notice_text() -> None:
-    assert compile_notice.notice("strategies.cfr._kernels", "/x/__pycache__") == (
+    assert compile_notice.notice("strategies.cfr.tree._kernels", "/x/__pycache__") == (
         "numba: compiling the CFR solver kernels, once (cached in /x/__pycache__); this can take minutes"
     )
     assert compile_notice.notice("strategies.cfr.other", None) == (
