@@ -24,6 +24,17 @@ still needs a C player) and says that it has no anchor.
 Usage::
 
     python benchmarks/dealer.py --reference-dealer /tmp/acpc_server/dealer [--runs 5] [--parallel 2]
+
+Measured (issue 8; 2-core VM shared with other work, reference built with its
+own ``make``; ``--runs 9 --parallel 2``): the ratio swings with the machine's
+state, because the C dealer is latency-bound and ours CPU-bound. When other
+work keeps a core busy, the C dealer and its players share the other core and
+run at ~3800 hands/s: ours ~1700, ratio 0.44. When both cores are free, every
+wake-up crosses cores and the C dealer drops to ~2100: ratio 0.61-0.72. Our
+start-up (interpreter and imports, 0.27-0.33 s, a third of it numba's import
+through ``poker.evaluate``) is ~17% of a 3000-hand match. Two of our matches
+at once make 2800-3460 hands/s in total (0.54-1.66x one C match, depending on
+the same state of the machine).
 """
 
 from __future__ import annotations
