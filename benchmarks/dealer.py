@@ -33,7 +33,7 @@ run at ~3800 hands/s: ours ~1700, ratio 0.44. When both cores are free, every
 wake-up crosses cores and the C dealer drops to ~2100: ratio 0.61-0.72. Our
 start-up (interpreter and imports, 0.27-0.33 s, a third of it numba's import
 through ``poker.evaluate``) is ~17% of a 3000-hand match. Two of our matches
-at once make 2800-3460 hands/s in total (0.54-1.66x one C match, depending on
+at once make 2800-3460 hands/s in total (0.82-1.66x one C match, depending on
 the same state of the machine).
 """
 
