@@ -297,26 +297,30 @@ class _Claim:
         except OSError:
             peer = "an unknown peer"
         reason = ""
-        with scope:
-            try:
-                seat = Seat(self.index, stream)
-                line = await seat.read_line(timeout_s=self.version_timeout_s)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                line = b""
-            if line is None:
-                reason = f"no version line within {self.version_timeout_s:g} s"
-            elif not line:
-                reason = "closed without a version line"
-            elif (numbers := version_numbers(line)) is None:
-                reason = f"invalid version string {c_string(line)!r}"
-            elif self.winner is None:
-                self.winner = seat, numbers
-                assert self.nursery is not None
-                self.nursery.cancel_scope.cancel()
-                return
-        self.pending.pop(scope, None)
-        reason = self.evicted.pop(scope, reason) or ("the seat is taken" if self.winner is not None else "")
-        with trio.CancelScope(shield=True):
-            await stream.aclose()
-        if reason:  # none when the caller gave up waiting
-            self.dropped(self.index, peer, reason)
+        won = False
+        try:
+            with scope:
+                try:
+                    seat = Seat(self.index, stream)
+                    line = await seat.read_line(timeout_s=self.version_timeout_s)
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    line = b""
+                if line is None:
+                    reason = f"no version line within {self.version_timeout_s:g} s"
+                elif not line:
+                    reason = "closed without a version line"
+                elif (numbers := version_numbers(line)) is None:
+                    reason = f"invalid version string {c_string(line)!r}"
+                elif self.winner is None:
+                    self.winner = seat, numbers
+                    won = True
+                    assert self.nursery is not None
+                    self.nursery.cancel_scope.cancel()
+        finally:  # also when the whole claim is cancelled: the seat is taken, or the caller gave up
+            if not won:
+                self.pending.pop(scope, None)
+                reason = self.evicted.pop(scope, reason) or ("the seat is taken" if self.winner is not None else "")
+                with trio.CancelScope(shield=True):
+                    await stream.aclose()
+                if reason:  # none when the caller gave up waiting
+                    self.dropped(self.index, peer, reason)

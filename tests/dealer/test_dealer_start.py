@@ -71,6 +71,22 @@ async def test_garbage_is_dropped_with_its_reason(tmp_path: Path) -> None:
     ]
 
 
+async def test_connections_waiting_when_the_seat_is_taken_are_closed(tmp_path: Path) -> None:
+    idle: list[trio.SocketStream] = []
+
+    async def intrude(ports: tuple[int, ...]) -> None:
+        idle.append(await trio.open_tcp_stream("127.0.0.1", ports[0]))
+        await trio.sleep(0.1)  # accepted and waiting for its version when the agent comes
+
+    capture = await run_match(_config(tmp_path, quiet=True), PLAYERS, before=intrude)
+
+    assert DROPPED.findall(capture.stderr) == [("1", "the seat is taken")]
+    with trio.fail_after(5):
+        assert await idle[0].receive_some() == b""  # closed by the dealer
+    await idle[0].aclose()
+    assert capture.result.exit_status == 0
+
+
 async def test_silent_connection_is_dropped_after_the_response_time(tmp_path: Path) -> None:
     async with AsyncExitStack() as intruders:
 
