@@ -69,7 +69,7 @@ from dealer.messages import HandTexts
 from dealer.records import HandRecord, MatchHeader, RecordWriter, open_event_log
 from dealer.seats import Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
 from poker.deal import Dealer
-from poker.evaluate import rank_hand
+from poker.hand_rank import rank_hand
 from poker.gamedef import Game
 from poker.protocol import ProtocolError, format_state_line, parse_action, parse_match_state, view_of
 from poker.state import CALL, Action, State

@@ -48,6 +48,8 @@ import numpy as np
 import numpy.typing as npt
 
 from poker import _eval_kernels as _k
+from poker import rank_tables as _t
+from poker.hand_rank import MAX_HAND_CARDS, NUM_CARDS, bad_hand_message, integer_array, rank_hand
 
 # numba-callable building blocks, for other packages' kernels: a hand is a bitset of
 # ``card_bit(card)`` values and ``rank_cardset(bits)`` is its value as documented above.
@@ -67,23 +69,21 @@ __all__ = [
     "hand_vs_range_equity",
 ]
 
-MAX_HAND_CARDS = 7
-_NUM_CARDS = 52
 _SAMPLE_CHUNK = 65536  # run-outs drawn per batch, so memory stays flat for any `samples`
 
 
 class HandClass(IntEnum):
     """Hand class, valued at the lowest rank value of that class."""
 
-    HIGH_CARD = _k.HIGH_CARD
-    PAIR = _k.PAIR
-    TWO_PAIR = _k.TWO_PAIR
-    TRIPS = _k.TRIPS
-    STRAIGHT = _k.STRAIGHT
-    FLUSH = _k.FLUSH
-    FULL_HOUSE = _k.FULL_HOUSE
-    QUADS = _k.QUADS
-    STRAIGHT_FLUSH = _k.STRAIGHT_FLUSH
+    HIGH_CARD = _t.HIGH_CARD
+    PAIR = _t.PAIR
+    TWO_PAIR = _t.TWO_PAIR
+    TRIPS = _t.TRIPS
+    STRAIGHT = _t.STRAIGHT
+    FLUSH = _t.FLUSH
+    FULL_HOUSE = _t.FULL_HOUSE
+    QUADS = _t.QUADS
+    STRAIGHT_FLUSH = _t.STRAIGHT_FLUSH
 
 
 _CLASS_BASES = np.array([int(c) for c in HandClass])
@@ -91,8 +91,8 @@ _CLASS_BASES = np.array([int(c) for c in HandClass])
 
 def hand_class(value: int) -> HandClass:
     """The class of a rank value from :func:`rank_hand` or :func:`rank_hands`."""
-    if not 0 <= value <= _k.STRAIGHT_FLUSH + 12:
-        raise ValueError(f"rank value {value!r} is outside 0..{_k.STRAIGHT_FLUSH + 12}")
+    if not 0 <= value <= _t.STRAIGHT_FLUSH + 12:
+        raise ValueError(f"rank value {value!r} is outside 0..{_t.STRAIGHT_FLUSH + 12}")
     return HandClass(int(_CLASS_BASES[np.searchsorted(_CLASS_BASES, value, side="right") - 1]))
 
 
@@ -108,7 +108,7 @@ def rank_hands(cards: npt.ArrayLike) -> np.ndarray:
         ValueError: the shape is not (n, 1..7), or a hand has a card outside 0..51
             or the same card twice (the message names the hand and the card).
     """
-    hands = _integer_array(cards, "cards")
+    hands = integer_array(cards, "cards")
     if hands.ndim != 2 or not 1 <= hands.shape[1] <= MAX_HAND_CARDS:
         raise ValueError(
             f"cards must have shape (n_hands, 1..{MAX_HAND_CARDS}) with one hand per row; "
@@ -117,78 +117,8 @@ def rank_hands(cards: npt.ArrayLike) -> np.ndarray:
     out = np.empty(hands.shape[0], dtype=np.int32)
     bad = _k.RANK_HANDS_INTO[hands.shape[1]](_kernel_ready(hands), out)
     if bad != _k.ALL_VALID:
-        raise ValueError(_bad_hand_message(hands[bad], f"hand {bad}"))
+        raise ValueError(bad_hand_message(hands[bad], f"hand {bad}"))
     return out
-
-
-def rank_hand(cards: Sequence[int]) -> int:
-    """Rank value of one hand of 1 to 7 card ids (see the module docstring).
-
-    One hand is ranked in plain Python (:func:`_rank_one`), not by the kernels:
-    it costs about as much as a kernel call, and a process that ranks only a
-    few hands (the dealer: two a showdown) does not wait 0.2 s for numba to set
-    up on its first call."""
-    hand = _integer_array(cards, "cards")
-    if hand.ndim != 1 or not 1 <= hand.shape[0] <= MAX_HAND_CARDS:
-        raise ValueError(
-            f"a hand is a sequence of 1 to {MAX_HAND_CARDS} card ids; got shape {hand.shape}"
-        )
-    ids: list[int] = hand.tolist()
-    if not all(0 <= card < _NUM_CARDS for card in ids) or len(set(ids)) != len(ids):
-        raise ValueError(_bad_hand_message(hand, "the hand"))
-    return _rank_one(ids)
-
-
-# The kernels' tables as lists, indexed by a 13-bit rank mask (see ``_eval_kernels``).
-_ONE_SUIT_VAL: list[int] = _k.ONE_SUIT_VAL.tolist()
-_ANY_SUIT_VAL: list[int] = _k.ANY_SUIT_VAL.tolist()
-_PAIR_OTHER_VAL: list[int] = _k.PAIR_OTHER_VAL.tolist()
-_TRIPS_OTHER_VAL: list[int] = _k.TRIPS_OTHER_VAL.tolist()
-
-
-def _top_rank(mask: int) -> int:
-    """The highest rank in a rank mask, 0 for none (the reference's ``topBit``)."""
-    return max(mask.bit_length() - 1, 0)
-
-
-def _rank_one(cards: list[int]) -> int:
-    """The value of valid, distinct card ids, testing the classes from the top
-    down as the reference's ``rankCardset`` does (the kernel takes the maximum
-    over all classes instead; the values are the same)."""
-    suits = [0, 0, 0, 0]  # rank mask of each suit
-    for card in cards:
-        suits[card & 3] |= 1 << (card >> 2)
-    a, b, c, d = suits
-    flush = max(_ONE_SUIT_VAL[a], _ONE_SUIT_VAL[b], _ONE_SUIT_VAL[c], _ONE_SUIT_VAL[d])  # straight flush, flush or 0
-    if flush >= _k.STRAIGHT_FLUSH:
-        return flush
-    # The ranks held in at least one, two, three and four suits.
-    once = a | b | c | d
-    twice = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
-    thrice = (a & b & c) | (a & b & d) | (a & c & d) | (b & c & d)
-    four = a & b & c & d
-    if four:
-        quad_rank = _top_rank(four)
-        return _k.QUADS + 13 * quad_rank + _top_rank(once ^ (1 << quad_rank))
-    trip_rank = _top_rank(thrice)
-    if thrice and twice ^ (1 << trip_rank):
-        return _k.FULL_HOUSE + 78 * trip_rank + _top_rank(twice ^ (1 << trip_rank))
-    if flush:
-        return flush
-    straight_or_high: int = _ANY_SUIT_VAL[once]
-    if straight_or_high >= _k.STRAIGHT:
-        return straight_or_high
-    if thrice:
-        return _k.TRIPS + 78 * trip_rank + _TRIPS_OTHER_VAL[once ^ (1 << trip_rank)]
-    if not twice:
-        return straight_or_high
-    pair_rank = _top_rank(twice)
-    kickers = once ^ (1 << pair_rank)
-    lower_pairs = twice ^ (1 << pair_rank)
-    if not lower_pairs:
-        return _k.PAIR + 286 * pair_rank + _PAIR_OTHER_VAL[kickers]
-    low_rank = _top_rank(lower_pairs)
-    return _k.TWO_PAIR + 286 * pair_rank + 13 * low_rank + _top_rank(kickers ^ (1 << low_rank))
 
 
 def private_hands(deck_cards: Sequence[int] | np.ndarray, num_hole_cards: int) -> np.ndarray:
@@ -217,7 +147,7 @@ def showdown_values(hands: npt.ArrayLike, board: Sequence[int]) -> np.ndarray:
     below every real value. Best-response code can sort by this value and then
     sweep.
     """
-    rows = _integer_array(hands, "hands")
+    rows = integer_array(hands, "hands")
     board_cards = _distinct_cards(board, "board")
     if rows.ndim != 2 or not 1 <= rows.shape[1] <= MAX_HAND_CARDS - board_cards.size:
         raise ValueError(
@@ -349,38 +279,20 @@ def hand_vs_range_equity(
     return Equity(win=float(win / total), tie=float(tie / total))
 
 
-def _integer_array(cards: npt.ArrayLike, name: str) -> np.ndarray:
-    array = np.asarray(cards)
-    if array.size == 0 and array.dtype == np.float64:
-        array = array.astype(np.int64)  # numpy reads [] as float64
-    if array.dtype.kind not in "iu":
-        raise TypeError(f"{name} must be integer card ids; got dtype {array.dtype}")
-    return array
-
-
 def _kernel_ready(hands: np.ndarray) -> np.ndarray:
     """C-contiguous int8 or int64, the two dtypes the kernels are compiled for."""
     dtype = np.int8 if hands.dtype == np.int8 else np.int64
     return np.ascontiguousarray(hands, dtype=dtype)
 
 
-def _bad_hand_message(hand: np.ndarray, where: str) -> str:
-    cards = [int(c) for c in hand]
-    for card in cards:
-        if not 0 <= card < _NUM_CARDS:
-            return f"card {card} in {where} {cards} is outside 0..{_NUM_CARDS - 1}"
-    repeated = next(card for card in cards if cards.count(card) > 1)
-    return f"card {repeated} appears more than once in {where} {cards}"
-
-
 def _distinct_cards(cards: Sequence[int] | np.ndarray, name: str) -> np.ndarray:
     """A 1-D int64 array of valid, distinct card ids, or a ValueError naming the bad one."""
-    array = _integer_array(cards, name)
+    array = integer_array(cards, name)
     if array.ndim != 1:
         raise ValueError(f"{name} must be a flat sequence of card ids; got shape {array.shape}")
     cards_list = [int(c) for c in array]
-    if len(set(cards_list)) != len(cards_list) or not all(0 <= c < _NUM_CARDS for c in cards_list):
-        raise ValueError(_bad_hand_message(array, name))
+    if len(set(cards_list)) != len(cards_list) or not all(0 <= c < NUM_CARDS for c in cards_list):
+        raise ValueError(bad_hand_message(array, name))
     return array.astype(np.int64)
 
 

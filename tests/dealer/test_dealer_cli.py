@@ -107,3 +107,11 @@ def test_numbers_are_read_like_scanf() -> None:
     # %u skips blanks and ignores trailing text; the seed wraps at 2**32.
     config = parse_args(["m", "hulhe", " 12abc", "4294967297", "A", "B"])
     assert config is not None and (config.num_hands, config.seed) == (12, 1)
+
+
+def test_the_dealer_does_not_import_numba() -> None:
+    """numba's import is a fifth of a second of every match's start-up; the dealer
+    ranks its showdowns in plain Python (poker.hand_rank) and never needs it."""
+    code = "import sys, dealer.cli, dealer.server; print(sorted(m for m in sys.modules if m.split('.')[0] == 'numba'))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
