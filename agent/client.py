@@ -5,7 +5,7 @@ What the reference ``example_player`` does, and what SPEC.md §6 asks of an agen
 1. connect to the seat's port and send ``VERSION:2.0.0\\r\\n`` (§2.2);
 2. read the dealer's lines: several may arrive in one read and one may span
    several reads; a line ends at ``\\n`` with an optional ``\\r`` before it and
-   is at most :data:`READBUF_LEN` bytes with its terminator (§2.1); lines
+   is at most :data:`poker.protocol.READBUF_LEN` bytes with its terminator (§2.1); lines
    that start with ``#`` or ``;`` are comments and blank lines are skipped;
 3. parse each line as a MATCHSTATE (the reference exits on a parse error; we
    stop with an :class:`AgentError` that quotes the line);
@@ -33,7 +33,7 @@ from typing import Final
 import trio
 
 from poker.gamedef import Game
-from poker.protocol import VERSION_LINE, MatchState, MatchStateReader, ProtocolError
+from poker.protocol import READBUF_LEN, VERSION_LINE, MatchState, MatchStateReader, ProtocolError
 from poker.state import Action, IllegalActionError
 from strategies.base import Strategy
 
@@ -43,22 +43,12 @@ __all__ = [
     "Decide",
     "ParseMatchState",
     "PlaySummary",
-    "READBUF_LEN",
     "LineReader",
     "Session",
     "play",
     "play_stream",
 ]
 
-READBUF_LEN: Final = 4096
-"""The reference's line buffer ``READBUF_LEN``, and so the longest line, terminator
-included, that the protocol allows (SPEC.md §2.1). The reference reads with
-``fgets`` and keeps at most ``READBUF_LEN - 1`` bytes of a line (room for C's
-NUL); this reader takes up to ``READBUF_LEN`` and stops with an
-:class:`AgentError` beyond, where the reference would split the line. The
-dealer's line limit comes from the same reference buffer (``READBUF_LEN - 1``
-there, as ``fgets``); the agent does not import the dealer, so the constant is
-repeated here."""
 
 _RECEIVE_BYTES: Final = 65536
 

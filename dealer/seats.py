@@ -40,9 +40,9 @@ from typing import Final
 import trio
 
 from dealer._scan import scan_unsigned
+from poker.protocol import READBUF_LEN
 
 __all__ = [
-    "READBUF_LEN",
     "LONGEST_LINE",
     "MAX_PENDING_PER_SEAT",
     "SeatSetupError",
@@ -54,8 +54,6 @@ __all__ = [
     "version_numbers",
 ]
 
-#: The reference's read buffer (``net.h``): the longest line, C string terminator included.
-READBUF_LEN: Final = 4096
 #: The most bytes one line from an agent can have, its ``\n`` included; longer input is split.
 LONGEST_LINE: Final = READBUF_LEN - 1
 #: Connections of one seat allowed to wait for their version line at once.

@@ -32,6 +32,7 @@ __all__ = [
     "Response",
     "StateLine",
     "VERSION_LINE",
+    "READBUF_LEN",
     "parse_action",
     "parse_betting",
     "parse_match_state",
@@ -43,6 +44,11 @@ __all__ = [
 ]
 
 VERSION_LINE = "VERSION:2.0.0"
+#: The reference's line buffer (``net.h`` ``READBUF_LEN``, SPEC.md §2.1): the longest
+#: protocol line, terminator included. The reference reads with ``fgets``, so it keeps at
+#: most ``READBUF_LEN - 1`` bytes of a line (room for C's NUL) and splits longer input;
+#: the dealer (``dealer.seats``) and the agent (``agent.client``) both frame lines by it.
+READBUF_LEN = 4096
 _ACTION_LETTERS = {"f": ActionType.FOLD, "c": ActionType.CALL, "k": ActionType.CALL, "r": ActionType.RAISE, "b": ActionType.RAISE}
 _SIZE = re.compile(r"[ \t\n\v\f\r]*([+-]?\d+)")
 # scanf's %u: leading blanks and a sign are accepted and the value wraps.

@@ -11,11 +11,11 @@ import pytest
 import trio
 import trio.testing
 
-from agent.client import READBUF_LEN, AgentError, ConnectionLost, LineReader, PlaySummary, Session, play
+from agent.client import AgentError, ConnectionLost, LineReader, PlaySummary, Session, play
 from poker import protocol
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
-from poker.protocol import MatchState, view_of
+from poker.protocol import READBUF_LEN, MatchState, view_of
 from poker.state import CALL, FOLD, Action, State
 from strategies import Strategy, make_strategy
 
