@@ -1,0 +1,72 @@
+"""The README walked as a newcomer walks it: every ``arena`` command of its ``sh``
+blocks runs, in order, in one fresh directory, and where the README shows the
+output right below a block, the output is that (run directories aside).
+
+A line is left out only for a reason named here: a template (placeholders in
+capitals), the dealer-and-agents example (``tests/test_readme_examples.py`` runs
+it with free ports), an agent that needs a dealer already listening, or a run
+that takes longer than the suite may (the HULHE abstraction build: minutes).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+#: README lines not run here, and why.
+NOT_RUN = {
+    "arena agent hulhe 127.0.0.1 44267 --strategy random --seed 1": "needs a dealer listening on 44267",
+    "arena solve hulhe --algorithm abstract --abstraction ehs2:5:perfect --iterations 600 --every 50 -o hulhe.strategy": (
+        "builds the HULHE abstraction and joint tables: about 13 minutes"
+    ),
+    "arena solve --resume hulhe.strategy --iterations 1000 -o hulhe.strategy": "resumes the HULHE solve above",
+}
+_TEMPLATE = re.compile(r"\b(GAME|HOST|PORT|NAME|matchName)\b")
+
+
+def _steps() -> list[tuple[list[str], list[str] | None]]:
+    """(commands of one sh block, the output block shown right after it or None)."""
+    blocks = re.findall(r"```(\w*)\n(.*?)```", README.read_text(), flags=re.S)
+    steps = []
+    for index, (kind, body) in enumerate(blocks):
+        if kind != "sh" or re.search(r"&\s*(#|$)", body, flags=re.M):  # a server in the background
+            continue
+        commands = [line.split("  #")[0].strip() for line in body.splitlines() if line.startswith("arena ")]
+        commands = [c for c in commands if not _TEMPLATE.search(c) and c not in NOT_RUN]
+        follows = blocks[index + 1] if index + 1 < len(blocks) else None
+        shown = follows[1].splitlines() if follows is not None and follows[0] == "" else None
+        if commands:
+            steps.append((commands, shown))
+    return steps
+
+
+def _normalised(lines: list[str]) -> list[str]:
+    return [re.sub(r"run dir \S+", "run dir …", line.rstrip()) for line in lines if line.strip()]
+
+
+@pytest.mark.slow
+def test_every_readme_command_runs_and_prints_what_the_readme_shows(tmp_path: Path) -> None:
+    steps = _steps()
+    assert sum(len(commands) for commands, _ in steps) >= 7, "the README's commands were not found"
+    for commands, shown in steps:
+        for command in commands:
+            done = subprocess.run(
+                [sys.executable, "-m", "arena.cli", *shlex.split(command)[1:]],
+                cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
+            )  # fmt: skip
+            assert done.returncode == 0, f"{command}\n{done.stderr}"
+            assert "Traceback" not in done.stderr, f"{command}\n{done.stderr}"
+            if "--target" in command:  # the README names the iteration where it stops
+                stops = re.search(r"stops\s+at\s+iteration\s+(\d+)", README.read_text())
+                measured = re.findall(r"^iteration (\d+):", done.stdout, flags=re.M)
+                assert stops is not None and measured[-1] == stops.group(1), (command, measured[-3:])
+        if shown is not None:
+            assert _normalised(done.stdout.splitlines()) == _normalised(shown), commands[-1]
+
