@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "match": ("arena.match", "run a whole local match: dealer, agents, results table"),
     "solve": ("strategies.cfr.cli", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
     "analyze": ("analysis.cli", "per-player results of match logs: raw means with 95% intervals, duplicate estimate"),
+    "show": ("strategies.cfr.show", "a strategy file as people read it: each information set's action probabilities"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
 }
 
