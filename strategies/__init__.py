@@ -6,6 +6,7 @@ registers itself with :func:`strategies.base.register` on import, and the
 registry (:mod:`strategies.base`) stands below them and imports none."""
 
 import strategies.simple  # noqa: F401  (registers the built-in strategies)
+import strategies.equilibrium  # noqa: F401  (registers equilibrium)
 from strategies.base import PublicState, Strategy, StrategyError, make_strategy, private_hands, strategy_names
 
 __all__ = ["PublicState", "Strategy", "StrategyError", "make_strategy", "private_hands", "strategy_names"]

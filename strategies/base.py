@@ -146,6 +146,12 @@ class Options:
             )
         return value
 
+    def text(self, key: str, default: str | None = None, *, meta: str = "TEXT") -> str | None:
+        """A free-form value (a path, a name), ``default`` when absent; ``meta``
+        names it in messages (``file=PATH``)."""
+        self._known[key] = meta
+        return self._values.get(key, default)
+
     def check_all_read(self) -> None:
         """Raise :class:`StrategyError` naming any option no getter asked for."""
         unknown = sorted(set(self._values) - set(self._known))
