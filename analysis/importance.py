@@ -266,7 +266,8 @@ class _Evaluator:
         self.lines: dict[str, _Line] = {}
         self.reaches: dict[tuple[int, str, tuple[int, ...]], _Reach] = {}
         self.ranks: dict[tuple[int, ...], npt.NDArray[np.int32]] = {}
-        self.results: dict[tuple[object, ...], tuple[float, float, float, float]] = {}
+        # (estimates, the value the betting and cards give us) per distinct hand
+        self.results: dict[tuple[object, ...], tuple[tuple[float, float, float, float], float]] = {}
 
     def line(self, betting: str) -> _Line:
         line = self.lines.get(betting)
@@ -347,7 +348,8 @@ class _Evaluator:
         key = (position, betting, ours, theirs if known else None, board)
         cached = self.results.get(key)
         if cached is not None:
-            return cached
+            _check_value(where, betting, cached[1], value)
+            return cached[0]
         k = self.holding_index.get(ours)
         if k is None:
             raise ImportanceError(f"{where}: hole cards {ours} are not a holding of the game")
@@ -368,11 +370,7 @@ class _Evaluator:
             values = np.where(ranks > their_rank, win, np.where(ranks == their_rank, tie, lose))
         else:
             values = np.full(len(self.holdings), float(final.values()[position]))
-        if abs(values[k] - value) > _VALUE_TOLERANCE:
-            raise ImportanceError(
-                f"{where}: the observed value {value:g} is not the {values[k]:g} that betting {betting!r} and the"
-                " cards give this position"
-            )
+        _check_value(where, betting, float(values[k]), value)
         valid = (self.hand_bits & (hidden | _card_bits(board))) == 0
         basic = float(values[k] * reach.sigma[k] / reach.played[k])
         all_cards = float((values * reach.sigma)[valid].sum() / reach.played[valid].sum())
@@ -391,8 +389,16 @@ class _Evaluator:
             early += basic
             both += all_cards
         result = (basic, early, all_cards, both)
-        self.results[key] = result
+        self.results[key] = (result, float(values[k]))
         return result
+
+
+def _check_value(where: str, betting: str, computed: float, observed: float) -> None:
+    if abs(computed - observed) > _VALUE_TOLERANCE:
+        raise ImportanceError(
+            f"{where}: the observed value {observed:g} is not the {computed:g} that betting {betting!r} and the"
+            " cards give this position"
+        )
 
 
 def _rank_cases(position: int) -> tuple[tuple[int, int], ...]:

@@ -17,7 +17,7 @@ import numpy.typing as npt
 import pytest
 
 import strategies  # noqa: F401  (registers the built-in strategies)
-from analysis.hands import Hands
+from analysis.hands import Hands, concat
 from analysis.importance import (
     Estimates,
     ImportanceError,
@@ -184,6 +184,10 @@ def test_kuhn_partial_information_counts_hidden_cards() -> None:
 def test_wrong_value_or_strategy_is_an_error() -> None:
     with pytest.raises(ImportanceError, match="observed value"):
         estimate(one_hand(KUHN, ("Ks", "As"), "", "cc", (1.0, -1.0)), 1, table_policy(KUHN_SIGMA))
+    # ... also when the same hand was already seen with its right value (results are cached).
+    right, wrong = (one_hand(KUHN, ("Ks", "As"), "", "cc", v) for v in ((-1.0, 1.0), (1.0, -1.0)))
+    with pytest.raises(ImportanceError, match="observed value"):
+        estimate(concat([right, wrong]), 1, table_policy(KUHN_SIGMA))
     # Under KUHN_SIGMA position 1 never bets K after a check.
     with pytest.raises(ImportanceError, match="probability 0"):
         estimate(one_hand(KUHN, ("As", "Ks"), "", "crc", (2.0, -2.0)), 1, table_policy(KUHN_SIGMA))
