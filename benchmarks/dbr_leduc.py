@@ -40,19 +40,10 @@ from poker.gamedef import load_game  # noqa: E402
 from strategies.cfr.best_response.exact import best_response, exploitability  # noqa: E402
 from strategies.cfr.solvers.solver import Solver  # noqa: E402
 from strategies.cfr.tree.public import NodeKind, Tree, build_tree  # noqa: E402
-from strategies.dbr import OpponentModel, count_model, counter_strategy, exploitation  # noqa: E402
+from strategies.dbr import OpponentModel, count_model, counter_strategy, exploitation, random_strategy  # noqa: E402
 
 GRID = (0.0, 0.5, 0.7, 0.8, 0.9, 0.93, 0.97, 0.99, 1.0)
 Array = npt.NDArray[np.float64]
-
-
-def chump(tree: Tree, seed: int) -> Array:
-    rng = np.random.default_rng(seed)
-    strategy = np.zeros((tree.num_decisions, tree.max_actions, tree.num_hands))
-    for d in range(tree.num_decisions):
-        n = int(tree.num_actions[d])
-        strategy[d, :n, :] = rng.dirichlet(np.ones(n), size=tree.num_hands).T
-    return strategy
 
 
 def simulate_log(tree: Tree, equilibrium: Array, opponent: Array, hands: int, seed: int, path: Path) -> None:
@@ -111,7 +102,7 @@ def main() -> None:
     solver = Solver(tree)
     solver.run(args.iterations)
     equilibrium = solver.average_strategy()
-    real = args.mix * chump(tree, args.seed) + (1.0 - args.mix) * equilibrium
+    real = args.mix * random_strategy(tree, args.seed) + (1.0 - args.mix) * equilibrium
     reference = counter_strategy(OpponentModel(tree, real, 1), "rnr", 1.0, iterations=args.iterations)
     br_value = float(np.mean(best_response(tree, real).values))
     br_exploitation = exploitation(tree, reference, real)

@@ -84,6 +84,7 @@ __all__ = [
     "solve_restricted",
     "counter_strategy",
     "exploitation",
+    "random_strategy",
 ]
 
 METHODS = ("rnr", "dbr")
@@ -284,3 +285,14 @@ def exploitation(tree: Tree, ours: npt.NDArray[np.float64], opponent: npt.NDArra
         profile = np.where(rows[:, None, None], ours, opponent)
         total += profile_values(tree, profile)[position]
     return total / 2
+
+
+def random_strategy(tree: Tree, seed: int) -> npt.NDArray[np.float64]:
+    """A fixed card-dependent strategy ``[D, A, H]`` for tests and benchmarks:
+    each information set's row drawn from a flat Dirichlet (seeded)."""
+    rng = np.random.default_rng(seed)
+    strategy = np.zeros((tree.num_decisions, tree.max_actions, tree.num_hands))
+    for d in range(tree.num_decisions):
+        n = int(tree.num_actions[d])
+        strategy[d, :n, :] = rng.dirichlet(np.ones(n), size=tree.num_hands).T
+    return strategy

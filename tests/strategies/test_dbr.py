@@ -24,6 +24,7 @@ from strategies.dbr import (
     counter_strategy,
     exploitation,
     p_conf,
+    random_strategy,
 )
 
 ITERATIONS = 3000
@@ -47,14 +48,8 @@ def _row(tree: Tree, betting: str) -> int:
     return next(d for d, node in enumerate(tree.decision_nodes) if tree.states[node].betting_string() == betting)
 
 
-def _known_opponent(tree: Tree, seed: int = 3) -> npt.NDArray[np.float64]:
-    """A fixed card-dependent strategy: each row a random distribution."""
-    rng = np.random.default_rng(seed)
-    strategy = np.zeros((tree.num_decisions, tree.max_actions, tree.num_hands))
-    for d in range(tree.num_decisions):
-        n = int(tree.num_actions[d])
-        strategy[d, :n, :] = rng.dirichlet(np.ones(n), size=tree.num_hands).T
-    return strategy
+def _known_opponent(tree: Tree) -> npt.NDArray[np.float64]:
+    return random_strategy(tree, 3)
 
 
 @pytest.mark.parametrize(
