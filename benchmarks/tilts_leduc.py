@@ -155,8 +155,8 @@ def main() -> None:
     print(
         f"tilt zero reproduces equilibrium: max |Δ| {delta:g} over {pink.size} strategy entries;"
         f" no thesis anchor applies (Table 2.3 and Figure 2.5 are HULHE abstractions in mbb/g, where Orange"
-        f" was {THESIS_TABLE['orange'] / THESIS_TABLE['pink']:.3f}x Pink's exploitability by masking abstraction"
-        f" error; unabstracted Leduc has none to mask: Orange {exploitability(tree, tilts['orange']):.2e}"
+        f" was {THESIS_TABLE['orange'] / THESIS_TABLE['pink']:.3f}x Pink's exploitability, perhaps by masking"
+        f" abstraction error; unabstracted Leduc has none to mask: Orange {exploitability(tree, tilts['orange']):.2e}"
         f" against the equilibrium's {exploitability(tree, equilibrium):.2e} chips/hand)"
     )
 
