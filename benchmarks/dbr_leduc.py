@@ -17,7 +17,7 @@ hand. The best response to the real chump (a restricted solve with full
 confidence in the true strategy) is the reference: the last line says how much
 of its exploitation DBR at P_max = 1 recovers with the most data.
 
-Usage: ``.venv/bin/python benchmarks/dbr_leduc.py [--hands 100000] [--iterations 4000] [--plot dbr_leduc.png]``
+Usage: ``.venv/bin/python benchmarks/dbr_leduc.py [--hands 100000] [--iterations 4000] [--plot benchmarks/out/dbr_leduc.png]``
 (writes the PNG only where matplotlib is installed).
 """
 
@@ -95,7 +95,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=4000, help="CFR+ iterations per seat (default 4000)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--mix", type=float, default=0.5, help="weight of the random part of the chump (default 0.5)")
-    parser.add_argument("--plot", type=Path, default=Path("dbr_leduc.png"))
+    parser.add_argument("--plot", type=Path, default=Path(__file__).parent / "out" / "dbr_leduc.png")
     args = parser.parse_args()
     start = time.perf_counter()
     tree = build_tree(load_game("leduc"))
@@ -186,6 +186,7 @@ def _plot(
     axes[0].set_ylabel("exploitation of the chump (chips/hand)")
     axes[1].legend()
     figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
     print(f"plot: {path}")
 
