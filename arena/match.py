@@ -71,6 +71,7 @@ import numpy.typing as npt
 import trio
 from tqdm import tqdm
 
+from agent import cli as agent_cli
 from agent.client import AgentError, ConnectionLost, play
 from analysis.stats import Estimate, Unit, format_chips, mean_ci, unit_of
 from dealer.lock import MatchInUseError, MatchLock
@@ -113,8 +114,6 @@ AGENT_EXIT_S: Final = 10.0
 #: How long the dealer may go on after an agent ended its connection (normally it is done).
 AGENT_GONE_S: Final = 5.0
 _POLL_S: Final = 0.2
-#: ``arena agent``'s status for a refused, reset or lost connection (agent/cli.py).
-AGENT_EXIT_CONNECTION: Final = 3
 PLAN_FORMAT: Final = 1
 DEFAULT_T_RESPONSE_MS: Final = 600000
 DEFAULT_T_HAND_MS: Final = 600000
@@ -492,7 +491,7 @@ async def _agent_process(
     if process.returncode != 0:
         lines = err_path.read_text(errors="replace").strip().splitlines()
         last = f": {lines[-1]}" if lines else ""
-        connection = process.returncode == AGENT_EXIT_CONNECTION
+        connection = process.returncode == agent_cli.EXIT_CONNECTION  # refused, reset or lost
         run.fail(f"{who} exited with status {process.returncode}{last} (see {err_path})", connection=connection)
     else:
         run.left(who)
