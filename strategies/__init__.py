@@ -8,6 +8,7 @@ registry (:mod:`strategies.base`) stands below them and imports none."""
 import strategies.simple  # noqa: F401  (registers the built-in strategies)
 import strategies.equilibrium  # noqa: F401  (registers equilibrium)
 import strategies.tilt  # noqa: F401  (registers "tilt")
+import strategies.bots  # noqa: F401  (registers the named bots of `arena bots`)
 from strategies.base import PublicState, Strategy, StrategyError, make_strategy, private_hands, strategy_names
 
 __all__ = ["PublicState", "Strategy", "StrategyError", "make_strategy", "private_hands", "strategy_names"]

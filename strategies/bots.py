@@ -1,0 +1,319 @@
+"""A library of named bots: equilibrium strategies seated by name (``leduc-cfr``).
+
+Each :class:`Bot` is a strategy file and the ``arena solve`` command that makes
+it, recorded here with the file's measured quality (exploitability, chips per
+hand; shown in the game's unit, :func:`analysis.stats.unit_of`). Every bot is
+registered as a strategy name (:func:`strategies.base.register`), so it is
+seated wherever a strategy spec is accepted (``arena match leduc leduc-cfr
+random``); its factory loads the file through the equilibrium agent
+(:class:`strategies.equilibrium.EquilibriumStrategy`, translation included for
+no-limit games).
+
+Small bots ship in the package (``strategies/data/NAME.strategy``, each written
+by its recorded command, byte for byte: the solves are deterministic). Large
+ones are built on the user's machine by ``arena bots build NAME``
+(:mod:`strategies.cfr.cli_bots`), which runs the recorded command into
+``$ACPC_ARENA_CACHE/bots/`` (default ``~/.cache/acpc-arena/bots/``): first into
+``NAME.partial.strategy`` (the solve's checkpoints land there, and an
+interrupted build resumes from it), renamed to ``NAME.strategy`` when the solve
+has finished. Seating a bot whose file is missing fails at once with one line
+naming the command that builds it.
+
+Three-player bots are listed but not yet available: strategy files hold
+two-player games only, and the three-player solver
+(:mod:`strategies.cfr.solvers.multiplayer`) writes no file.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from analysis.stats import unit_of
+from poker.gamedef import Game, GameDefError, load_game
+from strategies.base import Factory, Options, Strategy, StrategyError, register
+from strategies.cfr.abstraction.cache_files import default_cache_dir
+from strategies.equilibrium import EquilibriumStrategy, load_table
+
+__all__ = [
+    "Bot",
+    "DATA_DIR",
+    "LIBRARY",
+    "BotError",
+    "bot_path",
+    "build_command",
+    "find_bot",
+    "load_bot",
+    "partial_path",
+    "solve_argv",
+    "solve_command",
+]
+
+#: Where the shipped strategy files live (package data).
+DATA_DIR: Final = Path(__file__).resolve().parent / "data"
+#: The cache subdirectory of built bots.
+CACHE_SUBDIR: Final = "bots"
+
+
+class BotError(StrategyError):
+    """A bot that cannot be seated or built: unknown, not available, not built."""
+
+
+@dataclass(frozen=True)
+class Bot:
+    """One named bot. ``options`` are the ``arena solve`` options between the game
+    and ``--iterations`` (the recorded command is :func:`solve_command`);
+    ``quality`` is the exploitability of its file in chips per hand (None: not
+    measured); ``unavailable`` says why it cannot be built yet (empty: it can)."""
+
+    name: str
+    game: str
+    description: str
+    options: tuple[str, ...] = ()
+    iterations: int = 0
+    shipped: bool = False
+    quality: float | None = None
+    note: str = ""
+    unavailable: str = ""
+
+    @property
+    def available(self) -> bool:
+        return not self.unavailable
+
+
+_THREE_PLAYER = (
+    "not yet available: strategy files hold two-player games only and the 3-player solver"
+    " (strategies/cfr/solvers/multiplayer.py) writes no file the equilibrium agent plays"
+)
+
+def _no_limit_leduc(name: str, sizes: str, tree: str, quality: float) -> Bot:
+    """A shipped no-limit Leduc bot: CFR+ on the betting tree of ``--bet-sizes sizes``."""
+    return Bot(
+        name,
+        "leduc.nolimit",
+        f"CFR+ on {tree}, 10000 iterations",
+        options=("--bet-sizes", sizes),
+        iterations=10000,
+        shipped=True,
+        quality=quality,
+        note="exploitability within its betting abstraction (the tree solved)",
+    )
+
+
+#: Every named bot, in listing order. ``quality`` of a shipped bot is the figure
+#: stored in its file by the recorded solve (the tests check that ``arena
+#: exploitability`` prints it).
+LIBRARY: Final[dict[str, Bot]] = {
+    bot.name: bot
+    for bot in (
+        Bot(
+            "kuhn-cfr",
+            "kuhn",
+            "CFR+ on the public tree, 10000 iterations",
+            iterations=10000,
+            shipped=True,
+            quality=9.632756981441809e-06,
+        ),
+        Bot(
+            "leduc-cfr",
+            "leduc",
+            "CFR+ on the public tree with suit isomorphism, 10000 iterations",
+            options=("--suit-isomorphism",),
+            iterations=10000,
+            shipped=True,
+            quality=8.19221523649244e-06,
+        ),
+        _no_limit_leduc(
+            "leduc-nl-pot", "1", "DeepStack-Leduc's betting tree (fold, call, pot, all-in)", 0.0009467860416454421
+        ),
+        _no_limit_leduc("leduc-nl-3sizes", "0.5,1,2", "raises of 1/2, 1 and 2 pots and all-in", 0.0008653911361666822),
+        Bot(
+            "hulhe-ehs2-5",
+            "hulhe",
+            "CFR+ on the 5-bucket perfect-recall E[HS^2] abstract game (625 bucket sequences), 2000 iterations",
+            options=("--algorithm", "abstract", "--abstraction", "ehs2:5:perfect", "--float32", "--every", "50"),
+            iterations=2000,
+            note="built locally: about 13 min of bucket tables once, then about 0.55 s an iteration on 2 cores;"
+            " quality after the build is the abstract game's exploitability (the real game's cannot be computed"
+            " exactly here)",
+        ),
+        Bot(
+            "hunl-ehs2-3",
+            "hunl",
+            "CFR+ on the 3-bucket perfect-recall E[HS^2] abstract game, raises of 1/2 and 1 pot and all-in"
+            " (307,250 betting nodes), 1000 iterations",
+            options=(
+                "--algorithm",
+                "abstract",
+                "--abstraction",
+                "ehs2:3:perfect",
+                "--bet-sizes",
+                "0.5,1",
+                "--float32",
+                "--every",
+                "50",
+            ),
+            iterations=1000,
+            note="built locally (build time not measured yet); quality after the build is the abstract game's"
+            " exploitability",
+        ),
+        Bot("kuhn3p-cfr", "kuhn3p", "3-player CFR (seed 003)", unavailable=_THREE_PLAYER),
+        Bot("leduc3p-cfr", "leduc.limit.3p", "3-player CFR (seed 003)", unavailable=_THREE_PLAYER),
+        Bot(
+            "holdem3p-ehs2",
+            "holdem.limit.3p",
+            "sampled 3-player CFR on a coarse E[HS^2] abstraction (seed 003)",
+            unavailable=_THREE_PLAYER + "; nor is there a 3-player hold'em solver yet",
+        ),
+    )
+}
+
+
+def find_bot(name: str) -> Bot:
+    """The bot called ``name``.
+
+    Raises:
+        BotError: no such bot (the message lists the known ones).
+    """
+    bot = LIBRARY.get(name)
+    if bot is None:
+        raise BotError(f"unknown bot {name!r}; known bots: {', '.join(LIBRARY)}")
+    return bot
+
+
+def bot_path(bot: Bot) -> Path:
+    """The bot's strategy file: in the package when shipped, else in the cache."""
+    if bot.shipped:
+        return DATA_DIR / f"{bot.name}.strategy"
+    return default_cache_dir() / CACHE_SUBDIR / f"{bot.name}.strategy"
+
+
+def partial_path(bot: Bot) -> Path:
+    """Where ``arena bots build`` solves (and checkpoints) before the file is complete."""
+    return default_cache_dir() / CACHE_SUBDIR / f"{bot.name}.partial.strategy"
+
+
+def solve_argv(bot: Bot, output: Path | str) -> list[str]:
+    """The ``arena solve`` arguments that write ``bot``'s file to ``output``."""
+    if not bot.available:
+        raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
+    return [bot.game, *bot.options, "--iterations", str(bot.iterations), "-o", str(output)]
+
+
+def solve_command(bot: Bot) -> str | None:
+    """The recorded command line (``-o`` the shipped file's name, or the cache
+    path a build writes); None for a bot that is not available."""
+    if not bot.available:
+        return None
+    output = bot_path(bot).name if bot.shipped else bot_path(bot)
+    return shlex.join(["arena", "solve", *solve_argv(bot, output)])
+
+
+def build_command(bot: Bot) -> str:
+    """The command that builds ``bot`` on this machine."""
+    return f"arena bots build {bot.name}"
+
+
+def _game(bot: Bot) -> Game:
+    try:
+        return load_game(bot.game)
+    except GameDefError as error:  # a library entry naming no shipped game: a bug here
+        raise BotError(f"bot {bot.name!r}: {error}") from None
+
+
+def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> EquilibriumStrategy:
+    """``bot`` seated in ``game``: its file played by the equilibrium agent.
+
+    Raises:
+        BotError: not available, another game, or not built (naming the command that builds it).
+    """
+    if not bot.available:
+        raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
+    if _game(bot) != game:
+        raise BotError(f"bot {bot.name!r} plays {bot.game}, not this game")
+    path = bot_path(bot)
+    if not path.is_file():
+        what = "interrupted" if partial_path(bot).is_file() else "not built"
+        raise BotError(
+            f"bot {bot.name!r} is {what}: {path} is missing; build it with `{build_command(bot)}`"
+            f" (runs `{solve_command(bot)}`)"
+        )
+    from strategies.cfr.strategy_file import StrategyFileError
+
+    try:
+        table = load_table(path)
+    except (StrategyFileError, OSError) as error:
+        raise BotError(f"bot {bot.name!r}: {error}; rebuild it with `{build_command(bot)}`") from None
+    return EquilibriumStrategy(game, table, seed=seed)
+
+
+def stored_quality(bot: Bot) -> tuple[float | None, str]:
+    """The bot's exploitability in chips per hand and what kind of figure it is:
+    the recorded one for shipped bots (``"exact"``), else the figure the built
+    file stores (``"exact"``, or ``"abstract game"`` for an abstract solve of a
+    game too big for an exact best response); ``(None, "")`` when not built."""
+    if bot.quality is not None:
+        return bot.quality, "exact"
+    path = bot_path(bot)
+    if not bot.available or not path.is_file():
+        return None, ""
+    from strategies.cfr.file_io import FileFormatError, HeaderFile
+    from strategies.cfr.solvers.abstract_solve import ABSTRACT_EXPLOITABILITY
+
+    try:
+        with HeaderFile(path, FileFormatError, "strategy file") as file:
+            header: Any = file.header
+    except (FileFormatError, OSError):
+        return None, ""
+    if not isinstance(header, dict):
+        return None, ""
+    exact = header.get("exploitability")
+    if isinstance(exact, float | int):
+        return float(exact), "exact"
+    settings = header.get("settings")
+    abstract = settings.get(ABSTRACT_EXPLOITABILITY) if isinstance(settings, dict) else None
+    if isinstance(abstract, float | int):
+        return float(abstract), "abstract game"
+    return None, ""
+
+
+def describe(bot: Bot) -> dict[str, Any]:
+    """The bot as ``arena bots --format json`` lists it: ``name``, ``game``,
+    ``file``, ``built``, ``command`` (the recorded ``arena solve``), ``quality``
+    (exploitability in ``unit``, None when not measured), ``quality_kind``,
+    ``shipped``, ``build`` (the command that builds it here), ``description``,
+    ``note``, ``available``."""
+    quality, kind = stored_quality(bot)
+    unit = unit_of(_game(bot))
+    path = bot_path(bot)
+    return {
+        "name": bot.name,
+        "game": bot.game,
+        "file": str(path) if bot.available else None,
+        "built": bot.available and path.is_file(),
+        "command": solve_command(bot),
+        "quality": None if quality is None else quality * unit.per_chip,
+        "unit": unit.name,
+        "quality_kind": kind or None,
+        "shipped": bot.shipped,
+        "build": None if bot.shipped or not bot.available else build_command(bot),
+        "description": bot.description,
+        "note": bot.unavailable or bot.note,
+        "available": bot.available,
+    }
+
+
+def _factory(bot: Bot) -> Factory:
+    def make(game: Game, options: Options, *, seed: int | None) -> Strategy:
+        return load_bot(bot, game, seed=seed)
+
+    return make
+
+
+for _bot in LIBRARY.values():
+    _state = "shipped" if _bot.shipped else f"built by `{build_command(_bot)}`"
+    _state = _state if _bot.available else "not yet available"
+    _help = f"named bot ({_bot.game}, {_state}): {_bot.description}; `arena bots` lists them"
+    register(_bot.name, _help)(_factory(_bot))

@@ -1,0 +1,120 @@
+"""``arena bots``: the library of named bots (:mod:`strategies.bots`).
+
+``arena bots`` lists every bot with its game, whether its strategy file is
+there, its measured quality (exploitability in the game's unit: chips/hand or
+mbb/g) and how it is built, with the recorded ``arena solve`` command under
+each. ``--format json`` prints a list of objects (``name``, ``game``, ``file``,
+``built``, ``command``, ``quality``, plus ``unit``, ``quality_kind``,
+``shipped``, ``build``, ``description``, ``note``, ``available``).
+
+``arena bots build NAME`` builds a large bot on this machine: it runs the
+recorded ``arena solve`` command (progress bar, exploitability lines) into
+``$ACPC_ARENA_CACHE/bots/NAME.partial.strategy`` and renames it to
+``NAME.strategy`` when done. Ctrl-C (or SIGTERM) writes a checkpoint and exits
+with status 130; running the same command again resumes from it. Seat a bot by
+its name: ``arena match leduc leduc-cfr random``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from strategies.bots import LIBRARY, BotError, Bot, bot_path, describe, find_bot, partial_path, solve_argv
+
+__all__ = ["build", "main"]
+
+_INTERRUPTED = 130
+
+
+def _quality(row: dict[str, Any]) -> str:
+    if row["quality"] is None:
+        return "-" if row["available"] else "n/a"
+    text = f"{row['quality']:.6g} {row['unit']}"
+    return text if row["quality_kind"] == "exact" else f"{text} ({row['quality_kind']})"
+
+
+def _built(row: dict[str, Any]) -> str:
+    if not row["available"]:
+        return "n/a"
+    if row["shipped"]:
+        return "shipped"
+    return "yes" if row["built"] else "no"
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    cells = [(r["name"], r["game"], _built(r), _quality(r), r["description"]) for r in rows]
+    header = ("name", "game", "built", "quality", "how built")
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(4)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)) + "  " + header[4]]
+    indent = " " * (widths[0] + 2)
+    for row, cell in zip(rows, cells, strict=True):
+        lines.append("  ".join(c.ljust(w) for c, w in zip(cell, widths)) + "  " + cell[4])
+        if row["command"] is not None:
+            build = "" if row["shipped"] or row["built"] else f"  (build: {row['build']})"
+            lines.append(f"{indent}{row['command']}{build}")
+        if row["note"]:
+            lines.append(f"{indent}{row['note']}")
+    lines.append("")
+    lines.append("Seat a bot by name (arena match leduc leduc-cfr random); build one with `arena bots build NAME`.")
+    return "\n".join(lines)
+
+
+def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
+    """Build ``bot`` into the cache (resuming an interrupted build); the exit status."""
+    from strategies.cfr import cli as solve_cli
+
+    if bot.shipped:
+        print(f"{bot.name} ships with the package: {bot_path(bot)}")
+        return 0
+    final, partial = bot_path(bot), partial_path(bot)
+    if final.is_file() and not force:
+        print(f"{bot.name} is built: {final} (--force builds it again)")
+        return 0
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    if partial.is_file():
+        print(f"resuming the interrupted build of {bot.name} from {partial}")
+        argv = ["--resume", str(partial), "--iterations", str(bot.iterations), "-o", str(partial)]
+    else:
+        argv = solve_argv(bot, partial)
+    code: int = solve_cli.main([*argv, *(["--quiet"] if quiet else [])])
+    if code == _INTERRUPTED:
+        print(f"arena bots: build of {bot.name} interrupted; `arena bots build {bot.name}` resumes it", file=sys.stderr)
+        return code
+    if code != 0:
+        return code
+    os.replace(partial, final)
+    print(f"built {bot.name}: {final}")
+    return 0
+
+
+def _build_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="arena bots build", description="build a named bot into the cache")
+    parser.add_argument("name", help=f"a bot of `arena bots` ({', '.join(LIBRARY)})")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--force", action="store_true", help="build again even if the file is there")
+    args = parser.parse_args(argv)
+    try:
+        bot = find_bot(args.name)
+        if not bot.available:
+            raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
+    except BotError as error:
+        print(f"arena bots: {error}", file=sys.stderr)
+        return 1
+    return build(bot, quiet=args.quiet, force=args.force)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["build"]:
+        return _build_main(argv[1:])
+    parser = argparse.ArgumentParser(
+        prog="arena bots", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--format", choices=["table", "json"], default="table", help="output format (default table)")
+    args = parser.parse_args(argv)
+    rows = [describe(bot) for bot in LIBRARY.values()]
+    print(json.dumps(rows, indent=2) if args.format == "json" else _table(rows))
+    return 0

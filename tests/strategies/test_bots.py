@@ -1,0 +1,171 @@
+"""The library of named bots (strategies/bots.py, `arena bots`): listing, the
+shipped files (rebuilt byte for byte by their recorded commands, exploitability
+equal to the recorded figure, a short match each without dealer WARNINGs), the
+one-line error of a bot not built, and `arena bots build` into the cache."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis.stats import unit_of
+from arena import match
+from poker.gamedef import load_game
+from strategies import StrategyError, make_strategy, strategy_names
+from strategies.bots import LIBRARY, Bot, bot_path, load_bot, partial_path, solve_argv
+from strategies.cfr import cli as solve_cli
+from strategies.cfr import cli_bots, cli_exploitability
+from strategies.cfr.strategy_file import load_strategy
+
+SHIPPED = [name for name, bot in LIBRARY.items() if bot.shipped]
+FIELDS = {"name": str, "game": str, "file": str, "built": bool, "command": str}
+
+
+def test_the_library_holds_the_small_and_large_bots() -> None:
+    assert SHIPPED == ["kuhn-cfr", "leduc-cfr", "leduc-nl-pot", "leduc-nl-3sizes"]
+    assert [n for n, b in LIBRARY.items() if not b.shipped and b.available] == ["hulhe-ehs2-5", "hunl-ehs2-3"]
+    assert set(LIBRARY) <= set(strategy_names())
+
+
+def test_listing_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_bots.main([]) == 0
+    out = capsys.readouterr().out
+    for name, bot in LIBRARY.items():
+        assert name in out and bot.description in out
+    assert "arena solve leduc --suit-isomorphism --iterations 10000 -o leduc-cfr.strategy" in out
+    assert "8.19222e-06 chips/hand" in out
+    assert "arena bots build hulhe-ehs2-5" in out
+
+
+def test_listing_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    assert cli_bots.main(["--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [row["name"] for row in rows] == list(LIBRARY)
+    for row in rows:
+        bot = LIBRARY[row["name"]]
+        assert {"name", "game", "file", "built", "command", "quality"} <= set(row)
+        if not bot.available:
+            assert row["built"] is False and row["command"] is None and row["quality"] is None
+            assert "not yet available" in row["note"]
+            continue
+        for key, kind in FIELDS.items():
+            assert isinstance(row[key], kind), key
+        assert row["command"].startswith(f"arena solve {bot.game} ") and row["command"].endswith(".strategy")
+        assert row["file"] == str(bot_path(bot))
+        if bot.shipped:
+            assert row["built"] is True and row["quality"] == bot.quality and row["unit"] == "chips/hand"
+            assert Path(row["file"]).stat().st_size < 4 << 20  # a few MB at most
+        else:
+            assert row["built"] is False and row["quality"] is None
+            assert row["file"].startswith(str(tmp_path / "bots"))
+            assert row["build"] == f"arena bots build {bot.name}"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_file_is_rebuilt_byte_for_byte_by_its_command(name: str, tmp_path: Path) -> None:
+    bot = LIBRARY[name]
+    out = tmp_path / f"{name}.strategy"
+    assert solve_cli.main([*solve_argv(bot, out), "--quiet"]) == 0
+    assert out.read_bytes() == bot_path(bot).read_bytes()
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_exploitability_is_the_recorded_figure(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bot = LIBRARY[name]
+    assert bot.quality is not None
+    path = bot_path(bot)
+    assert load_strategy(path).exploitability == bot.quality
+    assert cli_exploitability.main([str(path)]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last == f"exploitability: {unit_of(load_game(bot.game)).format(bot.quality, 9)}"
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_shipped_bot_plays_a_match_by_name(name: str, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    argv = [LIBRARY[name].game, name, "random", "--hands", "200", "--seed", "3", "--duplicate", "--in-process"]
+    assert match.main([*argv, "--run-dir", str(run)]) == 0
+    logs = [*run.glob("*.err"), *run.glob("*.log")]
+    assert logs
+    assert [line for log in logs for line in log.read_text().splitlines() if "WARNING" in line] == []
+    results = json.loads((run / "results.json").read_text())
+    assert name in json.dumps(results)
+
+
+def test_missing_bot_fails_at_once_naming_its_build_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    with pytest.raises(StrategyError) as error:
+        make_strategy("hulhe-ehs2-5", load_game("hulhe"))
+    message = str(error.value)
+    assert "\n" not in message and "`arena bots build hulhe-ehs2-5`" in message
+    assert str(tmp_path / "bots" / "hulhe-ehs2-5.strategy") in message
+    run = tmp_path / "run"
+    argv = ["hulhe", "hulhe-ehs2-5", "random", "--hands", "10", "--seed", "1", "--in-process"]
+    code = match.main([*argv, "--run-dir", str(run)])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "arena bots build hulhe-ehs2-5" in err[0]
+
+
+def test_other_refusals() -> None:
+    with pytest.raises(StrategyError, match="plays leduc, not this game"):
+        make_strategy("leduc-cfr", load_game("kuhn"))
+    with pytest.raises(StrategyError, match="not yet available"):
+        make_strategy("kuhn3p-cfr", load_game("kuhn3p"))
+    with pytest.raises(StrategyError, match="has no option"):
+        make_strategy("leduc-cfr:file=x", load_game("leduc"))
+    assert cli_bots.main(["build", "no-such-bot"]) == 1
+    assert cli_bots.main(["build", "kuhn3p-cfr"]) == 1
+    assert cli_bots.main(["build", "kuhn-cfr"]) == 0  # shipped: nothing to build
+
+
+TINY = Bot(
+    "test-leduc-abstract",
+    "leduc",
+    "test only: CFR+ on a 3-bucket abstract Leduc",
+    options=("--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--every", "10"),
+    iterations=20,
+)
+
+
+def test_build_writes_the_file_to_the_cache_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    monkeypatch.setitem(LIBRARY, TINY.name, TINY)
+    game = load_game("leduc")
+    with pytest.raises(StrategyError, match="is not built"):
+        load_bot(TINY, game)
+    # An interrupted build: a checkpoint at iteration 10 in the partial file.
+    partial = partial_path(TINY)
+    partial.parent.mkdir(parents=True)
+    argv = solve_argv(TINY, partial)
+    argv[argv.index("--iterations") + 1] = "10"
+    assert solve_cli.main([*argv, "--quiet"]) == 0
+    with pytest.raises(StrategyError, match="is interrupted"):
+        load_bot(TINY, game)
+    capsys.readouterr()
+    assert cli_bots.main(["build", TINY.name, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming" in out and f"built {TINY.name}" in out
+    final = tmp_path / "bots" / f"{TINY.name}.strategy"
+    assert final.is_file() and not partial.exists()
+    saved = load_strategy(final)
+    assert saved.iterations == 20 and saved.exploitability is not None
+    assert load_bot(TINY, game, seed=1).table.game == game
+    assert cli_bots.main(["build", TINY.name]) == 0 and "is built" in capsys.readouterr().out
+    assert cli_bots.main(["--format", "json"]) == 0
+    (row,) = [r for r in json.loads(capsys.readouterr().out) if r["name"] == TINY.name]
+    assert row["built"] is True and row["file"] == str(final) and row["quality"] == saved.exploitability
+
+
+def test_fresh_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    monkeypatch.setitem(LIBRARY, TINY.name, TINY)
+    assert cli_bots.main(["build", TINY.name, "--quiet"]) == 0
+    assert load_strategy(tmp_path / "bots" / f"{TINY.name}.strategy").iterations == 20
