@@ -63,6 +63,17 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+#: The options that name the solve; with --resume, `arena solve` refuses a file whose solve differs.
+_IDENTITY = ("--algorithm", "--abstraction", "--bet-sizes")
+
+
+def _identity(bot: Bot) -> list[str]:
+    """The game and the options of ``bot``'s command that :data:`_IDENTITY` names."""
+    options = list(bot.options)
+    pairs = [options[i : i + 2] for i, option in enumerate(options) if option in _IDENTITY]
+    return [bot.game, *(part for pair in pairs for part in pair)]
+
+
 def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
     """Build ``bot`` into the cache (resuming an interrupted build); the exit status."""
     from strategies.cfr import cli as solve_cli
@@ -75,12 +86,15 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
         print(f"{bot.name} is built: {final} (--force builds it again)")
         return 0
     partial.parent.mkdir(parents=True, exist_ok=True)
-    if partial.is_file():
+    resuming = partial.is_file()
+    if resuming:
         print(f"resuming the interrupted build of {bot.name} from {partial}")
-        argv = ["--resume", str(partial), "--iterations", str(bot.iterations), "-o", str(partial)]
+        argv = [*_identity(bot), "--resume", str(partial), "--iterations", str(bot.iterations), "-o", str(partial)]
     else:
         argv = solve_argv(bot, partial)
     code: int = solve_cli.main([*argv, *(["--quiet"] if quiet else [])])
+    if code != 0 and code != _INTERRUPTED and resuming:
+        print(f"arena bots: remove {partial} to build {bot.name} from the start", file=sys.stderr)
     if code == _INTERRUPTED:
         print(f"arena bots: build of {bot.name} interrupted; `arena bots build {bot.name}` resumes it", file=sys.stderr)
         return code

@@ -169,3 +169,19 @@ def test_fresh_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: py
     monkeypatch.setitem(LIBRARY, TINY.name, TINY)
     assert cli_bots.main(["build", TINY.name, "--quiet"]) == 0
     assert load_strategy(tmp_path / "bots" / f"{TINY.name}.strategy").iterations == 20
+
+
+def test_a_partial_file_of_another_solve_is_not_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    monkeypatch.setitem(LIBRARY, TINY.name, TINY)
+    partial = partial_path(TINY)
+    partial.parent.mkdir(parents=True)
+    other = ["leduc", "--algorithm", "abstract", "--abstraction", "hs:2:perfect", "--iterations", "5"]
+    assert solve_cli.main([*other, "-o", str(partial), "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli_bots.main(["build", TINY.name, "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "--abstraction ehs2:3:perfect" in err and f"remove {partial}" in err
+    assert not (tmp_path / "bots" / f"{TINY.name}.strategy").exists()
