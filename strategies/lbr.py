@@ -72,6 +72,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.stats import Estimate, mean_ci
+from poker import _eval_kernels as _k
 from poker.deal import Deal, Dealer
 from poker.evaluate import showdown_values
 from poker.gamedef import Game
@@ -144,13 +145,15 @@ def parse_streets(text: str, num_rounds: int) -> frozenset[int]:
 # -- ranges ----------------------------------------------------------------------
 
 
+#: The evaluator's bitmask of each card id (:func:`poker._eval_kernels.card_bit`).
+_CARD_BITS: Final = [int(b) for b in _k.cardsets(np.arange(52, dtype=np.int64)[:, None])]
+
+
 @cache
 def _hand_sets(game: Game) -> tuple[npt.NDArray[np.int64], dict[tuple[int, ...], int]]:
-    """Each private hand as a card bitmask, and the row of each (sorted) hand."""
+    """Each private hand as the evaluator's card bitmask, and the row of each (sorted) hand."""
     hands = private_hands(game)
-    sets = np.zeros(len(hands), dtype=np.int64)
-    for column in range(hands.shape[1]):
-        sets |= np.left_shift(np.int64(1), hands[:, column].astype(np.int64))
+    sets: npt.NDArray[np.int64] = _k.cardsets(hands)
     rows = {tuple(int(c) for c in hand): i for i, hand in enumerate(hands)}
     return sets, rows
 
@@ -158,7 +161,7 @@ def _hand_sets(game: Game) -> tuple[npt.NDArray[np.int64], dict[tuple[int, ...],
 def _mask(cards: Sequence[int]) -> int:
     bits = 0
     for card in cards:
-        bits |= 1 << card
+        bits |= _CARD_BITS[card]
     return bits
 
 
@@ -199,7 +202,7 @@ class Rollouts:
     def __init__(
         self, game: Game, hole: Sequence[int], board: Sequence[int], rng: np.random.Generator | None = None
     ) -> None:
-        hands = private_hands(game)
+        hand_sets, _ = _hand_sets(game)
         known = set(hole) | set(board)
         undealt = [c for c in game.deck() if c not in known]
         to_deal = game.total_board_cards(game.num_rounds - 1) - len(board)
@@ -214,13 +217,15 @@ class Rollouts:
             ]
         self.runouts = len(completions)
         hero_free = _avoiding(game, tuple(hole))
-        hero_hand = np.array([list(hole)], dtype=np.int64)
-        wins = np.zeros(len(hands))
-        counts = np.zeros(len(hands))
+        hero_set = np.array([_mask(hole)], dtype=np.int64)
+        wins = np.zeros(len(hand_sets))
+        counts = np.zeros(len(hand_sets))
+        board_mask = _mask(board)
         for completion in completions:
-            full = list(board) + list(completion)
-            opp = showdown_values(hands, full)
-            hero = int(showdown_values(hero_hand, full)[0])
+            full = board_mask | _mask(completion)
+            # The evaluator's kernel on card bitmasks (showdown_values without its checks).
+            opp = _k.showdown_values_kernel(hand_sets, full)
+            hero = int(_k.showdown_values_kernel(hero_set, full)[0])
             live = (opp >= 0) & hero_free
             wins += live * ((hero > opp) + 0.5 * (hero == opp))
             counts += live

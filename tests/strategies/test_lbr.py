@@ -15,6 +15,7 @@ import numpy.typing as npt
 import pytest
 
 from poker.deal import Deal
+from poker.evaluate import hand_vs_range_equity
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
@@ -171,3 +172,11 @@ def test_cli(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["random", "--game", "hunl", "--hands", "2", "--no-progress"]) == 2
     assert "uniform size" in capsys.readouterr().err
     assert main(["always-call", "--game", "kuhn3p", "--hands", "2", "--no-progress"]) == 2
+
+
+def test_holdem_win_probability_matches_the_equity_helper() -> None:
+    game = load_game("hulhe")
+    hole, board = (0, 13), (40, 41, 7, 22)
+    weights = initial_range(game, hole, board) * np.random.default_rng(1).random(1326)
+    expected = hand_vs_range_equity(hole, weights, board, deck=game.deck(), final_board_size=5).value
+    assert Rollouts(game, hole, board).wp(weights) == pytest.approx(expected, abs=1e-12)
