@@ -1,0 +1,359 @@
+"""AIVAT: control variates at chance events and at our own decisions (Burch et al. 2018).
+
+An unbiased, low-variance estimate of one player's chips per hand from hands
+it played with a known strategy σ (on-policy) against any opponent, with every
+card known (a dealer's log: full information). A *value function* ``V``, fixed
+before the data is seen, gives our expected chips at any public state for
+each of our holdings against the opponent's actual holding. Along each hand's
+public path, with ``r`` our *range* (the deal's probability of each of our
+holdings given the opponent's cards and the board, times σ's probability of
+our actions so far) and ``V̄(s) = Σ_h r(h) V(s, h) / Σ_h r(h)``:
+
+* **the deal**: ``V̄(root)`` for the opponent's actual holding minus its
+  expectation over the opponent's holdings (our own holding never enters:
+  it is averaged over our range throughout, the imaginary-observation idea);
+* **each public chance event** (board cards): ``V̄(s·c) − Σ_c' P(c' | s) V̄(s·c')``,
+  ``P`` the probability of each deal given the opponent's cards and our range;
+* **each of our decisions**: ``V̄(s·a) − Σ_b P(b | s) V̄(s·b)`` with
+  ``P(b | s) = Σ_h r(h) σ(b | s, h) / Σ_h r(h)``;
+* **the opponent's decisions**: no correction, unless its policy is *known*
+  (``opponent=``: then ``V̄(s·a) − Σ_b ρ(b | s, o) V̄(s·b)``, the MIVAT term for
+  a known player; a wrong ρ makes the estimate biased).
+
+The estimate of a hand is ``Σ_h r(h) u(z, h) / Σ_h r(h)`` (the game's payoff at
+the observed terminal ``z`` over our final range, from the rules, never from
+``V``) minus the sum of those corrections. Each correction has expectation 0
+given what happened before it, whatever ``V`` is, as long as ``V`` does not
+depend on the hand being estimated; so the estimate is unbiased, and its
+variance is small when ``V`` is close to the truth. With ``V`` the exact value
+of the profile actually played and a deterministic opponent, every hand gives
+exactly the profile's value.
+
+:class:`TreeValues` is the value function of limit games whose public tree can
+be built (Kuhn, Leduc): the exact expected value, for every pair of holdings,
+of σ against a fixed opponent model (the equilibrium, say), one backward pass
+over :func:`strategies.cfr.tree.public.build_tree`. Any other
+:class:`ValueFunction` plugs in the same way. Hold'em needs one that does not
+enumerate the tree (a DeepStack-style network or an abstraction's values): the
+estimator asks it, per hand, for a vector over our holdings at each state on
+the path, at every child of our decisions and at every deal of a chance event
+(a flop: 19,600 deals; a turn or river: about 48), which is the cost to plan
+for. No-limit needs policy columns for the observed raise sizes (as in
+:mod:`analysis.importance`). Partial information (the opponent's cards unknown
+after a fold) is not implemented: it would average over the opponent's range
+under a model as well.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from analysis.hands import Hands
+from analysis.importance import (
+    ImportanceError,
+    Policy,
+    _bits,
+    _card_bits,
+    _Cached,
+    _check_value,
+    _rank_cases,
+    _replay,
+    positions_of,
+)
+from poker.gamedef import Game
+from poker.state import State
+from strategies.base import private_hands
+
+__all__ = ["Aivat", "AivatError", "TreeValues", "ValueFunction", "aivat"]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Range mass below which a hand counts as impossible under σ.
+_TINY: Final = 1e-300
+
+
+class AivatError(ImportanceError):
+    """Hands AIVAT cannot estimate: not played by σ, a state the value function lacks."""
+
+
+class ValueFunction(Protocol):
+    """Our expected chips at a public state, for every holding of ours.
+
+    ``position`` is ours, ``state`` the betting (finished at a terminal, between
+    rounds at a chance event before its board cards), ``board`` the cards dealt
+    so far in dealing order, ``theirs`` the opponent's holding as a row of
+    :func:`strategies.base.private_hands`. Returns ``float64[H]`` in that row
+    order; entries of holdings that clash with ``theirs`` or the board are ignored.
+    It must be fixed before the hands are seen."""
+
+    def __call__(self, position: int, state: State, board: tuple[int, ...], theirs: int) -> FloatArray: ...
+
+
+class TreeValues:
+    """Exact values of σ (at our position) against a fixed ``model`` of the
+    opponent on the public tree, for every pair of holdings: a
+    :class:`ValueFunction` for Kuhn, Leduc and other small limit games.
+
+    ``values[p][node]`` is ``float64[H, H]``: position ``p``'s chips, ours the
+    rows, theirs the columns, 0 where the holdings clash with each other or the
+    board. ``exact[p]`` is the profile's value for position ``p`` (the mean over
+    the deal)."""
+
+    def __init__(self, tree: object, sigma: Policy, model: Policy) -> None:
+        from strategies.cfr.best_response.exact import strategy_from_policy
+        from strategies.cfr.tree.public import NodeKind, Tree
+
+        if not isinstance(tree, Tree):
+            raise TypeError(f"TreeValues needs a strategies.cfr.tree.public.Tree, got {type(tree).__name__}")
+        if tree.isomorphism:
+            raise AivatError("TreeValues needs a tree built without suit isomorphism")
+        self.tree = tree
+        mine = strategy_from_policy(tree, sigma)
+        theirs = strategy_from_policy(tree, model)
+        h = tree.num_hands
+        compatible = (_bits(tree.hands)[:, None] & _bits(tree.hands)[None, :]) == 0
+        payoff = tree.payoff
+        self.values: tuple[FloatArray, FloatArray] = (np.zeros((tree.num_nodes, h, h)), np.zeros((tree.num_nodes, h, h)))
+        for position in (0, 1):
+            out = self.values[position]
+            for node in range(tree.num_nodes - 1, -1, -1):  # a parent precedes its children
+                kind = int(tree.kind[node])
+                b = int(tree.board_index[node])
+                mask = tree.board_mask[b][:, None] * tree.board_mask[b][None, :] * compatible
+                if kind == NodeKind.FOLD:
+                    value = np.full((h, h), payoff[node, position, 0])
+                elif kind == NodeKind.SHOWDOWN:
+                    value = float(tree.spent[node].min()) * tree.sign[b]
+                elif kind == NodeKind.CHANCE:
+                    value = np.zeros((h, h))
+                    for child in tree.children(node):
+                        cb = tree.board_mask[int(tree.board_index[child])]
+                        value += cb[:, None] * cb[None, :] * out[child]
+                    value *= tree.chance_weight[node]
+                else:
+                    d = int(tree.decision_index[node])
+                    children = out[tree.children(node)]  # [A, H, H]
+                    actor = int(tree.player[node])
+                    strategy = (mine if actor == position else theirs)[d, : len(children), :]  # [A, H]
+                    weights = strategy[:, :, None] if actor == position else strategy[:, None, :]
+                    value = (weights * children).sum(axis=0)
+                out[node] = value * mask
+        self.exact = tuple(float(v[0].sum() / (compatible * tree.board_mask[0][:, None]).sum()) for v in self.values)
+        self._nodes: dict[tuple[str, tuple[int, ...]], int] = {}
+        for node in range(tree.num_nodes):
+            board = tree.boards[int(tree.board_index[node])]
+            self._nodes[(tree.states[node].betting_string(), board)] = node
+
+    def __call__(self, position: int, state: State, board: tuple[int, ...], theirs: int) -> FloatArray:
+        canonical: list[int] = []
+        start = 0
+        for count in self.tree.game.num_board_cards:  # the tree deals each round's cards in sorted order
+            canonical.extend(sorted(board[start : start + count]))
+            start += count
+        node = self._nodes.get((state.betting_string(), tuple(canonical)))
+        if node is None:
+            raise AivatError(f"public state {state.betting_string()!r} with board {board} is not in the tree")
+        column: FloatArray = self.values[position][node][:, theirs]
+        return column
+
+
+@dataclass(frozen=True)
+class Aivat:
+    """Per-hand AIVAT terms (``float64[n]``), our chips per hand.
+
+    ``raw`` the observed money; ``value`` the payoff at the observed terminal
+    averaged over our final range; ``chance`` the corrections at the deal and
+    the board cards (value after the event minus its expectation),
+    ``chance_baseline`` the sum of those expectations (for diagnostics);
+    ``decisions`` the corrections at our decisions; ``opponent`` those at the
+    opponent's decisions (zero unless its policy was given). :attr:`estimate`
+    is the AIVAT value; take its mean with :func:`analysis.stats.mean_ci`."""
+
+    raw: FloatArray
+    value: FloatArray
+    chance: FloatArray
+    chance_baseline: FloatArray
+    decisions: FloatArray
+    opponent: FloatArray
+
+    @property
+    def estimate(self) -> FloatArray:
+        out: FloatArray = self.value - self.chance - self.decisions - self.opponent
+        return out
+
+
+class _Estimator:
+    """One call's caches: replayed bettings, policies, showdown ranks, hand results."""
+
+    def __init__(self, game: Game, sigma: Policy, values: ValueFunction, opponent: Policy | None) -> None:
+        if game.num_players != 2:
+            raise AivatError(f"AIVAT is implemented for two players, not {game.num_players}")
+        self.game = game
+        self.sigma = _Cached(sigma, game)
+        self.opponent = None if opponent is None else _Cached(opponent, game)
+        self.values = values
+        self.holdings = private_hands(game)
+        self.hand_bits = _bits(self.holdings)
+        self.index = {tuple(int(c) for c in h): i for i, h in enumerate(self.holdings)}
+        self.deck = sorted(game.deck())
+        self.root_means: dict[int, float] = {}
+        self.results: dict[tuple[object, ...], tuple[tuple[float, float, float, float, float], float]] = {}
+
+    def root_mean(self, position: int) -> float:
+        """The expectation over the deal of the opponent's holding of ``V̄(root)``."""
+        mean = self.root_means.get(position)
+        if mean is None:
+            root = State(self.game)
+            total = 0.0
+            for o, bits in enumerate(self.hand_bits):
+                valid = (self.hand_bits & bits) == 0
+                total += float(self.values(position, root, (), o)[valid].mean())
+            mean = self.root_means[position] = total / len(self.hand_bits)
+        return mean
+
+    def value(self, position: int, state: State, board: tuple[int, ...], theirs: int) -> FloatArray:
+        answer = np.asarray(self.values(position, state, board, theirs), dtype=np.float64)
+        if answer.shape != (len(self.holdings),):
+            raise AivatError(f"value function at {state.betting_string()!r} gave shape {answer.shape}")
+        return answer
+
+    def terminal(self, position: int, final: State, board: tuple[int, ...], theirs: tuple[int, ...]) -> FloatArray:
+        """The rules' payoff of every holding of ours at a finished hand."""
+        if not final.is_showdown():
+            return np.full(len(self.holdings), float(final.values()[position]))
+        from poker.evaluate import rank_hands, showdown_values
+
+        ranks = np.asarray(showdown_values(self.holdings, board), dtype=np.int32)
+        their_rank = int(rank_hands(np.array([theirs + board], dtype=np.int8))[0])
+        win, tie, lose = (float(final.values(list(r))[position]) for r in _rank_cases(position))
+        out: FloatArray = np.where(ranks > their_rank, win, np.where(ranks == their_rank, tie, lose))
+        return out
+
+    def hand(
+        self, where: str, position: int, betting: str, hole: Sequence[Sequence[int]], board: tuple[int, ...], raw: float
+    ) -> tuple[float, float, float, float, float]:
+        """(value, chance, chance baseline, decisions, opponent) of one hand."""
+        ours = tuple(sorted(int(c) for c in hole[position]))
+        theirs = tuple(sorted(int(c) for c in hole[1 - position]))
+        key = (position, betting, ours, theirs, board)
+        cached = self.results.get(key)
+        if cached is not None:
+            _check_value(where, betting, cached[1], raw)
+            return cached[0]
+        k, o = self.index.get(ours), self.index.get(theirs)
+        if k is None or o is None:
+            raise AivatError(f"{where}: hole cards {ours}, {theirs} are not holdings of the game")
+        game = self.game
+        line = _replay(game, betting)
+        reach = np.where((self.hand_bits & _card_bits(theirs)) == 0, 1.0, 0.0)
+        mean = self.root_mean(position)
+        start = float(reach @ self.value(position, State(game), (), o) / reach.sum())
+        chance, baseline, decisions, against = start - mean, mean, 0.0, 0.0
+        seen: tuple[int, ...] = ()
+        for state, action in line.steps:
+            actor = state.current_player()
+            if actor == position:
+                policy, actions = self.sigma(state, seen)
+                children = np.array([self.value(position, state.apply(b), seen, o) for b in actions])  # [A, H]
+                a = actions.index(action)
+                taken = reach * policy[:, a]
+                if taken.sum() <= _TINY or taken[k] <= 0:
+                    raise AivatError(f"{where}: σ gives probability 0 to {action} at {state.betting_string()!r}")
+                expected = float((reach[:, None] * policy * children.T).sum() / reach.sum())
+                decisions += float(taken @ children[a] / taken.sum()) - expected
+                reach = taken
+            elif self.opponent is not None:
+                policy, actions = self.opponent(state, seen)
+                level = reach.sum()
+                children = np.array([reach @ self.value(position, state.apply(b), seen, o) / level for b in actions])
+                against += float(children[actions.index(action)] - policy[o] @ children)
+            after = state.apply(action)
+            shown = game.total_board_cards(after.round)
+            if not after.finished and shown > len(seen):
+                correction, expected, reach = self.deal(position, after, seen, board[:shown], reach, theirs, o)
+                chance += correction
+                baseline += expected
+                seen = board[:shown]
+        values = self.terminal(position, line.final, board, theirs)
+        _check_value(where, betting, float(values[k]), raw)
+        result = (float(reach @ values / reach.sum()), chance, baseline, decisions, against)
+        self.results[key] = (result, float(values[k]))
+        return result
+
+    def deal(
+        self,
+        position: int,
+        state: State,
+        seen: tuple[int, ...],
+        dealt: tuple[int, ...],
+        reach: FloatArray,
+        theirs: tuple[int, ...],
+        o: int,
+    ) -> tuple[float, float, FloatArray]:
+        """The board cards ``dealt[len(seen):]``: (correction, expectation, range after)."""
+        new = dealt[len(seen) :]
+        blocked = set(seen) | set(theirs)
+        remaining = [c for c in self.deck if c not in seen]
+        # Deals that avoid the opponent's cards, the board and one holding of ours (all holdings hold as many cards).
+        deals = math.comb(len(self.deck) - len(seen) - len(theirs) - self.game.num_hole_cards, len(new))
+        total = reach.sum()
+        expected = 0.0
+        for cards in itertools.combinations(remaining, len(new)):
+            if blocked.intersection(cards):
+                continue
+            fits = np.where((self.hand_bits & _card_bits(cards)) == 0, reach, 0.0)
+            expected += float(fits @ self.value(position, state, seen + cards, o))
+        expected /= total * deals
+        fits = np.where((self.hand_bits & _card_bits(new)) == 0, reach, 0.0)
+        if fits.sum() <= _TINY:
+            raise AivatError(f"board {dealt} leaves no holding of ours")
+        after = float(fits @ self.value(position, state, dealt, o) / fits.sum())
+        return after - expected, expected, fits
+
+
+def aivat(
+    hands: Hands,
+    player: str | int | Sequence[int] | IntArray,
+    sigma: Policy,
+    values: ValueFunction,
+    *,
+    opponent: Policy | None = None,
+) -> Aivat:
+    """AIVAT terms of ``player``'s hands, played on-policy by ``sigma``, with every card known.
+
+    ``player`` is a name in ``hands.names``, one position for every hand, or a
+    position per hand; ``values`` a :class:`ValueFunction` fixed before the data
+    (e.g. :class:`TreeValues`); ``opponent`` the opponent's policy if it is
+    known exactly (adds corrections at its decisions; biased if it is wrong).
+
+    Raises:
+        AivatError: a hand σ could not have played, a value the rules do not
+            give, a public state the value function lacks, a game that is not
+            two-player.
+    """
+    n = len(hands)
+    # (the same resolution as analysis.importance.estimate's; a shared helper there would serve both)
+    positions = (
+        positions_of(hands, player)
+        if isinstance(player, str)
+        else np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
+    )
+    if n and not (0 <= int(positions.min()) and int(positions.max()) < hands.players):
+        raise AivatError(f"positions must lie in 0..{hands.players - 1}")
+    estimator = _Estimator(hands.game, sigma, values, opponent)
+    raw = hands.values[np.arange(n), positions].astype(np.float64)
+    out = np.empty((n, 5))
+    for i in range(n):
+        board = tuple(int(c) for c in hands.board[i] if c >= 0)
+        out[i] = estimator.hand(
+            hands.where(i), int(positions[i]), hands.betting[i], hands.hole[i].tolist(), board, float(raw[i])
+        )
+    return Aivat(raw, *(out[:, j].copy() for j in range(5)))

@@ -1,0 +1,175 @@
+"""AIVAT (Burch et al. 2018) against exact public-tree values.
+
+Exact: on Kuhn, with the value function equal to the true profile value and an
+opponent that plays the assumed (deterministic, or known) policy, every hand's
+AIVAT value is the profile's value for its position. Unbiasedness: seeded
+Leduc matches; the AIVAT mean lies within its 95% interval of the exact value,
+and deliberately wrong corrections (no expectation subtracted at chance, the
+opponent's decisions corrected with the wrong policy, a value function fitted
+to the hand in hindsight) fall outside it. The seeds are fixed, so each check
+is deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+import strategies  # noqa: F401  (registers the built-in strategies)
+from analysis.aivat import AivatError, TreeValues, aivat
+from analysis.importance import Policy, positions_of, simulate_hands, tree_policy
+from analysis.stats import mean_ci
+from poker.gamedef import Game, load_game
+from poker.state import State
+from strategies.base import PublicState, make_strategy
+from strategies.cfr.solvers.solver import Solver
+from strategies.cfr.tree.public import Tree, build_tree
+
+FloatArray = npt.NDArray[np.float64]
+KUHN = load_game("kuhn.limit.2p")
+LEDUC = load_game("leduc.limit.2p")
+
+
+@cache
+def solved(game: Game, iterations: int) -> tuple[Tree, Callable[[PublicState], FloatArray]]:
+    tree = build_tree(game)
+    solver = Solver(tree, "cfr+")
+    solver.run(iterations)
+    return tree, tree_policy(tree, solver.average_strategy())
+
+
+def bot(name: str, game: Game) -> Policy:
+    return make_strategy(name, game, seed=1)
+
+
+def true_value(tree: Tree, ours: Policy, theirs: Policy) -> float:
+    """Our chips per hand over both positions (the simulation alternates seats)."""
+    exact = TreeValues(tree, ours, theirs).exact
+    return (exact[0] + exact[1]) / 2
+
+
+def assert_within(values: FloatArray, exact: float) -> None:
+    ci = mean_ci(values)
+    assert abs(ci.mean - exact) <= ci.half_width, f"{ci.mean:.4f} ± {ci.half_width:.4f} vs exact {exact:.4f}"
+
+
+def assert_outside(values: FloatArray, exact: float, what: str) -> None:
+    ci = mean_ci(values)
+    assert abs(ci.mean - exact) > ci.half_width, f"{what} not caught: {ci.mean:.4f} ± {ci.half_width:.4f} vs {exact:.4f}"
+
+
+# -- exact (Kuhn) -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opponent", ["always-raise", "always-call"])
+def test_kuhn_true_values_and_deterministic_opponent_give_the_exact_value_every_hand(opponent: str) -> None:
+    tree, equilibrium = solved(KUHN, 500)
+    chump = bot(opponent, KUHN)
+    values = TreeValues(tree, equilibrium, chump)
+    hands = simulate_hands(KUHN, [equilibrium, chump], 400, seed=3, names=("eq", "chump"))
+    result = aivat(hands, "eq", equilibrium, values)
+    expected = np.array(values.exact)[positions_of(hands, "eq")]
+    np.testing.assert_allclose(result.estimate, expected, atol=1e-9)
+    assert np.std(result.raw) > 1.0  # the money itself is noisy
+
+
+def test_kuhn_known_stochastic_opponent_gives_the_exact_value_every_hand() -> None:
+    tree, equilibrium = solved(KUHN, 500)
+    chump = bot("random", KUHN)
+    values = TreeValues(tree, equilibrium, chump)
+    hands = simulate_hands(KUHN, [equilibrium, chump], 400, seed=4, names=("eq", "chump"))
+    known = aivat(hands, "eq", equilibrium, values, opponent=chump)
+    np.testing.assert_allclose(known.estimate, np.array(values.exact)[positions_of(hands, "eq")], atol=1e-9)
+    unknown = aivat(hands, "eq", equilibrium, values)  # its decisions are not corrected: some variance is left
+    assert 0.05 < np.std(unknown.estimate) < np.std(unknown.raw)
+
+
+def test_kuhn_single_hand_by_hand() -> None:
+    """σ = uniform random in position 0 vs always-call (values exact for that
+    profile), hand Q vs K, betting ``cc``: the value is -1 for Q; hand-computed
+    corrections: the deal, our check, no board."""
+    tree = build_tree(KUHN)
+    sigma, chump = bot("random", KUHN), bot("always-call", KUHN)
+    values = TreeValues(tree, sigma, chump)
+    hands = simulate_hands(KUHN, [sigma, chump], 200, seed=9, names=("r", "c"), rotate=False)
+    row = next(i for i, b in enumerate(hands.betting) if b == "cc" and hands.hole[i].tolist() == [[43], [47]])
+    result = aivat(hands.take(np.array([row])), "r", sigma, values)
+    # Opponent K (47); our range {Q, A}. After a check: showdown (+1 with A, -1 with Q) -> 0.
+    # After a bet: always-call calls: +2 with A, -2 with Q -> 0. So V(root | K) = 0 and our check's correction is 0.
+    # Over the opponent's holdings: V(root | Q) = (1 + 2) / 2 averaged over our check/bet = 1.5,
+    # V(root | A) = -1.5, so the deal's expectation is 0 and its correction 0 - 0.
+    assert result.value[0] == pytest.approx(0.0)  # the showdown over our range {Q: -1, A: +1}
+    assert result.chance[0] == pytest.approx(0.0)
+    assert result.decisions[0] == pytest.approx(0.0)
+    assert result.estimate[0] == pytest.approx(values.exact[0]) == pytest.approx(0.0)
+    assert result.raw[0] == -1.0
+
+
+# -- unbiasedness (Leduc) ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ours", "theirs", "model", "seed"),
+    [("equilibrium", "always-raise", "equilibrium", 5), ("random", "always-call", "equilibrium", 10)],
+)
+def test_leduc_mean_lies_within_its_interval_of_the_exact_value(ours: str, theirs: str, model: str, seed: int) -> None:
+    tree, equilibrium = solved(LEDUC, 300)
+
+    def pick(name: str) -> Policy:
+        return equilibrium if name == "equilibrium" else bot(name, LEDUC)
+
+    sigma, opponent = pick(ours), pick(theirs)
+    hands = simulate_hands(LEDUC, [sigma, opponent], 3000, seed=seed, names=("us", "them"))
+    result = aivat(hands, "us", sigma, TreeValues(tree, sigma, pick(model)))  # a model, not the real opponent
+    exact = true_value(tree, sigma, opponent)
+    assert_within(result.estimate, exact)
+    assert np.std(result.estimate) < np.std(result.raw)
+
+
+def test_leduc_known_opponent_policy_is_unbiased() -> None:
+    tree, equilibrium = solved(LEDUC, 300)
+    chump = bot("random", LEDUC)
+    hands = simulate_hands(LEDUC, [equilibrium, chump], 3000, seed=6, names=("us", "them"))
+    result = aivat(hands, "us", equilibrium, TreeValues(tree, equilibrium, equilibrium), opponent=chump)
+    assert_within(result.estimate, true_value(tree, equilibrium, chump))
+
+
+def test_leduc_wrong_corrections_are_caught() -> None:
+    tree, equilibrium = solved(LEDUC, 300)
+    chump = bot("always-raise", LEDUC)
+    values = TreeValues(tree, equilibrium, equilibrium)
+    hands = simulate_hands(LEDUC, [equilibrium, chump], 3000, seed=5, names=("us", "them"))
+    exact = true_value(tree, equilibrium, chump)
+    result = aivat(hands, "us", equilibrium, values)
+    assert_within(result.estimate, exact)
+    # Chance: the value after each deal subtracted without its expectation.
+    assert_outside(result.value - result.chance - result.chance_baseline - result.decisions, exact, "no chance baseline")
+    # The opponent's decisions corrected with the equilibrium's weights: it plays always-raise.
+    assert_outside(aivat(hands, "us", equilibrium, values, opponent=equilibrium).estimate, exact, "wrong opponent")
+    # A value function changed using the data: each hand's own result on its own path, in hindsight.
+    positions = positions_of(hands, "us")
+    leaky = []
+    for i in range(1500):
+        betting, outcome = hands.betting[i], float(hands.values[i, positions[i]])
+
+        def hindsight(
+            position: int, state: State, board: tuple[int, ...], theirs: int, betting: str = betting, outcome: float = outcome
+        ) -> FloatArray:
+            base = values(position, state, board, theirs)
+            seen = state.betting_string()
+            return np.full_like(base, outcome) if seen and betting.startswith(seen) else base
+
+        leaky.append(aivat(hands.take(np.array([i])), "us", equilibrium, hindsight).estimate[0])
+    assert_outside(np.array(leaky), exact, "value function fitted to the data")
+
+
+def test_hands_sigma_cannot_play_are_refused() -> None:
+    tree = build_tree(KUHN)
+    raiser, caller = bot("always-raise", KUHN), bot("always-call", KUHN)
+    hands = simulate_hands(KUHN, [raiser, caller], 5, seed=1, names=("a", "b"))
+    with pytest.raises(AivatError, match="probability 0"):
+        aivat(hands, "a", caller, TreeValues(tree, caller, caller))
