@@ -47,7 +47,8 @@ def main() -> None:
             flush=True,
         )
     x = means["always-call"]
-    print(f"LBR vs always-call HULHE: {x:.1f} mbb/g vs exact best response {ALWAYS_CALL_BR} ratio {x / ALWAYS_CALL_BR:.3f}")
+    ratio = x / ALWAYS_CALL_BR
+    print(f"LBR vs always-call HULHE: {x:.1f} mbb/g vs exact best response {ALWAYS_CALL_BR} ratio {ratio:.3f}")
 
 
 if __name__ == "__main__":

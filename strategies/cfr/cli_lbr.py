@@ -38,12 +38,18 @@ def _positive(text: str) -> int:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="arena lbr", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="arena lbr", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("agent", help="the target strategy spec (it must give Strategy.policy)")
     parser.add_argument("--game", required=True, help="game name or .game file (two players)")
-    parser.add_argument("--hands", type=_positive, default=1000, help="hands dealt, each played in both seatings (default 1000)")
+    parser.add_argument(
+        "--hands", type=_positive, default=1000, help="hands dealt, each played in both seatings (default 1000)"
+    )
     parser.add_argument("--actions", choices=ACTION_SETS, default="fcpa", help="LBR's action set (default fcpa)")
-    parser.add_argument("--streets", default=None, help="1-based rounds where LBR acts by its rule, e.g. 3-4 (default all)")
+    parser.add_argument(
+        "--streets", default=None, help="1-based rounds where LBR acts by its rule, e.g. 3-4 (default all)"
+    )
     parser.add_argument("--seed", type=int, default=1, help="deal and sampling seed (default 1)")
     parser.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

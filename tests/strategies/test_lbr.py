@@ -161,7 +161,8 @@ def test_streets_and_action_sets() -> None:
     assert raise_candidates(nolimit, "fc") == []
     assert raise_candidates(nolimit, "fcpa") == [Action.raise_to(300), Action.raise_to(1200)]
     sizes = raise_candidates(nolimit, "56")
-    assert sizes[0] == Action.raise_to(nolimit.raise_bounds()[0]) and sizes[-1] == Action.raise_to(1200)  # type: ignore[index]
+    bounds = nolimit.raise_bounds()
+    assert bounds is not None and sizes[0] == Action.raise_to(bounds[0]) and sizes[-1] == Action.raise_to(1200)
     assert raise_candidates(State(LEDUC), "56") == [RAISE]
 
 
