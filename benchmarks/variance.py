@@ -8,10 +8,12 @@ seeded by ``--seed``. The equilibrium's per-hand results are then estimated
 on-policy with full information (every card known, as in a dealer's log), where
 every estimator is unbiased: raw money, basic importance sampling (the same
 numbers on-policy), Early Folds, All Cards and All Cards + Early Folds
-(:mod:`analysis.importance`). Duplicate: the same cards (same seed) played
+(:mod:`analysis.importance`), and AIVAT (:mod:`analysis.aivat`) with the
+value function fixed in advance as the equilibrium's exact values against
+itself (it knows nothing of the chump). Duplicate: the same cards (same seed) played
 again with the seats swapped; its row is each hand's two results averaged (one
 value per pair of hands, so its per-hand cost is two hands), and "duplicate +
-AC+EF" averages All Cards + Early Folds over the two seatings.
+AC+EF" and "duplicate + aivat" average those estimators over the two seatings.
 
 The table prints each estimator's mean, standard deviation per value, 95%
 interval and the ratio of raw money's std-dev to its own (the std-dev
@@ -20,7 +22,8 @@ played (a duplicate value costs two hands: its std-dev counts sqrt(2) times),
 beside the exact value from the tree. The last line takes the best ratio per
 hand played and compares it with Johanson's Table 7.1 on-policy figure,
 5103 -> 1778 mbb/hand (2.9x), which also used BC-DIVAT (not implemented here)
-and was measured on hold'em.
+and was measured on hold'em; the line before it compares AIVAT's ratio with
+the AIVAT paper's HUNL figure (85% lower std-dev, about 6.7x).
 
 Usage: ``.venv/bin/python benchmarks/variance.py [--hands N] [--seed S] [--iterations T] [--chump NAME]``
 """
@@ -38,6 +41,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import strategies  # noqa: E402, F401  (registers the built-in strategies)
+from analysis.aivat import TreeValues, aivat  # noqa: E402
 from analysis.importance import estimate, simulate_hands, tree_policy  # noqa: E402
 from analysis.stats import mean_ci  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
@@ -47,6 +51,7 @@ from strategies.cfr.solvers.solver import Solver  # noqa: E402
 from strategies.cfr.tree.public import build_tree  # noqa: E402
 
 JOHANSON_RATIO = 5103 / 1778  # Table 7.1, S2298 on-policy: Basic vs AC+EF+BC-DIVAT std-dev
+AIVAT_RATIO = 1 / (1 - 0.85)  # AIVAT paper (HUNL, DeepStack match): 85% lower std-dev, about 6.7x
 
 
 def main() -> None:
@@ -78,11 +83,17 @@ def main() -> None:
     start = time.perf_counter()
     one = estimate(first, "equilibrium", equilibrium)
     two = estimate(second, "equilibrium", equilibrium)
+    # AIVAT's value function: the equilibrium against itself (no knowledge of the chump), fixed before the data.
+    values = TreeValues(tree, equilibrium, equilibrium)
+    aivat_one = aivat(first, "equilibrium", equilibrium, values).estimate
+    aivat_two = aivat(second, "equilibrium", equilibrium, values).estimate
     estimate_s = time.perf_counter() - start
 
     rows = dict(one.columns())
     rows["duplicate"] = (one.raw + two.raw) / 2
     rows["duplicate + AC+EF"] = (one.all_cards_early_folds + two.all_cards_early_folds) / 2
+    rows["aivat"] = aivat_one
+    rows["duplicate + aivat"] = (aivat_one + aivat_two) / 2
 
     print(
         f"Leduc (leduc.limit.2p): CFR+ equilibrium ({args.iterations} iterations, exploitability"
@@ -103,6 +114,10 @@ def main() -> None:
             f" {raw_std / std:8.2f} {per_hand[name]:8.2f}"
         )
     print(f"(solve {solve_s:.1f} s, play 2 x {args.hands} hands {play_s:.1f} s, estimate {estimate_s:.2f} s)")
+    print(
+        f"AIVAT std ratio: {per_hand['aivat']:.2f} (per hand played) vs the AIVAT paper's HUNL 6.7"
+        f" ratio {per_hand['aivat'] / AIVAT_RATIO:.2f}"
+    )
     best = max((name for name in rows if name != "raw"), key=per_hand.__getitem__)
     ratio = per_hand[best]
     print(
