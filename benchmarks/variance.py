@@ -84,9 +84,9 @@ def main() -> None:
     one = estimate(first, "equilibrium", equilibrium)
     two = estimate(second, "equilibrium", equilibrium)
     # AIVAT's value function: the equilibrium against itself (no knowledge of the chump), fixed before the data.
-    values = TreeValues(tree, equilibrium, equilibrium)
-    aivat_one = aivat(first, "equilibrium", equilibrium, values).estimate
-    aivat_two = aivat(second, "equilibrium", equilibrium, values).estimate
+    value_function = TreeValues(tree, equilibrium, equilibrium)
+    aivat_one = aivat(first, "equilibrium", equilibrium, value_function).estimate
+    aivat_two = aivat(second, "equilibrium", equilibrium, value_function).estimate
     estimate_s = time.perf_counter() - start
 
     rows = dict(one.columns())
