@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "match": ("arena.match", "run a whole local match: dealer, agents, results table"),
     "solve": ("strategies.cfr.cli", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
     "analyze": ("analysis.cli", "per-player results of match logs: raw means with 95% intervals, duplicate estimate"),
+    "bots": ("strategies.cfr.cli_bots", "the named bots: list them (game, how built, exploitability), or `bots build NAME`"),
     "show": ("strategies.cfr.show", "a strategy file as people read it: each information set's action probabilities"),
     "dbr": ("strategies.cfr.cli_dbr", "RNR / data-biased response counter-strategy to a player seen in match logs (Kuhn, Leduc)"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
