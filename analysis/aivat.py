@@ -59,12 +59,12 @@ from analysis.hands import Hands
 from analysis.importance import (
     ImportanceError,
     Policy,
-    _bits,
-    _card_bits,
-    _Cached,
-    _check_value,
-    _rank_cases,
-    _replay,
+    holding_bits,
+    card_bits,
+    CachedPolicy,
+    check_value,
+    rank_cases,
+    replay_hand,
     positions_of,
 )
 from poker.gamedef import Game
@@ -119,7 +119,7 @@ class TreeValues:
         mine = strategy_from_policy(tree, sigma)
         theirs = strategy_from_policy(tree, model)
         h = tree.num_hands
-        compatible = (_bits(tree.hands)[:, None] & _bits(tree.hands)[None, :]) == 0
+        compatible = (holding_bits(tree.hands)[:, None] & holding_bits(tree.hands)[None, :]) == 0
         payoff = tree.payoff
         self.values: tuple[FloatArray, FloatArray] = (np.zeros((tree.num_nodes, h, h)), np.zeros((tree.num_nodes, h, h)))
         for position in (0, 1):
@@ -197,11 +197,11 @@ class _Estimator:
         if game.num_players != 2:
             raise AivatError(f"AIVAT is implemented for two players, not {game.num_players}")
         self.game = game
-        self.sigma = _Cached(sigma, game)
-        self.opponent = None if opponent is None else _Cached(opponent, game)
+        self.sigma = CachedPolicy(sigma, game)
+        self.opponent = None if opponent is None else CachedPolicy(opponent, game)
         self.values = values
         self.holdings = private_hands(game)
-        self.hand_bits = _bits(self.holdings)
+        self.hand_bits = holding_bits(self.holdings)
         self.index = {tuple(int(c) for c in h): i for i, h in enumerate(self.holdings)}
         self.deck = sorted(game.deck())
         self.root_means: dict[int, float] = {}
@@ -233,7 +233,7 @@ class _Estimator:
 
         ranks = np.asarray(showdown_values(self.holdings, board), dtype=np.int32)
         their_rank = int(rank_hands(np.array([theirs + board], dtype=np.int8))[0])
-        win, tie, lose = (float(final.values(list(r))[position]) for r in _rank_cases(position))
+        win, tie, lose = (float(final.values(list(r))[position]) for r in rank_cases(position))
         out: FloatArray = np.where(ranks > their_rank, win, np.where(ranks == their_rank, tie, lose))
         return out
 
@@ -246,14 +246,14 @@ class _Estimator:
         key = (position, betting, ours, theirs, board)
         cached = self.results.get(key)
         if cached is not None:
-            _check_value(where, betting, cached[1], raw)
+            check_value(where, betting, cached[1], raw)
             return cached[0]
         k, o = self.index.get(ours), self.index.get(theirs)
         if k is None or o is None:
             raise AivatError(f"{where}: hole cards {ours}, {theirs} are not holdings of the game")
         game = self.game
-        line = _replay(game, betting)
-        reach = np.where((self.hand_bits & _card_bits(theirs)) == 0, 1.0, 0.0)
+        line = replay_hand(game, betting)
+        reach = np.where((self.hand_bits & card_bits(theirs)) == 0, 1.0, 0.0)
         mean = self.root_mean(position)
         start = float(reach @ self.value(position, State(game), (), o) / reach.sum())
         chance, baseline, decisions, against = start - mean, mean, 0.0, 0.0
@@ -283,7 +283,7 @@ class _Estimator:
                 baseline += expected
                 seen = board[:shown]
         values = self.terminal(position, line.final, board, theirs)
-        _check_value(where, betting, float(values[k]), raw)
+        check_value(where, betting, float(values[k]), raw)
         result = (float(reach @ values / reach.sum()), chance, baseline, decisions, against)
         self.results[key] = (result, float(values[k]))
         return result
@@ -309,10 +309,10 @@ class _Estimator:
         for cards in itertools.combinations(remaining, len(new)):
             if blocked.intersection(cards):
                 continue
-            fits = np.where((self.hand_bits & _card_bits(cards)) == 0, reach, 0.0)
+            fits = np.where((self.hand_bits & card_bits(cards)) == 0, reach, 0.0)
             expected += float(fits @ self.value(position, state, seen + cards, o))
         expected /= total * deals
-        fits = np.where((self.hand_bits & _card_bits(new)) == 0, reach, 0.0)
+        fits = np.where((self.hand_bits & card_bits(new)) == 0, reach, 0.0)
         if fits.sum() <= _TINY:
             raise AivatError(f"board {dealt} leaves no holding of ours")
         after = float(fits @ self.value(position, state, dealt, o) / fits.sum())

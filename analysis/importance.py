@@ -145,7 +145,7 @@ class Estimates:
 # -- policies -------------------------------------------------------------------------
 
 
-class _Cached:
+class CachedPolicy:
     """A policy asked once per public state (betting, board)."""
 
     def __init__(self, policy: Policy, game: Game) -> None:
@@ -205,7 +205,7 @@ class _Line:
     final: State
 
 
-def _replay(game: Game, betting: str) -> _Line:
+def replay_hand(game: Game, betting: str) -> _Line:
     try:
         final = parse_betting(betting, game)
     except ProtocolError as error:
@@ -234,14 +234,14 @@ class _Reach:
     we_folded: bool
 
 
-def _bits(cards: npt.NDArray[np.int8]) -> npt.NDArray[np.uint64]:
+def holding_bits(cards: npt.NDArray[np.int8]) -> npt.NDArray[np.uint64]:
     """Card-set bitmasks of rows of card ids (``-1`` ignored)."""
     shifted = np.where(cards >= 0, np.left_shift(np.uint64(1), np.maximum(cards, 0).astype(np.uint64)), np.uint64(0))
     out: npt.NDArray[np.uint64] = np.bitwise_or.reduce(shifted.astype(np.uint64), axis=-1)
     return out
 
 
-def _card_bits(cards: Sequence[int]) -> np.uint64:
+def card_bits(cards: Sequence[int]) -> np.uint64:
     bits = 0
     for card in cards:
         bits |= 1 << int(card)
@@ -258,10 +258,10 @@ class _Evaluator:
             raise ImportanceError(f"information must be one of {INFORMATION}, got {information!r}")
         self.game = game
         self.full = information == "full"
-        self.sigma = _Cached(sigma, game)
-        self.played = self.sigma if played is None or played is sigma else _Cached(played, game)
+        self.sigma = CachedPolicy(sigma, game)
+        self.played = self.sigma if played is None or played is sigma else CachedPolicy(played, game)
         self.holdings = private_hands(game)
-        self.hand_bits = _bits(self.holdings)
+        self.hand_bits = holding_bits(self.holdings)
         self.holding_index = {tuple(int(c) for c in h): i for i, h in enumerate(self.holdings)}
         self.lines: dict[str, _Line] = {}
         self.reaches: dict[tuple[int, str, tuple[int, ...]], _Reach] = {}
@@ -272,7 +272,7 @@ class _Evaluator:
     def line(self, betting: str) -> _Line:
         line = self.lines.get(betting)
         if line is None:
-            line = self.lines[betting] = _replay(self.game, betting)
+            line = self.lines[betting] = replay_hand(self.game, betting)
         return line
 
     def showdown_ranks(self, board: tuple[int, ...]) -> npt.NDArray[np.int32]:
@@ -302,7 +302,7 @@ class _Evaluator:
                 continue
             shown = game.total_board_cards(state.round)
             seen = board[:shown]
-            clash = (self.hand_bits & _card_bits(seen)) != 0
+            clash = (self.hand_bits & card_bits(seen)) != 0
             p_sigma, actions = self.sigma(state, seen)
             p_played, played_actions = self.played(state, seen)
             if actions != played_actions:
@@ -348,7 +348,7 @@ class _Evaluator:
         key = (position, betting, ours, theirs if known else None, board)
         cached = self.results.get(key)
         if cached is not None:
-            _check_value(where, betting, cached[1], value)
+            check_value(where, betting, cached[1], value)
             return cached[0]
         k = self.holding_index.get(ours)
         if k is None:
@@ -359,24 +359,24 @@ class _Evaluator:
                 f"{where}: the played strategy gives probability 0 to the observed betting {betting!r} with"
                 " these cards (wrong strategy or position?)"
             )
-        hidden = _card_bits(theirs) if known else np.uint64(0)
+        hidden = card_bits(theirs) if known else np.uint64(0)
         if showdown:
             ranks = self.showdown_ranks(board)
             from poker.evaluate import rank_hands
 
             their_rank = int(rank_hands(np.array([theirs + board], dtype=np.int8))[0])
-            outcome = [float(v[position]) for v in (final.values(r) for r in _rank_cases(position))]
+            outcome = [float(v[position]) for v in (final.values(r) for r in rank_cases(position))]
             win, tie, lose = outcome
             values = np.where(ranks > their_rank, win, np.where(ranks == their_rank, tie, lose))
         else:
             values = np.full(len(self.holdings), float(final.values()[position]))
-        _check_value(where, betting, float(values[k]), value)
-        valid = (self.hand_bits & (hidden | _card_bits(board))) == 0
+        check_value(where, betting, float(values[k]), value)
+        valid = (self.hand_bits & (hidden | card_bits(board))) == 0
         basic = float(values[k] * reach.sigma[k] / reach.played[k])
         all_cards = float((values * reach.sigma)[valid].sum() / reach.played[valid].sum())
         early = float((reach.fold_value * reach.fold_sigma[:, k] / reach.fold_played[:, k]).sum())
         # The board dealt by each fold point, and the holdings it (with the opponent's cards) leaves.
-        fold_bits = np.array([_card_bits(board[:shown]) for shown in reach.fold_board], dtype=np.uint64)
+        fold_bits = np.array([card_bits(board[:shown]) for shown in reach.fold_board], dtype=np.uint64)
         fold_valid = (self.hand_bits[None, :] & (fold_bits[:, None] | hidden)) == 0
         both = float(
             (
@@ -393,7 +393,7 @@ class _Evaluator:
         return result
 
 
-def _check_value(where: str, betting: str, computed: float, observed: float) -> None:
+def check_value(where: str, betting: str, computed: float, observed: float) -> None:
     if abs(computed - observed) > _VALUE_TOLERANCE:
         raise ImportanceError(
             f"{where}: the observed value {observed:g} is not the {computed:g} that betting {betting!r} and the"
@@ -401,7 +401,7 @@ def _check_value(where: str, betting: str, computed: float, observed: float) -> 
         )
 
 
-def _rank_cases(position: int) -> tuple[tuple[int, int], ...]:
+def rank_cases(position: int) -> tuple[tuple[int, int], ...]:
     """Ranks by position for our win, a tie and our loss."""
     win = (1, 0) if position == 0 else (0, 1)
     return win, (0, 0), win[::-1]
@@ -491,7 +491,7 @@ def simulate_hands(
     labels = tuple(names) if names is not None else tuple(f"p{k}" for k in range(count))
     if len(set(labels)) != count:
         raise ImportanceError(f"names {labels} must be {count} distinct names")
-    policies = [_Cached(p, game) for p in players]
+    policies = [CachedPolicy(p, game) for p in players]
     index = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
     dealer = Dealer(game, seed=seed)
     rng = np.random.default_rng(seed)
