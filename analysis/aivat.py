@@ -57,15 +57,15 @@ import numpy.typing as npt
 
 from analysis.hands import Hands
 from analysis.importance import (
+    CachedPolicy,
     ImportanceError,
     Policy,
-    holding_bits,
     card_bits,
-    CachedPolicy,
     check_value,
+    holding_bits,
+    positions_of,
     rank_cases,
     replay_hand,
-    positions_of,
 )
 from poker.gamedef import Game
 from poker.state import State
