@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("strategies.cfr.cli_bots", "the named bots: list them (game, how built, exploitability), or `bots build NAME`"),
     "show": ("strategies.cfr.show", "a strategy file as people read it: each information set's action probabilities"),
     "dbr": ("strategies.cfr.cli_dbr", "RNR / data-biased response counter-strategy to a player seen in match logs (Kuhn, Leduc)"),
+    "lbr": ("strategies.cfr.cli_lbr", "local best response: a sampled lower bound on a strategy's exploitability (heads-up)"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
 }
 
