@@ -9,6 +9,7 @@ import strategies.simple  # noqa: F401  (registers the built-in strategies)
 import strategies.equilibrium  # noqa: F401  (registers equilibrium)
 import strategies.tilt  # noqa: F401  (registers "tilt")
 import strategies.bots  # noqa: F401  (registers the named bots of `arena bots`)
+import strategies.portfolio  # noqa: F401  (registers "portfolio")
 from strategies.base import PublicState, Strategy, StrategyError, make_strategy, private_hands, strategy_names
 
 __all__ = ["PublicState", "Strategy", "StrategyError", "make_strategy", "private_hands", "strategy_names"]
