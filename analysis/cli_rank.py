@@ -1,0 +1,232 @@
+"""``arena rank RESULTS [--game GAME] [--format table|json] [--bootstrap N [--seed S]]``.
+
+Ranks the players of a tournament's results (:mod:`analysis.scoring`): total
+bankroll, bankroll instant run-off, series instant run-off, and the crosstable
+with 95% intervals over each pairing's matches. RESULTS is a CSV with the header
+``match,player,value,hands`` (one row per player per match: chips won in that
+match and its hand count; a match has 2 or 3 players). ``--game`` gives the
+unit (:func:`analysis.stats.unit_of`: mbb/g for games with blinds, chips/hand
+otherwise); without it values are raw chips per hand. ``--bootstrap N``
+resamples the matches N times (seeded) for P(row beats column) and how stable
+each ranking is.
+
+Exit statuses: 0 done; 1 results that cannot be read or ranked (one line on
+stderr naming file and line); 2 usage (or a game that does not load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any, NoReturn
+
+from analysis.scoring import Crosstable, Ranking, ResultsError, Runoff, ScoringError, load_results, rank
+from analysis.stats import Estimate, Unit, unit_of
+from poker.gamedef import GameDefError, load_game, shipped_name
+
+__all__ = ["main", "document", "format_report", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+PROG = "arena rank"
+RAW = Unit("chips/hand", 1.0)
+INTERVAL = "95% normal interval over each pairing's matches (none from one match); totals combine their cells'"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Rank a tournament's players: total bankroll, bankroll and series instant run-off "
+        "(ACPC rules), and the crosstable with 95%% intervals. RESULTS is a CSV with the header "
+        "match,player,value,hands (one row per player per match; value: chips won in the match).",
+        epilog="exit status: 0 done, 1 results that cannot be read or ranked, 2 usage",
+    )
+    parser.add_argument("results", metavar="RESULTS", help="CSV of per-match results")
+    parser.add_argument("--game", help="game name or file, for the unit (default: raw chips per hand)")
+    parser.add_argument("--format", choices=("table", "json"), default="table", help="output (default: table)")
+    parser.add_argument("--bootstrap", type=_count, default=0, metavar="N", help="bootstrap samples over matches (default 0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    return parser
+
+
+def _value(value: float, unit: Unit) -> float:
+    return value * unit.per_chip
+
+
+def _estimate(estimate: Estimate, unit: Unit) -> dict[str, Any]:
+    scaled = estimate.scaled(unit.per_chip)
+    return {"mean": scaled.mean, "ci95": None if math.isnan(scaled.half_width) else scaled.half_width, "matches": scaled.n}
+
+
+def _rounds(runoff: Runoff, unit: Unit | None) -> list[dict[str, Any]]:
+    return [
+        {
+            "remaining": list(r.remaining),
+            "scores": {p: (s if unit is None else _value(s, unit)) for p, s in r.scores.items()},
+            "eliminated": list(r.eliminated),
+            "by_previous_scores": r.by_previous,
+        }
+        for r in runoff.rounds
+    ]
+
+
+def _crosstable(table: Crosstable, unit: Unit) -> dict[str, Any]:
+    return {
+        "unit": unit.name,
+        "interval": INTERVAL,
+        "cells": [{"player": c.player, "opponents": list(c.opponents), **_estimate(c.estimate, unit)} for c in table.cells],
+        "totals": {p: _estimate(e, unit) for p, e in table.totals.items()},
+    }
+
+
+def document(ranking: Ranking, unit: Unit, game: str | None) -> dict[str, Any]:
+    """The JSON report: rankings best first, run-off rounds, crosstable, bootstrap."""
+    results = ranking.results
+    boot = ranking.bootstrap
+    return {
+        "results": results.source,
+        "matches": len(results.matches),
+        "players_per_match": results.seats,
+        "game": game,
+        "unit": unit.name,
+        "bankroll": [p for p, _ in ranking.bankroll],
+        "bankroll_runoff": ranking.bankroll_runoff.order,
+        "series_runoff": [list(g) for g in ranking.series_runoff.groups],
+        "bankroll_runoff_groups": [list(g) for g in ranking.bankroll_runoff.groups],
+        "bankroll_runoff_rounds": _rounds(ranking.bankroll_runoff, unit),
+        "series_runoff_rounds": _rounds(ranking.series_runoff, None),
+        "crosstable": _crosstable(ranking.crosstable, unit),
+        "bootstrap": None
+        if boot is None
+        else {
+            "samples": boot.samples,
+            "seed": boot.seed,
+            "resampling": "each pairing's matches with replacement",
+            "p_beats": boot.p_beats,
+            "same_ranking": boot.same,
+            "first": boot.first,
+        },
+    }
+
+
+def _table(rows: list[list[str]], left: int = 1) -> list[str]:
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+    return [
+        "  ".join(text.ljust(w) if c < left else text.rjust(w) for c, (text, w) in enumerate(zip(row, widths))).rstrip()
+        for row in rows
+    ]
+
+
+def _cell(mean: float, ci95: float | None) -> str:
+    return f"{mean:.1f}" if ci95 is None else f"{mean:.1f} ±{ci95:.1f}"
+
+
+def _runoff_lines(groups: list[list[str]], rounds: list[dict[str, Any]], what: str) -> list[str]:
+    rows = [["rank", "player", f"{what} when out"]]
+    scores: dict[str, str] = {}
+    for r in rounds:
+        for p in r["eliminated"]:
+            value = r["scores"].get(p)
+            scores[p] = "-" if value is None else (f"{value:+g}" if what == "points" else f"{value:.1f}")
+    place = 1
+    for group in groups:
+        label = f"{place}{'=' if len(group) > 1 else ''}"
+        rows += [[label, p, scores.get(p, "-")] for p in group]
+        place += len(group)
+    return _table(rows, left=2)
+
+
+def format_report(doc: dict[str, Any]) -> str:
+    """The table form of :func:`document`."""
+    unit = doc["unit"]
+    unit_text = f"{unit} ({doc['game']})" if doc["game"] else f"{unit}, raw chips per hand (--game GAME for its unit)"
+    table = doc["crosstable"]
+    totals = table["totals"]
+    lines = [
+        f"{doc['results']}: {doc['matches']} matches of {doc['players_per_match']} players, "
+        f"{len(doc['bankroll'])} players; unit {unit_text}",
+        f"intervals: {INTERVAL}",
+        "",
+        "total bankroll (mean over opponents of the per-match mean per hand)",
+    ]
+    rows = [["rank", "player", unit, "95% CI"]]
+    for place, p in enumerate(doc["bankroll"], 1):
+        ci = totals[p]["ci95"]
+        rows.append([str(place), p, f"{totals[p]['mean']:.1f}", "-" if ci is None else f"±{ci:.1f}"])
+    lines += _table(rows, left=2)
+    lines += ["", f"bankroll instant run-off (lowest total among the remaining out first; {unit})"]
+    lines += _runoff_lines(doc["bankroll_runoff_groups"], doc["bankroll_runoff_rounds"], unit)
+    lines += ["", "series instant run-off (fewest series won among the remaining out first, ties together)"]
+    lines += _runoff_lines(doc["series_runoff"], doc["series_runoff_rounds"], "points")
+    lines += ["", f"crosstable ({unit}, mean ±95% half-width over matches)"]
+    order = doc["bankroll"]
+    cells = {(c["player"], tuple(c["opponents"])): c for c in table["cells"]}
+    if doc["players_per_match"] == 2:
+        lines.append("row player's result against the column player")
+        rows = [[""] + order + ["total"]]
+        for a in order:
+            row = [a]
+            for b in order:
+                c = cells.get((a, (b,)))
+                row.append("-" if c is None else _cell(c["mean"], c["ci95"]))
+            rows.append(row + [_cell(totals[a]["mean"], totals[a]["ci95"])])
+    else:
+        lines.append("column player's result against the row's two opponents")
+        rows = [["opponents"] + order]
+        pairs = sorted((tuple(sorted(o, key=order.index)) for _, o in cells), key=lambda o: [order.index(p) for p in o])
+        for ranked in dict.fromkeys(pairs):
+            pair = tuple(sorted(ranked))
+            row = [", ".join(ranked)]
+            for p in order:
+                c = cells.get((p, pair))
+                row.append("-" if c is None else _cell(c["mean"], c["ci95"]))
+            rows.append(row)
+        rows.append(["total"] + [_cell(totals[p]["mean"], totals[p]["ci95"]) for p in order])
+    lines += _table(rows)
+    boot = doc["bootstrap"]
+    if boot is not None:
+        lines += ["", f"bootstrap: {boot['samples']} samples (seed {boot['seed']}), {boot['resampling']}"]
+        lines.append("P(row's total bankroll beats column's)")
+        rows = [[""] + order]
+        for a in order:
+            rows.append([a] + ["-" if a == b else f"{boot['p_beats'][a][b]:.3f}" for b in order])
+        lines += _table(rows)
+        for rule, share in boot["same_ranking"].items():
+            leaders = ", ".join(f"{p} {v:.3f}" for p, v in sorted(boot["first"][rule].items(), key=lambda i: -i[1]) if v > 0)
+            lines.append(f"{rule}: same ranking in {share:.3f} of samples; first: {leaders}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    unit, game_name = RAW, None
+    if args.game is not None:
+        try:
+            game = load_game(args.game)
+        except GameDefError as error:
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        unit, game_name = unit_of(game), shipped_name(game) or args.game
+    try:
+        ranking = rank(load_results(args.results), samples=args.bootstrap, seed=args.seed)
+    except (ResultsError, ScoringError) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    doc = document(ranking, unit, game_name)
+    print(json.dumps(doc, indent=2) if args.format == "json" else format_report(doc))
+    return EXIT_OK
