@@ -158,8 +158,8 @@ def format_report(doc: dict[str, Any]) -> str:
     table = doc["crosstable"]
     totals = table["totals"]
     lines = [
-        f"{doc['results']}: {doc['matches']} matches of {doc['players_per_match']} players, "
-        f"{len(doc['bankroll'])} players; unit {unit_text}",
+        f"{doc['results']}: {doc['matches']} {'heads-up' if doc['players_per_match'] == 2 else '3-player'} "
+        f"matches among {len(doc['bankroll'])} players; unit {unit_text}",
         f"intervals: {INTERVAL}",
         "",
         "total bankroll (mean over opponents of the per-match mean per hand)",
@@ -230,3 +230,7 @@ def main(argv: list[str]) -> int:
     doc = document(ranking, unit, game_name)
     print(json.dumps(doc, indent=2) if args.format == "json" else format_report(doc))
     return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

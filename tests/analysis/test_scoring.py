@@ -331,3 +331,57 @@ def test_usage_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path, argv:
     args = [str(tmp_path / a) if a == "r.csv" else a for a in argv]
     code, out, err = run(capsys, *args)
     assert code == 2 and out == "" and err.startswith("arena rank: error:")
+
+
+README_CSV = """match,player,value,hands
+1,cfr,4500,3000
+1,always-call,-4500,3000
+2,cfr,3300,3000
+2,always-call,-3300,3000
+3,cfr,600,3000
+3,exploiter,-600,3000
+4,cfr,300,3000
+4,exploiter,-300,3000
+5,exploiter,12000,3000
+5,always-call,-12000,3000
+6,exploiter,9000,3000
+6,always-call,-9000,3000
+"""
+
+README_OUTPUT = """results.csv: 6 heads-up matches among 3 players; unit mbb/g (holdem.limit.2p.reverse_blinds)
+intervals: 95% normal interval over each pairing's matches (none from one match); totals combine their cells'
+
+total bankroll (mean over opponents of the per-match mean per hand)
+rank  player        mbb/g  95% CI
+1     exploiter     167.5   ±49.2
+2     cfr            72.5   ±20.2
+3     always-call  -240.0   ±52.8
+
+bankroll instant run-off (lowest total among the remaining out first; mbb/g)
+rank  player       mbb/g when out
+1     cfr                    15.0
+2     exploiter             -15.0
+3     always-call          -240.0
+
+series instant run-off (fewest series won among the remaining out first, ties together)
+rank  player       points when out
+1     cfr                       +1
+2     exploiter                 -1
+3     always-call               -2
+
+crosstable (mbb/g, mean ±95% half-width over matches)
+row player's result against the column player
+                exploiter           cfr  always-call         total
+exploiter               -    -15.0 ±9.8  350.0 ±98.0   167.5 ±49.2
+cfr             15.0 ±9.8             -  130.0 ±39.2    72.5 ±20.2
+always-call  -350.0 ±98.0  -130.0 ±39.2            -  -240.0 ±52.8
+"""
+
+
+def test_readme_example(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The example the README's `arena rank` section shows, verbatim."""
+    (tmp_path / "results.csv").write_text(README_CSV)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "results.csv", "--game", "hulhe")
+    assert code == 0
+    assert out == README_OUTPUT
