@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("strategies.cfr.cli", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
     "analyze": ("analysis.cli", "per-player results of match logs: raw means with 95% intervals, duplicate estimate"),
     "bots": ("strategies.cfr.cli_bots", "the named bots: list them (game, how built, exploitability), or `bots build NAME`"),
+    "rank": ("analysis.cli_rank", "rank per-match results (CSV): total bankroll, bankroll/series instant run-off, crosstable"),
     "show": ("strategies.cfr.show", "a strategy file as people read it: each information set's action probabilities"),
     "dbr": ("strategies.cfr.cli_dbr", "RNR / data-biased response counter-strategy to a player seen in match logs (Kuhn, Leduc)"),
     "lbr": ("strategies.cfr.cli_lbr", "local best response: a sampled lower bound on a strategy's exploitability (heads-up)"),

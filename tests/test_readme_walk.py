@@ -1,6 +1,7 @@
-"""The README walked as a newcomer walks it: every ``arena`` command of its ``sh``
-blocks runs, in order, in one fresh directory, and where the README shows the
-output right below a block, the output is that (run directories aside).
+"""The README walked as a newcomer walks it: every ``arena`` command (and the
+``printf`` that writes an example's input) of its ``sh`` blocks runs, in order,
+in one fresh directory, and where the README shows the output right below a
+block, the output is that (run directories aside).
 
 A line is left out only for a reason named here: a template (placeholders in
 capitals), the dealer-and-agents example (``tests/test_readme_examples.py`` runs
@@ -38,7 +39,8 @@ def _steps() -> list[tuple[list[str], list[str] | None]]:
     for index, (kind, body) in enumerate(blocks):
         if kind != "sh" or re.search(r"&\s*(#|$)", body, flags=re.M):  # a server in the background
             continue
-        commands = [line.split("  #")[0].strip() for line in body.splitlines() if line.startswith("arena ")]
+        lines = body.splitlines()
+        commands = [line.split("  #")[0].strip() for line in lines if line.startswith(("arena ", "printf "))]
         commands = [c for c in commands if not _TEMPLATE.search(c) and c not in NOT_RUN]
         follows = blocks[index + 1] if index + 1 < len(blocks) else None
         shown = follows[1].splitlines() if follows is not None and follows[0] == "" else None
@@ -57,8 +59,12 @@ def test_every_readme_command_runs_and_prints_what_the_readme_shows(tmp_path: Pa
     assert sum(len(commands) for commands, _ in steps) >= 7, "the README's commands were not found"
     for commands, shown in steps:
         for command in commands:
+            if command.startswith("printf "):
+                argv = ["bash", "-c", command]
+            else:
+                argv = [sys.executable, "-m", "arena.cli", *shlex.split(command)[1:]]
             done = subprocess.run(
-                [sys.executable, "-m", "arena.cli", *shlex.split(command)[1:]],
+                argv,
                 cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
             )  # fmt: skip
             assert done.returncode == 0, f"{command}\n{done.stderr}"
