@@ -1,0 +1,246 @@
+"""``arena tournament``: a real Leduc tournament of five bots (local pool and a
+Dask LocalCluster), a 3-player one, config errors, and SIGKILL + ``--resume``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import match as arena_match
+from arena.tournament import ConfigError, load_config, main, parse_config, run_tournament, schedule
+
+ROOT = Path(__file__).resolve().parents[2]
+
+BOTS = {
+    "cfr": "leduc-cfr",
+    "orange": "tilt:preset=orange",
+    "caller": "always-call",
+    "raiser": "always-raise",
+    "random": "random",
+}
+HANDS = 60
+SERIES = 2
+SEED = 11
+PAIRS = 10  # 5 bots, heads-up
+
+
+def write_config(directory: Path, *, output: str = "out", workers: int = 2, **extra: Any) -> Path:
+    lines = [
+        'game = "leduc"',
+        f"hands = {HANDS}",
+        f"series = {SERIES}",
+        f"seed = {SEED}",
+        f"workers = {workers}",
+        f'output = "{output}"',
+    ]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in extra.items()]
+    lines.append("[bots]")
+    lines += [f'{name} = "{spec}"' for name, spec in BOTS.items()]
+    path = directory / "tournament.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def db_results(output: Path) -> dict[str, dict[str, tuple[float, int]]]:
+    with sqlite3.connect(output / "tournament.db") as connection:
+        rows = connection.execute("SELECT match, player, value, hands FROM results").fetchall()
+    results: dict[str, dict[str, tuple[float, int]]] = {}
+    for match, player, value, hands in rows:
+        assert player not in results.setdefault(match, {})
+        results[match][player] = (value, hands)
+    return results
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The whole tournament on a local pool of 2 workers, uninterrupted."""
+    directory = tmp_path_factory.mktemp("local")
+    config = write_config(directory)
+    assert main([str(config)]) == 0
+    return directory / "out"
+
+
+def test_local_tournament_plays_every_pairing_in_every_series(local_run: Path) -> None:
+    results = db_results(local_run)
+    assert len(results) == PAIRS * SERIES
+    pairs = {tuple(sorted(players)) for players in results.values()}
+    assert len(pairs) == PAIRS
+    for match, players in results.items():
+        assert len(players) == 2
+        assert sum(value for value, _ in players.values()) == pytest.approx(0.0)  # zero-sum
+        assert {hands for _, hands in players.values()} == {2 * HANDS}  # both seatings
+    with sqlite3.connect(local_run / "tournament.db") as connection:
+        rows = connection.execute('SELECT match, series, seed, logs, seat_values, "values" FROM matches').fetchall()
+    for match, series, seed, logs, seat_values, values in rows:
+        assert match.startswith(f"s{series}:") and seed == SEED + series  # common seeds across pairings
+        paths = [Path(p) for p in json.loads(logs)]
+        assert len(paths) == 2 and all(p.is_file() and "SCORE:" in p.read_text() for p in paths)
+        assert len(json.loads(seat_values)) == 2 and len(json.loads(values)) == 2
+    with open(local_run / "results.csv", newline="") as file:
+        rows_csv = list(csv.reader(file))
+    assert rows_csv[0] == ["match", "player", "value", "hands"]
+    assert len(rows_csv) == 1 + 2 * PAIRS * SERIES
+    for match, player, value, hands in rows_csv[1:]:
+        assert results[match][player] == (float(value), int(hands))
+
+
+def test_a_match_equals_arena_match_duplicate_with_the_series_seed(local_run: Path, tmp_path: Path) -> None:
+    """The tournament's cfr vs orange in series 1 is `arena match --duplicate` with seed base+1."""
+    run_dir = tmp_path / "run"
+    argv = ["leduc", "--hands", str(HANDS), "--seed", str(SEED + 1), "--duplicate", "--in-process"]
+    assert arena_match.main([*argv, "--run-dir", str(run_dir), "leduc-cfr", "tilt:preset=orange"]) == 0
+    agents = json.loads((run_dir / "results.json").read_text())["agents"]
+    ours = db_results(local_run)["s1:cfr:orange"]
+    assert ours["cfr"][0] == agents[0]["total_chips"]
+    assert ours["orange"][0] == agents[1]["total_chips"]
+
+
+def test_bankroll_table_is_printed(local_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(local_run.parent)
+    assert main([str(config), "--resume"]) == 0  # nothing left to play: prints the table
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"leduc: {PAIRS * SERIES} of {PAIRS * SERIES} duplicate matches")
+    assert out[1].split()[:3] == ["rank", "bot", "strategy"]
+    assert sorted(line.split()[1] for line in out[2:7]) == sorted(BOTS)
+
+
+def test_a_new_run_refuses_an_output_that_holds_a_tournament(local_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(local_run.parent)
+    assert main([str(config)]) == 2
+    assert "holds a tournament: --resume" in capsys.readouterr().err
+
+
+def test_resume_refuses_another_tournament(local_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write_config(local_run.parent)
+    config.write_text(config.read_text().replace("seed = 11", "seed = 12"))
+    try:
+        assert main([str(config), "--resume"]) == 2
+        assert "another seed" in capsys.readouterr().err
+    finally:
+        write_config(local_run.parent)
+
+
+def test_dask_local_cluster_gives_the_same_results(local_run: Path, tmp_path: Path) -> None:
+    distributed = pytest.importorskip("dask.distributed")
+    config = load_config(write_config(tmp_path))
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        stored, failures = run_tournament(config, dask=cluster.scheduler_address, progress=False)
+    assert failures == []
+    assert len(stored) == PAIRS * SERIES
+    assert db_results(tmp_path / "out") == db_results(local_run)
+
+
+def test_three_player_triples_play_six_seatings(tmp_path: Path) -> None:
+    document = {
+        "game": "kuhn3p",
+        "hands": 6,
+        "seed": 3,
+        "workers": 2,
+        "bots": {"caller": "always-call", "raiser": "always-raise", "random": "random", "probe": "probe"},
+    }
+    config = parse_config(document, tmp_path, "three.toml")
+    assert config.output == tmp_path / "three"
+    assert len(schedule(config)) == 4
+    stored, failures = run_tournament(config, progress=False)
+    assert failures == [] and len(stored) == 4
+    for rows in stored.values():
+        assert len(rows) == 3
+        assert {hands for _, _, hands in rows} == {36}
+        assert sum(value for _, value, _ in rows) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        ({"game": None}, "game:"),
+        ({"game": "no-such-game"}, "game:"),
+        ({"game": "holdem.nolimit.6p"}, "game:"),
+        ({"hands": None}, "hands:"),
+        ({"hands": 1}, "hands:"),
+        ({"hands": "ten"}, "hands:"),
+        ({"series": 0}, "series:"),
+        ({"seed": -1}, "seed:"),
+        ({"seed": 2**32 - 1, "series": 2}, "seed:"),
+        ({"colour": "red"}, "colour:"),
+        ({"bots": {}}, "bots:"),
+        ({"bots": {"a": "always-call"}}, "bots:"),
+        ({"bots": {"a": "always-call", "b": "no-such-bot"}}, "bots.b:"),
+        ({"bots": {"a": "always-call", "b b": "random"}}, "bots.b b:"),
+        ({"bots": {"a": "always-call", "b": {"command": "startme.sh HOST PORT"}}}, "bots.b:"),
+        ({"bots": {"a": "always-call", "b": 3}}, "bots.b:"),
+        ({"limits": {"t_hand": 5}}, "limits.t_hand:"),
+        ({"limits": {"t_response_ms": 0}}, "limits.t_response_ms:"),
+        ({"workers": 0}, "workers:"),
+        ({"agents": "threads"}, "agents:"),
+    ],
+)
+def test_config_errors_name_the_key(change: dict[str, Any], key: str, tmp_path: Path) -> None:
+    document: dict[str, Any] = {"game": "leduc", "hands": 10, "seed": 1, "bots": {"a": "always-call", "b": "random"}}
+    document.update(change)
+    document = {k: v for k, v in document.items() if v is not None}
+    with pytest.raises(ConfigError) as error:
+        parse_config(document, tmp_path)
+    message = str(error.value)
+    assert message.startswith(key) and "\n" not in message
+
+
+def test_config_file_errors_are_one_line_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('game = "leduc"\nhands = 10\nseed = 1\n[bots]\na = "always-call"\nb = "nope"\n')
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"arena tournament: error: {path}: bots.b:")
+    path.write_text("game = \n")
+    assert main([str(path)]) == 2
+    assert "not TOML" in capsys.readouterr().err
+    assert main([str(tmp_path / "missing.toml")]) == 2
+
+
+def test_sigkill_then_resume_loses_and_repeats_nothing(local_run: Path, tmp_path: Path) -> None:
+    """SIGKILL the runner once its first match row is in, resume, compare with the uninterrupted run."""
+    config = write_config(tmp_path, workers=1)
+    command = [sys.executable, "-m", "arena.tournament", str(config)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    database = tmp_path / "out" / "tournament.db"
+    runner = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        done = 0
+        while done == 0:
+            assert runner.poll() is None, "the runner ended before its first match"
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+            if database.exists():
+                try:
+                    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
+                        done = connection.execute("SELECT count(*) FROM matches").fetchone()[0]
+                except sqlite3.OperationalError:  # the schema is being created
+                    continue
+        runner.send_signal(signal.SIGKILL)
+        runner.wait()
+        assert 0 < len(db_results(tmp_path / "out")) < PAIRS * SERIES  # stopped part-way
+        resumed = subprocess.run(
+            [*command, "--resume"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert resumed.returncode == 0, resumed.stderr
+    finally:
+        try:
+            os.killpg(runner.pid, signal.SIGKILL)  # a pool worker the killed runner left
+        except ProcessLookupError:
+            pass
+    assert db_results(tmp_path / "out") == db_results(local_run)  # each match once, same values
+    with sqlite3.connect(database) as connection:
+        keys = [row[0] for row in connection.execute("SELECT match FROM matches")]
+    assert len(keys) == len(set(keys)) == PAIRS * SERIES
