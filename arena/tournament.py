@@ -40,6 +40,8 @@ import os
 import re
 import sqlite3
 import sys
+import threading
+import time
 import tomllib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -90,6 +92,7 @@ __all__ = [
 DATABASE: Final = "tournament.db"
 RESULTS_CSV: Final = "results.csv"
 _LOCK: Final = "tournament.lock"
+_WATCH_S: Final = 0.5
 _NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
 _TOP_KEYS: Final = ("game", "hands", "series", "seed", "bots", "limits", "workers", "agents", "output")
 _LIMIT_KEYS: Final = {
@@ -627,17 +630,37 @@ def _run(
     return _stored(connection), failures
 
 
+def _watch_runner(runner: int) -> None:
+    """In a pool worker: exit at once when the runner is gone (SIGKILL leaves
+    workers blocked on their queue, or playing a match nobody will store)."""
+
+    def watch() -> None:
+        while True:
+            time.sleep(_WATCH_S)
+            try:
+                os.kill(runner, 0)
+            except ProcessLookupError:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="watch-runner", daemon=True).start()
+
+
 def _run_local(workers: int, jobs: Sequence[MatchJob], finished: Any) -> None:
-    with concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=_pool_context()) as pool:
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=min(workers, len(jobs)),
+        mp_context=_pool_context(),
+        initializer=_watch_runner,
+        initargs=(os.getpid(),),
+    )
+    try:
         futures = {pool.submit(play_match, job): job for job in jobs}
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                error = future.exception()
-                finished(futures[future], None if error else future.result(), error)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+        for future in concurrent.futures.as_completed(futures):
+            error = future.exception()
+            finished(futures[future], None if error else future.result(), error)
+    except BaseException:  # Ctrl-C: what is not stored is played again by --resume
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 def _run_dask(address: str, jobs: Sequence[MatchJob], finished: Any) -> None:
