@@ -161,6 +161,19 @@ def test_three_player_triples_play_six_seatings(tmp_path: Path) -> None:
         assert sum(value for _, value, _ in rows) == pytest.approx(0.0)
 
 
+def test_agent_processes_play_as_in_process_agents_do(tmp_path: Path) -> None:
+    """agents = "process": one `python -m agent` per seat, the same seeds, the same results."""
+    bots = {"caller": "always-call", "raiser": "always-raise", "cfr": "kuhn-cfr"}
+    stored = []
+    for agents in ("process", "in-process"):
+        document = {"game": "kuhn", "hands": 4, "seed": 2, "workers": 2, "agents": agents, "bots": bots}
+        stored_, failures = run_tournament(parse_config(document, tmp_path, agents), progress=False)
+        assert failures == []
+        stored.append(stored_)
+    assert stored[0] == stored[1] and len(stored[0]) == 3
+    assert list((tmp_path / "process" / "matches" / "s0_caller_raiser").glob("match.*.player*.std"))
+
+
 @pytest.mark.parametrize(
     ("change", "key"),
     [
