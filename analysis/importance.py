@@ -248,8 +248,11 @@ def card_bits(cards: Sequence[int]) -> np.uint64:
     return np.uint64(bits)
 
 
-class _Evaluator:
-    """The per-call caches: replayed bettings, policies, reach vectors, showdown ranks."""
+class HandEvaluator:
+    """The estimators of one hand at a time (:meth:`hand`), with the caches that make
+    many hands cheap: replayed bettings, policies, reach vectors, showdown ranks.
+    :func:`estimate` runs one over a whole table; the portfolio agent keeps one per
+    (evaluated, played) pair and feeds it each hand as it ends."""
 
     def __init__(self, game: Game, sigma: Policy, played: Policy | None, information: str) -> None:
         if game.num_players != 2:
@@ -454,7 +457,7 @@ def estimate(
         positions = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
     if ((positions < 0) | (positions >= hands.players)).any():
         raise ImportanceError(f"positions must lie in 0..{hands.players - 1}")
-    evaluator = _Evaluator(hands.game, sigma, played, information)
+    evaluator = HandEvaluator(hands.game, sigma, played, information)
     out = np.empty((n, 4))
     raw = hands.values[np.arange(n), positions].astype(np.float64)
     for i in range(n):

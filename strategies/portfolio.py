@@ -76,7 +76,7 @@ from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, make_strategy, register
 
 if TYPE_CHECKING:
-    from analysis.importance import _Evaluator
+    from analysis.importance import HandEvaluator
 
 __all__ = [
     "DEFAULT_EXPLORE",
@@ -177,7 +177,7 @@ class PortfolioStrategy(Strategy):
         self.current = 0
         self._hand: int | None = None
         self._updated: int | None = None
-        self._evaluators: dict[tuple[int, int], _Evaluator] = {}
+        self._evaluators: dict[tuple[int, int], HandEvaluator] = {}
 
     # -- which component ---------------------------------------------------------------
 
@@ -247,13 +247,13 @@ class PortfolioStrategy(Strategy):
 
     # -- learning ------------------------------------------------------------------------
 
-    def _evaluator(self, sigma: int, played: int) -> _Evaluator:
-        from analysis.importance import _Evaluator
+    def _evaluator(self, sigma: int, played: int) -> HandEvaluator:
+        from analysis.importance import HandEvaluator
 
         found = self._evaluators.get((sigma, played))
         if found is None:
             components = self.components
-            found = _Evaluator(self.game, components[sigma], components[played], "partial")
+            found = HandEvaluator(self.game, components[sigma], components[played], "partial")
             self._evaluators[(sigma, played)] = found
         return found
 
