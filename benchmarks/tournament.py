@@ -17,6 +17,7 @@ ratio <2-worker / 1-worker>`` (target at least 1.7 on 2 cores).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -56,12 +57,14 @@ def main() -> None:
     parser.add_argument("--dask", action="store_true", help="also on a dask LocalCluster of 1 and 2 workers")
     args = parser.parse_args()
     rate(20, 1, 2)  # warm the caches (tilt strategies, numba) outside the timings
+    # other work on the machine takes cores from the 2-worker run: say how busy it was
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(f"{'where':<24} {'matches':>7} {'matches/min':>12}")
     if args.dask:
         from dask.distributed import LocalCluster
 
         for workers in (1, 2):
-            with LocalCluster(
+            with LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
             ) as cluster:
                 per_minute, matches = rate(args.hands, args.series, workers, str(cluster.scheduler_address))
