@@ -33,10 +33,16 @@ _TEMPLATE = re.compile(r"\b(GAME|HOST|PORT|NAME|matchName)\b")
 
 
 def _steps() -> list[tuple[list[str], list[str] | None]]:
-    """(commands of one sh block, the output block shown right after it or None)."""
+    """(commands of one sh block, the output block shown right after it or None).
+    A configuration block whose first line names its file (``# leduc.toml``) is a
+    step too: ``write FILE`` with the block as its output, written before what follows."""
     blocks = re.findall(r"```(\w*)\n(.*?)```", README.read_text(), flags=re.S)
-    steps = []
+    steps: list[tuple[list[str], list[str] | None]] = []
     for index, (kind, body) in enumerate(blocks):
+        named = re.match(r"# (\S+\.toml)\n", body)
+        if kind == "toml" and named:
+            steps.append(([f"write {named.group(1)}"], body.splitlines()))
+            continue
         if kind != "sh" or re.search(r"&\s*(#|$)", body, flags=re.M):  # a server in the background
             continue
         lines = body.splitlines()
@@ -49,8 +55,11 @@ def _steps() -> list[tuple[list[str], list[str] | None]]:
     return steps
 
 
-def _normalised(lines: list[str]) -> list[str]:
-    return [re.sub(r"run dir \S+", "run dir …", line.rstrip()) for line in lines if line.strip()]
+def _normalised(lines: list[str], where: Path) -> list[str]:
+    """Without run-directory names (they carry the time) and the directory the
+    commands ran in (paths are shown relative to it)."""
+    lines = [line.replace(f"{where}/", "").rstrip() for line in lines if line.strip()]
+    return [re.sub(r"run dir \S+", "run dir …", line) for line in lines]
 
 
 @pytest.mark.slow
@@ -58,6 +67,10 @@ def test_every_readme_command_runs_and_prints_what_the_readme_shows(tmp_path: Pa
     steps = _steps()
     assert sum(len(commands) for commands, _ in steps) >= 7, "the README's commands were not found"
     for commands, shown in steps:
+        if commands[0].startswith("write "):
+            assert shown is not None
+            (tmp_path / commands[0].removeprefix("write ")).write_text("\n".join(shown) + "\n")
+            continue
         for command in commands:
             if command.startswith("printf "):
                 argv = ["bash", "-c", command]
@@ -74,5 +87,5 @@ def test_every_readme_command_runs_and_prints_what_the_readme_shows(tmp_path: Pa
                 measured = re.findall(r"^iteration (\d+):", done.stdout, flags=re.M)
                 assert stops is not None and measured[-1] == stops.group(1), (command, measured[-3:])
         if shown is not None:
-            assert _normalised(done.stdout.splitlines()) == _normalised(shown), commands[-1]
+            assert _normalised(done.stdout.splitlines(), tmp_path) == _normalised(shown, tmp_path), commands[-1]
 
