@@ -10,9 +10,24 @@ the duplicate estimate follows: per hand, each player's result averaged over
 the seatings, then mean and interval over hands. ``--format json`` prints the
 same as one JSON document.
 
+``--strategy SPEC --player NAME``: NAME played the strategy SPEC (any spec
+whose ``policy()`` exists, e.g. ``leduc-cfr`` or ``tilt:preset=orange``), so
+its hands are also estimated with lower-variance, unbiased estimators, on-policy
+and with full information (an ACPC log shows every card): raw money,
+:func:`analysis.importance.estimate`'s basic, early-folds, all-cards and
+all-cards+early-folds, and :func:`analysis.aivat.aivat`. AIVAT's value function
+must be fixed before the data: it is :class:`analysis.aivat.TreeValues` of SPEC
+against SPEC itself on the public tree (its exact values in self-play), derived
+from the named strategy alone and never from the logs or the opponent. Needs a
+two-player limit game whose public tree is small (Kuhn, Leduc). ``--report
+PATH.html`` writes a self-contained HTML report (:mod:`analysis.report`).
+
 Exit statuses: 0 done; 1 a log that cannot be read, logs of different games,
-or logs that look like one duplicate match but do not pair (one line on stderr
-naming file, line or hand); 2 usage.
+logs that look like one duplicate match but do not pair (one line on stderr
+naming file, line or hand), hands the named strategy could not have played, a
+game too big for the estimators, or a report that cannot be written; 2 usage
+(including a strategy that cannot be built or has no policy, and a player not
+in the logs).
 """
 
 from __future__ import annotations
@@ -25,18 +40,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+import numpy as np
+
 from analysis.breakdown import summarize
 from analysis.duplicate import DuplicateError, combined_estimates, find_duplicates
 from analysis.hands import Hands, HandsError, concat, read_hands
-from analysis.stats import Estimate, Unit, unit_of
+from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
 
-__all__ = ["main", "analyze", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+__all__ = ["main", "analyze", "estimators", "EstimatorError", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 PROG = "arena analyze"
+#: The largest public tree (nodes x private hands) the estimators build.
+MAX_TREE_ENTRIES = 1_000_000
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,15 +66,24 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        description="Per player results of ACPC match logs: raw means with 95%% intervals, and the "
-        "duplicate estimate when the logs are the seatings of duplicate matches.",
-        epilog="exit status: 0 done, 1 unreadable or mismatched logs, 2 usage",
+        description="Per player results of ACPC match logs: raw means with 95%% intervals, the "
+        "duplicate estimate when the logs are the seatings of duplicate matches, and with --strategy/--player "
+        "importance-sampling and AIVAT estimates of that player.",
+        epilog="exit status: 0 done, 1 unreadable or mismatched logs, hands --strategy could not have played, a game "
+        "too big for the estimators or an unwritable report, 2 usage",
     )
     parser.add_argument("logs", nargs="+", metavar="LOG", help=".log files, *.hands.msgpack records, or folders of them")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output (default: table)")
     parser.add_argument("--game", help="game name or file, when a log's header does not name a game this machine has")
     parser.add_argument("--skip-damaged", action="store_true", help="leave damaged lines out (counted) instead of failing")
     parser.add_argument("--validate", action="store_true", help="replay every hand with the rules (slow)")
+    parser.add_argument(
+        "--strategy",
+        metavar="SPEC",
+        help="the strategy --player played (needs policy(); Kuhn/Leduc): adds importance-sampling and AIVAT estimates",
+    )
+    parser.add_argument("--player", metavar="NAME", help="the seat name that played --strategy")
+    parser.add_argument("--report", metavar="PATH", help="also write a self-contained HTML report to PATH")
     return parser
 
 
@@ -113,6 +141,73 @@ def analyze(tables: Sequence[Hands]) -> dict[str, Any]:
     return document
 
 
+class EstimatorError(ValueError):
+    """The estimators cannot run: ``usage`` says whether the arguments (not the logs) are at fault."""
+
+    def __init__(self, message: str, *, usage: bool) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+#: What AIVAT's value function is, for the documents.
+AIVAT_VALUES = "TreeValues: the named strategy against itself on the public tree, fixed before the data"
+
+
+def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
+    """``player``'s hands in ``every`` estimated on-policy for the strategy ``spec``:
+    ``[{"name", "mean", "std", "ci95", "hands"}, …]`` in the game's unit (raw,
+    basic, early-folds, all-cards, all-cards+early-folds, aivat).
+
+    Raises:
+        EstimatorError: a spec that cannot be built or has no policy, a player
+            not in the hands (usage); a game too big or not two-player limit,
+            hands the strategy could not have played (not usage).
+    """
+    import strategies  # noqa: F401  (registers the built-in strategies)
+    from analysis.aivat import TreeValues, aivat
+    from analysis.importance import ImportanceError, estimate
+    from strategies.base import StrategyError, make_strategy
+    from strategies.cfr.tree.public import TreeError, build_tree
+
+    game = every.game
+    if player not in every.names:
+        raise EstimatorError(f"--player {player!r} is not in the logs (players: {', '.join(every.names)})", usage=True)
+    try:
+        sigma = make_strategy(spec, game, seed=0)
+    except (StrategyError, ValueError, OSError) as error:
+        raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
+    if game.num_players != 2 or not game.is_limit:
+        raise EstimatorError("the estimators need a two-player limit game (Kuhn, Leduc)", usage=False)
+    try:
+        tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
+    except (TreeError, MemoryError) as error:
+        raise EstimatorError(f"the game is too big for the estimators: {error}", usage=False) from error
+    if tree.num_nodes * tree.num_hands * tree.num_hands > 2 * MAX_TREE_ENTRIES:
+        raise EstimatorError(
+            f"the game is too big for the estimators: {tree.num_nodes} nodes x {tree.num_hands}² hand pairs", usage=False
+        )
+    held = (every.name_index == every.names.index(player)).any(axis=1)
+    hands = every.take(held)
+    if len(hands) < 2:
+        raise EstimatorError(f"--player {player!r} played {len(hands)} hands; the estimators need two", usage=True)
+    try:
+        values = TreeValues(tree, sigma, sigma)
+    except NotImplementedError as error:
+        raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
+    try:
+        columns = dict(estimate(hands, player, sigma).columns())
+        columns["aivat"] = aivat(hands, player, sigma, values).estimate
+    except ImportanceError as error:
+        raise EstimatorError(f"--strategy {spec!r} could not have played these hands: {error}", usage=False) from error
+    unit = unit_of(game)
+    rows = []
+    for name, column in columns.items():
+        ci = mean_ci(column).scaled(unit.per_chip)
+        std = float(np.std(column, ddof=1)) * unit.per_chip
+        rows.append({"name": name, "mean": ci.mean, "std": std, "ci95": ci.half_width, "hands": ci.n})
+    return rows
+
+
 def _number(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -149,11 +244,25 @@ def format_report(document: dict[str, Any]) -> str:
             ci = "-" if p["ci95"] is None else f"±{p['ci95']:.3f}"
             rows.append([p["name"], str(p["hands"]), _number(p["mean"]), ci])
         lines += _table(rows)
+    chosen = document.get("estimators")
+    if chosen:
+        about = document["estimated"]
+        lines.append(
+            f"estimators for {about['player']} playing {about['strategy']} (on-policy, full information;"
+            f" AIVAT values: {about['strategy']} against itself)"
+        )
+        rows = [["estimator", "hands", unit, "std-dev", "95% CI"]]
+        for e in chosen:
+            rows.append([e["name"], str(e["hands"]), _number(e["mean"]), _number(e["std"]), f"±{e['ci95']:.3f}"])
+        lines += _table(rows)
     return "\n".join(lines)
 
 
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if (args.strategy is None) != (args.player is None):
+        parser.error("--strategy and --player go together")
     game: Game | None = None
     try:
         if args.game is not None:
@@ -169,6 +278,22 @@ def main(argv: list[str]) -> int:
     except (HandsError, DuplicateError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_FAILED
+    every = concat(tables)
+    if args.strategy is not None:
+        try:
+            document["estimated"] = {"player": args.player, "strategy": args.strategy, "aivat_values": AIVAT_VALUES}
+            document["estimators"] = estimators(every, args.player, args.strategy)
+        except EstimatorError as error:
+            print(f"{PROG}: error: {error}", file=sys.stderr)
+            return EXIT_USAGE if error.usage else EXIT_FAILED
+    if args.report is not None:
+        from analysis.report import write_report
+
+        try:
+            write_report(Path(args.report), document, every)
+        except OSError as error:
+            print(f"{PROG}: error: cannot write the report {args.report}: {error.strerror or error}", file=sys.stderr)
+            return EXIT_FAILED
     if args.format == "json":
         print(json.dumps(document, indent=2))
     else:

@@ -101,3 +101,77 @@ def test_errors_are_one_line(hulhe: Path, tmp_path: Path, capsys: pytest.Capture
         main([str(hulhe), "--format", "xml"])
     assert raised.value.code == 2
     assert main([str(hulhe), "--game", "nosuchgame"]) == 2
+
+
+@pytest.fixture(scope="module")
+def leduc(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("leduc")
+    argv = ["leduc", "--hands", "300", "--seed", "3", "leduc-cfr", "always-raise", "--in-process"]
+    assert arena_match([*argv, "--run-dir", str(directory)]) == 0
+    return directory
+
+
+ESTIMATORS = ["raw", "basic", "early-folds", "all-cards", "all-cards+early-folds", "aivat"]
+
+
+def test_estimators_json(leduc: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = analyze_json(capsys, str(leduc), "--strategy", "leduc-cfr", "--player", "leduc-cfr")
+    assert document["unit"] == "chips/hand"
+    assert document["estimated"] == {
+        "player": "leduc-cfr",
+        "strategy": "leduc-cfr",
+        "aivat_values": "TreeValues: the named strategy against itself on the public tree, fixed before the data",
+    }
+    estimators = document["estimators"]
+    assert isinstance(estimators, list)
+    assert [e["name"] for e in estimators] == ESTIMATORS
+    by_name = {e["name"]: e for e in estimators}
+    assert all(e["hands"] == 300 and set(e) == {"name", "mean", "std", "ci95", "hands"} for e in estimators)
+    players = document["players"]
+    assert isinstance(players, list)
+    mine = next(p for p in players if p["name"] == "leduc-cfr")
+    raw = by_name["raw"]
+    assert raw["mean"] == pytest.approx(mine["mean"], abs=1e-12)
+    assert raw["std"] == pytest.approx(mine["std"]) and raw["ci95"] == pytest.approx(mine["ci95"])
+    assert by_name["basic"]["mean"] == pytest.approx(raw["mean"])  # on-policy: the money itself
+    assert by_name["aivat"]["std"] < raw["std"] / 3
+    assert by_name["all-cards+early-folds"]["std"] < raw["std"]
+    for e in estimators:
+        assert e["ci95"] == pytest.approx(1.96 * e["std"] / 300**0.5)
+    # The same figures in the table form.
+    assert main([str(leduc), "--strategy", "leduc-cfr", "--player", "leduc-cfr"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[4].startswith("estimators for leduc-cfr playing leduc-cfr (on-policy, full information;")
+    assert lines[5].split() == ["estimator", "hands", "chips/hand", "std-dev", "95%", "CI"]
+    for line, e in zip(lines[6:], estimators):
+        assert line.split() == [e["name"], "300", f"{e['mean']:.3f}", f"{e['std']:.3f}", f"±{e['ci95']:.3f}"]
+    assert len(lines) == 6 + len(ESTIMATORS)
+
+
+def test_no_estimators_without_strategy(leduc: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = analyze_json(capsys, str(leduc))
+    assert "estimators" not in document
+
+
+def test_estimator_errors_are_one_line(
+    leduc: Path, hulhe: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    cases = [
+        ([str(leduc), "--strategy", "nosuch", "--player", "leduc-cfr"], 2, "--strategy 'nosuch': unknown strategy"),
+        ([str(leduc), "--strategy", "tilt:preset=nosuch", "--player", "leduc-cfr"], 2, "--strategy 'tilt:preset=nosuch'"),
+        ([str(leduc), "--strategy", "leduc-cfr", "--player", "nobody"], 2, "--player 'nobody' is not in the logs"),
+        ([str(hulhe), "--strategy", "always-raise", "--player", "always-raise"], 1, "the game is too big"),
+        ([str(leduc), "--strategy", "always-raise", "--player", "leduc-cfr"], 1, "--strategy 'always-raise' could not"),
+        ([str(leduc), "--report", str(tmp_path / "no" / "such" / "r.html")], 1, "cannot write the report"),
+    ]
+    for argv, status, text in cases:
+        assert main(argv) == status, argv
+        captured = capsys.readouterr()
+        assert captured.err.startswith(f"arena analyze: error: {text}"), captured.err
+        assert captured.err.count("\n") == 1 and captured.out == ""
+    for argv in ([str(leduc), "--strategy", "leduc-cfr"], [str(leduc), "--player", "leduc-cfr"]):
+        with pytest.raises(SystemExit) as raised:
+            main(argv)
+        assert raised.value.code == 2
+        assert "--strategy and --player go together" in capsys.readouterr().err
