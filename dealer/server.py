@@ -202,14 +202,15 @@ class _Match:
 
     def write_err(self, text: str) -> None:
         """Write ``text`` to stderr now, after any echo still held."""
-        if self.echoes:
-            self.flush_echoes()
+        self.flush_echoes()
         self._write_err(text)
 
     def flush_echoes(self) -> None:
         """Write the echoes held, in order. Called at the end of every hand,
         before any wait for an agent and before any other stderr text, so
         stderr reads as it did and is never more than a hand behind."""
+        if not self.echoes:
+            return
         text = "".join(self.echoes)
         self.echoes.clear()
         self._write_err(text)
@@ -277,8 +278,7 @@ class _Match:
         except _Abort as abort:
             return self.aborted(abort)
         finally:
-            if self.echoes:
-                self.flush_echoes()
+            self.flush_echoes()
             with trio.CancelScope(shield=True):
                 for seat in self.seats:
                     await seat.aclose()
@@ -473,8 +473,7 @@ class _Match:
                 floats = tuple(float(v) for v in values)
                 self.records.write(HandRecord.of(hand_id, seats, self.state, self.deal, floats))
         await self.broadcast_final()
-        if self.echoes:
-            self.flush_echoes()
+        self.flush_echoes()
         if not self.quiet and hand_id % 100 == 0:
             for index, used in enumerate(self.budgets.used_match_us):
                 self.write_err(f"Seconds cumulatively spent in match for seat {index}: {used // 1_000_000}\n")
@@ -540,8 +539,7 @@ class _Match:
             try:
                 line = seat.poll_line()
                 if line is None:
-                    if self.echoes:
-                        self.flush_echoes()  # the wait may be long: show what happened so far
+                    self.flush_echoes()  # the wait may be long: show what happened so far
                     line = await seat.wait_line(timeout_s=t_response_us / 1_000_000)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 line = None
