@@ -56,9 +56,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         game = load_game(args.game)
-        rounds = parse_streets(args.streets or f"1-{game.num_rounds}", game.num_rounds)
-        config = LbrConfig(args.actions, rounds)
         streets = args.streets or f"1-{game.num_rounds}"
+        config = LbrConfig(args.actions, parse_streets(streets, game.num_rounds))
         print(
             f"LBR ({args.actions}, acting on rounds {streets}) vs {args.agent} on {args.game}:"
             f" {args.hands} hands x 2 seatings, seed {args.seed}, {args.workers} worker(s)",
