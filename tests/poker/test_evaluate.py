@@ -182,6 +182,13 @@ def test_rank_hands_matches_plain_value_on_random_hands(size: int) -> None:
     assert rank_hands(hands).tolist() == [plain_value(row) for row in hands.tolist()]
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5, 6, 7])
+def test_rank_hand_in_plain_python_matches_the_kernels(size: int) -> None:
+    """poker.hand_rank ranks one hand without numba; it must agree with rank_hands."""
+    hands = random_hands(20_000, size, seed=100 + size)
+    assert [rank_hand(row) for row in hands.tolist()] == rank_hands(hands).tolist()
+
+
 def test_rank_hands_orders_7_card_hands_like_eval7() -> None:
     eval7 = pytest.importorskip("eval7")
     hands = random_hands(20_000, 7, seed=11)
