@@ -16,19 +16,15 @@ import numpy.typing as npt
 
 from poker import rank_tables as _t
 
-__all__ = ["MAX_HAND_CARDS", "rank_hand"]
+__all__ = ["MAX_HAND_CARDS", "NUM_CARDS", "rank_hand", "integer_array", "bad_hand_message"]
 
 MAX_HAND_CARDS = 7
 NUM_CARDS = 52
 
 
 def rank_hand(cards: Sequence[int]) -> int:
-    """Rank value of one hand of 1 to 7 card ids (see the module docstring).
-
-    One hand is ranked in plain Python (:func:`_rank_one`), not by the kernels:
-    it costs about as much as a kernel call, and a process that ranks only a
-    few hands (the dealer: two a showdown) does not wait 0.2 s for numba to set
-    up on its first call."""
+    """Rank value of one hand of 1 to 7 card ids (see :mod:`poker.evaluate`),
+    in plain Python (:func:`_rank_one`; the module docstring says why)."""
     hand = integer_array(cards, "cards")
     if hand.ndim != 1 or not 1 <= hand.shape[0] <= MAX_HAND_CARDS:
         raise ValueError(
