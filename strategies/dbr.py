@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -68,6 +67,7 @@ from poker.state import ActionType
 from strategies.cfr.best_response.exact import profile_values
 from strategies.cfr.solvers.solver import Algorithm, Restriction, Solver
 from strategies.cfr.tree.public import Tree
+from strategies.equilibrium import board_key
 
 if TYPE_CHECKING:
     from analysis.hands import Hands
@@ -139,17 +139,6 @@ def _lookup(tree: Tree) -> dict[tuple[str, tuple[int, ...]], int]:
     }
 
 
-def _board_of(tree: Tree, board: Iterable[int], round_: int) -> tuple[int, ...]:
-    """The board the tree keys round ``round_`` by: each round's cards sorted."""
-    game = tree.game
-    cards = [int(c) for c in board]
-    out: list[int] = []
-    for r in range(round_ + 1):
-        start = game.board_start(r)
-        out += sorted(cards[start : start + game.num_board_cards[r]])
-    return tuple(out)
-
-
 def count_model(tree: Tree, hands: Hands, opponent: str, *, showdown_only: bool = False) -> OpponentModel:
     """Count ``opponent``'s actions per information set over ``hands``.
 
@@ -189,7 +178,7 @@ def count_model(tree: Tree, hands: Hands, opponent: str, *, showdown_only: bool 
             if token == "/":
                 continue
             prefix = betting[: match.start()]
-            key = (prefix, _board_of(tree, board, prefix.count("/")))
+            key = (prefix, board_key(tree.game, board, prefix.count("/")))
             d = lookup.get(key)
             if d is None or token not in names[d]:
                 raise DBRError(f"betting {betting!r} leaves the tree at {prefix!r} (action {token!r})")

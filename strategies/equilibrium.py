@@ -52,13 +52,13 @@ if TYPE_CHECKING:  # the solver's modules (numba) are imported only when a file 
     from strategies.cfr.solvers.pcs import PCSStrategy
     from strategies.cfr.strategy_file import StrategyFile
 
-__all__ = ["EquilibriumStrategy", "StrategyTable", "load_table"]
+__all__ = ["EquilibriumStrategy", "StrategyTable", "board_key", "load_table"]
 
 #: Loaded tables by (path, modification time, size): the agents of one process share them.
 _TABLES: Final[dict[tuple[str, int, int], StrategyTable]] = {}
 
 
-def _board_key(game: Game, board: tuple[int, ...], round_: int) -> tuple[int, ...]:
+def board_key(game: Game, board: tuple[int, ...], round_: int) -> tuple[int, ...]:
     """The board through ``round_`` as the public tree lists it: each round's cards ascending."""
     key: list[int] = []
     for r in range(round_ + 1):
@@ -125,7 +125,7 @@ class StrategyTable:
         betting = state.betting_string()
         for card_map, perm in zip(self._card_maps, self._perm_rows, strict=True):
             cards = tuple(card_map[c] for c in board)
-            key = _board_key(game, cards, state.round)
+            key = board_key(game, cards, state.round)
             row = self._row.get(f"{betting}|{','.join(map(str, key))}" if key else betting)
             if row is None:
                 continue
