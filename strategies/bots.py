@@ -44,6 +44,7 @@ __all__ = [
     "BotError",
     "bot_path",
     "build_command",
+    "check_available",
     "find_bot",
     "load_bot",
     "partial_path",
@@ -184,6 +185,12 @@ def find_bot(name: str) -> Bot:
     return bot
 
 
+def check_available(bot: Bot) -> None:
+    """Raises :class:`BotError` (saying why) when ``bot`` cannot be built or seated yet."""
+    if not bot.available:
+        raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
+
+
 def bot_path(bot: Bot) -> Path:
     """The bot's strategy file: in the package when shipped, else in the cache."""
     if bot.shipped:
@@ -198,8 +205,7 @@ def partial_path(bot: Bot) -> Path:
 
 def solve_argv(bot: Bot, output: Path | str) -> list[str]:
     """The ``arena solve`` arguments that write ``bot``'s file to ``output``."""
-    if not bot.available:
-        raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
+    check_available(bot)
     return [bot.game, *bot.options, "--iterations", str(bot.iterations), "-o", str(output)]
 
 
@@ -230,8 +236,7 @@ def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> EquilibriumStr
     Raises:
         BotError: not available, another game, or not built (naming the command that builds it).
     """
-    if not bot.available:
-        raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
+    check_available(bot)
     if _game(bot) != game:
         raise BotError(f"bot {bot.name!r} plays {bot.game}, not this game")
     path = bot_path(bot)

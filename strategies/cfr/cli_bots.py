@@ -23,7 +23,17 @@ import os
 import sys
 from typing import Any
 
-from strategies.bots import LIBRARY, BotError, Bot, bot_path, describe, find_bot, partial_path, solve_argv
+from strategies.bots import (
+    LIBRARY,
+    Bot,
+    BotError,
+    bot_path,
+    check_available,
+    describe,
+    find_bot,
+    partial_path,
+    solve_argv,
+)
 
 __all__ = ["build", "main"]
 
@@ -113,8 +123,7 @@ def _build_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         bot = find_bot(args.name)
-        if not bot.available:
-            raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
+        check_available(bot)
     except BotError as error:
         print(f"arena bots: {error}", file=sys.stderr)
         return 1
