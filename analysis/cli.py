@@ -38,11 +38,12 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
 from analysis.breakdown import summarize
+from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from analysis.duplicate import DuplicateError, combined_estimates, find_duplicates
 from analysis.hands import Hands, HandsError, concat, read_hands
 from analysis.stats import Estimate, Unit, mean_ci, unit_of
@@ -52,19 +53,13 @@ __all__ = ["main", "analyze", "estimators", "EstimatorError", "EXIT_OK", "EXIT_F
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-EXIT_USAGE = 2
 PROG = "arena analyze"
 #: The largest public tree (nodes x private hands) the estimators build.
 MAX_TREE_ENTRIES = 1_000_000
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = UsageParser(
         prog=PROG,
         description="Per player results of ACPC match logs: raw means with 95%% intervals, the "
         "duplicate estimate when the logs are the seatings of duplicate matches, and with --strategy/--player "
@@ -212,14 +207,6 @@ def _number(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _table(rows: list[list[str]], left: int = 1) -> list[str]:
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    return [
-        "  ".join(text.ljust(w) if c < left else text.rjust(w) for c, (text, w) in enumerate(zip(row, widths))).rstrip()
-        for row in rows
-    ]
-
-
 def format_report(document: dict[str, Any]) -> str:
     """The table form of :func:`analyze`'s document."""
     unit = document["unit"]
@@ -229,7 +216,7 @@ def format_report(document: dict[str, Any]) -> str:
     for p in document["players"]:
         ci = "-" if p["ci95"] is None else f"±{p['ci95']:.3f}"
         rows.append([p["name"], str(p["hands"]), _number(p["mean"]), _number(p["std"]), ci])
-    lines += _table(rows)
+    lines += table_lines(rows)
     for source, skipped in document["skipped_lines"].items():
         lines.append(f"skipped {len(skipped)} damaged line{'s' * (len(skipped) != 1)} of {source}: {', '.join(map(str, skipped[:10]))}{' …' if len(skipped) > 10 else ''}")
     duplicate = document["duplicate"]
@@ -243,7 +230,7 @@ def format_report(document: dict[str, Any]) -> str:
         for p in duplicate["players"]:
             ci = "-" if p["ci95"] is None else f"±{p['ci95']:.3f}"
             rows.append([p["name"], str(p["hands"]), _number(p["mean"]), ci])
-        lines += _table(rows)
+        lines += table_lines(rows)
     chosen = document.get("estimators")
     if chosen:
         about = document["estimated"]
@@ -254,7 +241,7 @@ def format_report(document: dict[str, Any]) -> str:
         rows = [["estimator", "hands", unit, "std-dev", "95% CI"]]
         for e in chosen:
             rows.append([e["name"], str(e["hands"]), _number(e["mean"]), _number(e["std"]), f"±{e['ci95']:.3f}"])
-        lines += _table(rows)
+        lines += table_lines(rows)
     return "\n".join(lines)
 
 

@@ -20,8 +20,9 @@ import argparse
 import json
 import math
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
+from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from analysis.scoring import Crosstable, Ranking, ResultsError, Runoff, ScoringError, load_results, rank
 from analysis.stats import Estimate, Unit, unit_of
 from poker.gamedef import GameDefError, load_game, shipped_name
@@ -30,15 +31,9 @@ __all__ = ["main", "document", "format_report", "EXIT_OK", "EXIT_FAILED", "EXIT_
 
 EXIT_OK = 0
 EXIT_FAILED = 1
-EXIT_USAGE = 2
 PROG = "arena rank"
 RAW = Unit("chips/hand", 1.0)
 INTERVAL = "95% normal interval over each pairing's matches (none from one match); totals combine their cells'"
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def _count(text: str) -> int:
@@ -49,7 +44,7 @@ def _count(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = UsageParser(
         prog=PROG,
         description="Rank a tournament's players: total bankroll, bankroll and series instant run-off "
         "(ACPC rules), and the crosstable with 95%% intervals. RESULTS is a CSV with the header "
@@ -124,14 +119,6 @@ def document(ranking: Ranking, unit: Unit, game: str | None) -> dict[str, Any]:
     }
 
 
-def _table(rows: list[list[str]], left: int = 1) -> list[str]:
-    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
-    return [
-        "  ".join(text.ljust(w) if c < left else text.rjust(w) for c, (text, w) in enumerate(zip(row, widths))).rstrip()
-        for row in rows
-    ]
-
-
 def _cell(mean: float, ci95: float | None) -> str:
     return f"{mean:.1f}" if ci95 is None else f"{mean:.1f} ±{ci95:.1f}"
 
@@ -148,7 +135,7 @@ def _runoff_lines(groups: list[list[str]], rounds: list[dict[str, Any]], what: s
         label = f"{place}{'=' if len(group) > 1 else ''}"
         rows += [[label, p, scores.get(p, "-")] for p in group]
         place += len(group)
-    return _table(rows, left=2)
+    return table_lines(rows, left=(0, 1))
 
 
 def format_report(doc: dict[str, Any]) -> str:
@@ -168,7 +155,7 @@ def format_report(doc: dict[str, Any]) -> str:
     for place, p in enumerate(doc["bankroll"], 1):
         ci = totals[p]["ci95"]
         rows.append([str(place), p, f"{totals[p]['mean']:.1f}", "-" if ci is None else f"±{ci:.1f}"])
-    lines += _table(rows, left=2)
+    lines += table_lines(rows, left=(0, 1))
     lines += ["", f"bankroll instant run-off (lowest total among the remaining out first; {unit})"]
     lines += _runoff_lines(doc["bankroll_runoff_groups"], doc["bankroll_runoff_rounds"], unit)
     lines += ["", "series instant run-off (fewest series won among the remaining out first, ties together)"]
@@ -197,7 +184,7 @@ def format_report(doc: dict[str, Any]) -> str:
                 row.append("-" if c is None else _cell(c["mean"], c["ci95"]))
             rows.append(row)
         rows.append(["total"] + [_cell(totals[p]["mean"], totals[p]["ci95"]) for p in order])
-    lines += _table(rows)
+    lines += table_lines(rows)
     boot = doc["bootstrap"]
     if boot is not None:
         lines += ["", f"bootstrap: {boot['samples']} samples (seed {boot['seed']}), {boot['resampling']}"]
@@ -205,7 +192,7 @@ def format_report(doc: dict[str, Any]) -> str:
         rows = [[""] + order]
         for a in order:
             rows.append([a] + ["-" if a == b else f"{boot['p_beats'][a][b]:.3f}" for b in order])
-        lines += _table(rows)
+        lines += table_lines(rows)
         for rule, share in boot["same_ranking"].items():
             leaders = ", ".join(f"{p} {v:.3f}" for p, v in sorted(boot["first"][rule].items(), key=lambda i: -i[1]) if v > 0)
             lines.append(f"{rule}: same ranking in {share:.3f} of samples; first: {leaders}")

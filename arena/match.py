@@ -64,7 +64,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, NoReturn, TextIO
+from typing import Any, Final, TextIO
 
 import numpy as np
 import numpy.typing as npt
@@ -73,6 +73,7 @@ from tqdm import tqdm
 
 from agent import cli as agent_cli
 from agent.client import AgentError, ConnectionLost, play
+from analysis.clitools import UsageParser, table_lines
 from analysis.stats import Estimate, Unit, format_chips, mean_ci, unit_of
 from dealer.lock import MatchInUseError, MatchLock
 from dealer.log import LogError, read_log
@@ -611,12 +612,8 @@ def format_table(plan: MatchPlan, rows: Sequence[AgentRow], unit: Unit, results:
                 f"±{estimate.half_width:.3f}",
             )
         )
-    widths = [max(len(line[c]) for line in cells) for c in range(len(header))]
-    left = 2  # agent and strategy are left-aligned, the numbers right-aligned
-    lines = [_title(plan, results) if results else _title(plan, [])]
-    for line in cells:
-        parts = [text.ljust(w) if c < left else text.rjust(w) for c, (text, w) in enumerate(zip(line, widths))]
-        lines.append("  ".join(parts))
+    # agent and strategy are left-aligned, the numbers right-aligned
+    lines = [_title(plan, results), *table_lines(cells, left=(0, 1))]
     return "\n".join(lines)
 
 
@@ -665,13 +662,6 @@ def _write_json(path: Path, document: dict[str, Any]) -> None:
 # -- the command line ---------------------------------------------------------------
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``arena match: error: ...`` and status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def _int(text: str) -> int:
     try:
         return int(text)
@@ -710,7 +700,7 @@ def _seed(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = UsageParser(
         prog="arena match",
         description="Play a local match: our dealer plus one agent per BOT, then a results table.",
         epilog=(

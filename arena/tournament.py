@@ -52,6 +52,7 @@ from typing import Any, Final, NoReturn
 import trio
 from tqdm import tqdm
 
+from analysis.clitools import UsageParser, table_lines
 from analysis.stats import Estimate, format_chips, mean_ci, unit_of
 from arena.match import (
     DEFAULT_T_HAND_MS,
@@ -523,12 +524,7 @@ def format_bankroll(config: Config, totals: Sequence[BotTotal]) -> str:
                 f"±{estimate.half_width:.3f}",
             )
         )
-    widths = [max(len(line[c]) for line in cells) for c in range(len(header))]
-    lines = []
-    for line in cells:
-        parts = [text.ljust(w) if c in (1, 2) else text.rjust(w) for c, (text, w) in enumerate(zip(line, widths))]
-        lines.append("  ".join(parts).rstrip())
-    return "\n".join(lines)
+    return "\n".join(table_lines(cells, left=(1, 2)))
 
 
 def _leader(bots: Sequence[tuple[str, str]], stored: dict[str, list[tuple[str, float, int]]]) -> str:
@@ -687,13 +683,8 @@ def _run_dask(address: str, jobs: Sequence[MatchJob], finished: Any) -> None:
 # -- the command line -----------------------------------------------------------------
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
-
-
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = UsageParser(
         prog="arena tournament",
         description="Every pairing (triple) of the configured bots in duplicate series; results in SQLite and CSV.",
         epilog="exit status: 0 done, 1 some matches failed (--resume retries them), 2 usage or config, 130 interrupted",
