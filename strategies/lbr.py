@@ -78,6 +78,7 @@ from poker.evaluate import showdown_values
 from poker.gamedef import Game
 from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies.base import PublicState, Strategy, make_strategy, private_hands
+from strategies.cfr.tree.public import BettingAbstraction
 
 __all__ = [
     "ACTION_SETS",
@@ -103,6 +104,11 @@ __all__ = [
 ACTION_SETS: Final = ("fc", "fcpa", "56")
 #: The 55 pot fractions of the 56-bet set (with all-in: 56 bets).
 FRACTIONS_56: Final = tuple(0.05 * 1.15**k for k in range(55))
+#: LBR's raises as betting abstractions (pot fractions clamped into the legal range, plus all-in).
+_FCPA: Final = BettingAbstraction((1.0,))
+_FRACTIONS_56_ALL_IN: Final = BettingAbstraction(FRACTIONS_56)
+#: The pot-size raise alone (clamped), a column asked of the target.
+_POT_RAISE: Final = BettingAbstraction((1.0,), all_in=False)
 #: Largest number of board run-outs enumerated exactly for a win probability.
 MAX_ENUMERATED: Final = 20_000
 #: Run-outs drawn when there are more (hold'em preflop).
@@ -241,20 +247,13 @@ class Rollouts:
 # -- the target's policy --------------------------------------------------------------
 
 
-def _pot_raise_to(state: State, fraction: float) -> int:
-    """Raise-to chips for a raise by ``fraction`` of the pot after calling."""
-    pot_after_call = sum(state.spent) + state.amount_to_call()
-    return state.max_spent + int(round(fraction * pot_after_call))
-
-
 def _columns(target: Strategy, state: State, extra: Sequence[Action] = ()) -> tuple[Action, ...]:
     """Columns to ask the target's policy for: the default legal actions, the
     pot-size raise, the actions the target says it plays (``actions(state)``,
     as the equilibrium agent has), and ``extra``; legal ones, without repeats."""
     wanted = list(state.legal_actions())
-    bounds = state.raise_bounds()
-    if not state.game.is_limit and bounds is not None:
-        wanted.append(Action.raise_to(min(max(_pot_raise_to(state, 1.0), bounds[0]), bounds[1])))
+    if not state.game.is_limit:
+        wanted.extend(Action.raise_to(size) for size in _POT_RAISE.raise_to_sizes(state))
     own: Callable[[State], Sequence[Action]] | None = getattr(target, "actions", None)
     if callable(own):
         wanted.extend(own(state))
@@ -289,10 +288,8 @@ def raise_candidates(state: State, action_set: str) -> list[Action]:
         return []
     if state.game.is_limit:
         return [Action(ActionType.RAISE)]
-    low, high = bounds
-    fractions = (1.0,) if action_set == "fcpa" else FRACTIONS_56
-    sizes = [min(max(_pot_raise_to(state, f), low), high) for f in fractions] + [high]
-    return [Action.raise_to(size) for size in sorted(set(sizes))]
+    abstraction = _FCPA if action_set == "fcpa" else _FRACTIONS_56_ALL_IN
+    return [Action.raise_to(size) for size in abstraction.raise_to_sizes(state)]
 
 
 @dataclass(frozen=True)
