@@ -111,9 +111,9 @@ MAX_TREE_WORK = 100_000
 #: Keys of ``settings``, and characters of each of its strings (a PCS sampler state is ~300).
 MAX_SETTINGS = 32
 MAX_SETTING_TEXT = 4096
-#: Card abstraction spec characters, and the most buckets one round may have.
+#: Card abstraction spec characters (the most buckets one round may have is
+#: :data:`strategies.cfr.abstraction.abstraction_file.MAX_BUCKETS`).
 MAX_SPEC_TEXT = 64
-MAX_BUCKETS = 1 << 24
 
 _NAME = re.compile(r"[a-z0-9][a-z0-9+_.-]{0,31}")
 
@@ -308,6 +308,7 @@ HEADER_FIELDS: dict[str, Field] = {
 
 def _card_abstraction(spec: str, game: Game) -> str | None:
     """What is wrong with a bucket table's card abstraction spec for ``game``, or None."""
+    from strategies.cfr.abstraction.abstraction_file import MAX_BUCKETS
     from strategies.cfr.abstraction.card_abstraction import parse_abstraction_spec
     from strategies.cfr.abstraction.card_tables import AbstractionError
 
