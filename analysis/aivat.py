@@ -63,7 +63,8 @@ from analysis.importance import (
     card_bits,
     check_value,
     holding_bits,
-    positions_of,
+    per_hand,
+    player_positions,
     rank_cases,
     replay_hand,
 )
@@ -339,21 +340,8 @@ def aivat(
             give, a public state the value function lacks, a game that is not
             two-player.
     """
-    n = len(hands)
-    # (the same resolution as analysis.importance.estimate's; a shared helper there would serve both)
-    positions = (
-        positions_of(hands, player)
-        if isinstance(player, str)
-        else np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
-    )
-    if n and not (0 <= int(positions.min()) and int(positions.max()) < hands.players):
-        raise AivatError(f"positions must lie in 0..{hands.players - 1}")
+    positions = player_positions(hands, player, AivatError)
     estimator = _Estimator(hands.game, sigma, values, opponent)
-    raw = hands.values[np.arange(n), positions].astype(np.float64)
-    out = np.empty((n, 5))
-    for i in range(n):
-        board = tuple(int(c) for c in hands.board[i] if c >= 0)
-        out[i] = estimator.hand(
-            hands.where(i), int(positions[i]), hands.betting[i], hands.hole[i].tolist(), board, float(raw[i])
-        )
+    raw, hand_args = per_hand(hands, positions)
+    out = np.array([estimator.hand(*args) for args in hand_args]).reshape(len(hands), 5)
     return Aivat(raw, *(out[:, j].copy() for j in range(5)))

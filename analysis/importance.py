@@ -65,7 +65,7 @@ duplicate match), and :func:`tree_policy` turns a public-tree strategy array
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -88,6 +88,8 @@ __all__ = [
     "Policy",
     "PolicyFn",
     "estimate",
+    "per_hand",
+    "player_positions",
     "positions_of",
     "simulate_hands",
     "tree_policy",
@@ -430,6 +432,41 @@ def positions_of(hands: Hands, name: str) -> IntArray:
     return positions
 
 
+def player_positions(
+    hands: Hands, player: str | int | Sequence[int] | IntArray, error: type[ImportanceError] = ImportanceError
+) -> IntArray:
+    """``player``'s position in every hand: a name in ``hands.names``, one position, or a position per hand.
+
+    Raises:
+        ImportanceError: ``name`` is missing from some hand; ``error``: a position out of range.
+    """
+    if isinstance(player, str):
+        return positions_of(hands, player)
+    positions: IntArray = np.broadcast_to(np.asarray(player, dtype=np.int64), (len(hands),))
+    if ((positions < 0) | (positions >= hands.players)).any():
+        raise error(f"positions must lie in 0..{hands.players - 1}")
+    return positions
+
+
+def per_hand(
+    hands: Hands, positions: IntArray
+) -> tuple[FloatArray, Iterator[tuple[str, int, str, list[list[int]], tuple[int, ...], float]]]:
+    """The position's raw values, and each hand's ``(where, position, betting, hole, board, raw)``."""
+    raw: FloatArray = hands.values[np.arange(len(hands)), positions].astype(np.float64)
+    rows = (
+        (
+            hands.where(i),
+            int(positions[i]),
+            hands.betting[i],
+            hands.hole[i].tolist(),
+            tuple(int(c) for c in hands.board[i] if c >= 0),
+            float(raw[i]),
+        )
+        for i in range(len(hands))
+    )
+    return raw, rows
+
+
 def estimate(
     hands: Hands,
     player: str | int | Sequence[int] | IntArray,
@@ -450,21 +487,10 @@ def estimate(
         ImportanceError: a hand the strategies or the rules cannot explain (its
             ``file:line``), a game that is not two-player, a bad ``information``.
     """
-    n = len(hands)
-    if isinstance(player, str):
-        positions = positions_of(hands, player)
-    else:
-        positions = np.broadcast_to(np.asarray(player, dtype=np.int64), (n,))
-    if ((positions < 0) | (positions >= hands.players)).any():
-        raise ImportanceError(f"positions must lie in 0..{hands.players - 1}")
+    positions = player_positions(hands, player)
     evaluator = HandEvaluator(hands.game, sigma, played, information)
-    out = np.empty((n, 4))
-    raw = hands.values[np.arange(n), positions].astype(np.float64)
-    for i in range(n):
-        board = tuple(int(c) for c in hands.board[i] if c >= 0)
-        out[i] = evaluator.hand(
-            hands.where(i), int(positions[i]), hands.betting[i], hands.hole[i].tolist(), board, float(raw[i])
-        )
+    raw, hand_args = per_hand(hands, positions)
+    out = np.array([evaluator.hand(*args) for args in hand_args]).reshape(len(hands), 4)
     return Estimates(raw, out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(), out[:, 3].copy())
 
 
