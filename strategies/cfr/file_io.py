@@ -44,7 +44,6 @@ __all__ = [
     "check_fields",
     "pack_array",
     "show",
-    "unpack_array",
     "write_file",
 ]
 
@@ -114,17 +113,6 @@ def _claim(packed: Any) -> tuple[np.dtype[Any], tuple[int, ...], bytes]:
     if claimed != len(data):
         raise ValueError(f"shape {show(shape)} of {dtype.name} needs {claimed} bytes, the file holds {len(data)}")
     return dtype, tuple(shape), data
-
-
-def unpack_array(packed: Any) -> npt.NDArray[Any]:
-    """The array of :func:`pack_array`'s map, in native byte order (a copy).
-
-    Raises:
-        ValueError: a damaged or implausible map (callers name the file).
-    """
-    dtype, shape, data = _claim(packed)
-    array: npt.NDArray[Any] = np.frombuffer(data, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
-    return array
 
 
 def write_file(path: Path, header: Mapping[str, Any], arrays: Mapping[str, npt.NDArray[Any]]) -> None:
