@@ -103,6 +103,16 @@ def test_errors_are_one_line(hulhe: Path, tmp_path: Path, capsys: pytest.Capture
     assert main([str(hulhe), "--game", "nosuchgame"]) == 2
 
 
+@pytest.mark.parametrize("options", [["--format", "xml"], ["--nosuch"], ["--strategy"]])
+def test_usage_errors_are_one_line(hulhe: Path, options: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as raised:
+        main([str(hulhe), *options])
+    assert raised.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("arena analyze: error: ") and captured.err.count("\n") == 1 and captured.out == ""
+
+
 @pytest.fixture(scope="module")
 def leduc(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("leduc")

@@ -221,6 +221,15 @@ def test_config_file_errors_are_one_line_with_status_2(tmp_path: Path, capsys: p
     assert main([str(tmp_path / "missing.toml")]) == 2
 
 
+@pytest.mark.parametrize("argv", [["--workers", "0"], ["--workers", "two"], ["--nosuch"], []])
+def test_usage_errors_are_one_line_with_status_2(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = [str(write_config(tmp_path))] if argv else []
+    assert main([*config, *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("arena tournament: error: ") and captured.err.count("\n") == 1
+    assert captured.out == "" and not (tmp_path / "out").exists()
+
+
 def test_sigkill_then_resume_loses_and_repeats_nothing(local_run: Path, tmp_path: Path) -> None:
     """SIGKILL the runner once its first match row is in, resume, compare with the uninterrupted run."""
     config = write_config(tmp_path, workers=1)
