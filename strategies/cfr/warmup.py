@@ -59,23 +59,25 @@ def _evaluator(tmp: Path) -> None:
     rank_hands(np.arange(7, dtype=np.int64).reshape(1, 7))
 
 
+def _run(command: str, main: Callable[[list[str]], int], argv: list[str], *extra: str) -> None:
+    """``main(argv + extra)`` with its output swallowed; a failure names ``command ARGV``."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = main([*argv, *extra])
+    if status != 0:
+        raise RuntimeError(f"warm-up: {command} {' '.join(argv)} failed with status {status}")
+
+
 def _cli(*argv: str) -> None:
     """``arena solve ARGV --quiet`` with its output swallowed."""
     from strategies.cfr import cli
 
-    with contextlib.redirect_stdout(io.StringIO()):
-        status = cli.main([*argv, "--quiet"])
-    if status != 0:
-        raise RuntimeError(f"warm-up: arena solve {' '.join(argv)} failed with status {status}")
+    _run("arena solve", cli.main, list(argv), "--quiet")
 
 
 def _exploitability(path: Path) -> None:
     from strategies.cfr import cli_exploitability
 
-    with contextlib.redirect_stdout(io.StringIO()):
-        status = cli_exploitability.main([str(path)])
-    if status != 0:
-        raise RuntimeError(f"warm-up: arena exploitability {path} failed with status {status}")
+    _run("arena exploitability", cli_exploitability.main, [str(path)])
 
 
 def _solver(tmp: Path) -> None:
