@@ -101,14 +101,16 @@ def _json_estimate(estimate: Estimate, unit: Unit) -> dict[str, Any]:
     return {"hands": estimate.n, "mean": scaled.mean, "ci95": None if math.isnan(scaled.half_width) else scaled.half_width}
 
 
-def analyze(tables: Sequence[Hands]) -> dict[str, Any]:
-    """The report as a JSON-ready document (means in the game's unit).
+def analyze(tables: Sequence[Hands], every: Hands | None = None) -> dict[str, Any]:
+    """The report as a JSON-ready document (means in the game's unit); ``every`` is
+    ``concat(tables)`` when the caller has it already.
 
     Raises:
         HandsError: logs of different games.
         DuplicateError: logs that look like one duplicate match but do not pair.
     """
-    every = concat(tables)
+    if every is None:
+        every = concat(tables)
     game = every.game
     unit = unit_of(game)
     sets, _ = find_duplicates(tables)
@@ -261,11 +263,11 @@ def main(argv: list[str]) -> int:
         tables = [
             read_hands(path, game, skip_damaged=args.skip_damaged, validate=args.validate) for path in _paths(args.logs)
         ]
-        document = analyze(tables)
+        every = concat(tables)
+        document = analyze(tables, every)
     except (HandsError, DuplicateError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_FAILED
-    every = concat(tables)
     if args.strategy is not None:
         try:
             document["estimated"] = {"player": args.player, "strategy": args.strategy, "aivat_values": AIVAT_VALUES}
