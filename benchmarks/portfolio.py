@@ -45,8 +45,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/deale
 from analysis.stats import Estimate, mean_ci
 from poker.gamedef import load_game
 from strategies import make_strategy
-from strategies.cfr.best_response.exact import profile_values, strategy_from_policy
+from strategies.cfr.best_response.exact import strategy_from_policy
 from strategies.cfr.tree.public import Tree, build_tree
+from strategies.dbr import exploitation
 from strategies.portfolio import DEFAULT_SETS, PortfolioStrategy, play_hands
 
 OPPONENTS = ("always-call", "always-raise", "tilt:preset=green", "leduc-cfr")
@@ -77,10 +78,7 @@ def exact_value(tree: Tree, ours: str, theirs: str) -> float:
     """``ours``' expected chips/hand against ``theirs`` over both positions, from the tree."""
     game = tree.game
     mine, other = (strategy_from_policy(tree, make_strategy(spec, game, seed=0)) for spec in (ours, theirs))
-    first = (tree.decision_player == 0)[:, None, None]
-    as_first = profile_values(tree, np.where(first, mine, other))[0]
-    as_second = profile_values(tree, np.where(first, other, mine))[1]
-    return (as_first + as_second) / 2
+    return exploitation(tree, mine, other)
 
 
 def interval(e: Estimate) -> str:

@@ -44,6 +44,7 @@ from strategies import make_strategy
 from strategies.cfr.best_response.exact import best_response, exploitability, profile_values, strategy_from_policy
 from strategies.cfr.solvers.solver import Solver
 from strategies.cfr.tree.public import Tree, build_tree
+from strategies.dbr import exploitation  # our chips/hand against a strategy, both seats averaged
 from strategies.tilt import DEFAULT_ITERATIONS, PRESETS, Tilt, solve_tilt, solve_tilted_game, tilted_payoff
 
 Array = npt.NDArray[np.float64]
@@ -59,14 +60,6 @@ SWEEPS = {
 #: Thesis Table 2.3 exploitability (mbb/g, HULHE abstractions) and Figure 2.5's quoted points.
 THESIS_TABLE = {"pink": 235.294, "orange": 227.457, "peach": 228.325, "red": 257.231, "green": 263.702}
 THESIS_SWEEP = {0: 267.235, 4: 261.219, 7: 261.425}
-
-
-def head_to_head(tree: Tree, ours: Array, theirs: Array) -> float:
-    """Our expected chips/hand against ``theirs``, averaged over the two seats."""
-    first = tree.decision_player == 0
-    as_first = profile_values(tree, np.where(first[:, None, None], ours, theirs))[0]
-    as_second = profile_values(tree, np.where(first[:, None, None], theirs, ours))[1]
-    return (as_first + as_second) / 2
 
 
 def tilted_gap(tree: Tree, tilt: Tilt, iterations: int) -> float:
@@ -117,11 +110,11 @@ def main() -> None:
             ",".join(f"{v:g}" for v in tilt.values),
             f"{exploitability(tree, strategy):.6f}",
             f"{tilted_gap(tree, tilt, args.iterations):.1e}",
-            *(chips(head_to_head(tree, strategy, other)) for other in opponents.values()),
+            *(chips(exploitation(tree, strategy, other)) for other in opponents.values()),
         ]
         print(row(name, cells))
     cells = ["(reference)", f"{exploitability(tree, equilibrium):.6f}", "", *(
-        chips(head_to_head(tree, equilibrium, other)) for other in opponents.values()
+        chips(exploitation(tree, equilibrium, other)) for other in opponents.values()
     )]
     print(row("equilibrium", cells))
     print(row("best response", ["(reference)", "", "", *(
@@ -137,8 +130,8 @@ def main() -> None:
         for t in steps:
             strategy = solve_tilt(tree, make(float(t)), args.iterations)
             curves[0].append(exploitability(tree, strategy))
-            curves[1].append(head_to_head(tree, strategy, equilibrium))
-            curves[2].append(head_to_head(tree, strategy, opponents["random"]))
+            curves[1].append(exploitation(tree, strategy, equilibrium))
+            curves[2].append(exploitation(tree, strategy, opponents["random"]))
         sweep[label] = curves
     shown = [t for t in (-25, -10, -7, -4, 0, 4, 7, 10, 25) if np.isclose(steps, t).any()]
     print(f"\nFigure 2.5 sweep, exploitability (chips/hand) by tilt %, {len(steps)} points each:")
