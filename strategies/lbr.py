@@ -74,8 +74,8 @@ import numpy.typing as npt
 from analysis.stats import Estimate, mean_ci
 from poker import _eval_kernels as _k
 from poker.deal import Deal, Dealer
-from poker.evaluate import showdown_values
 from poker.gamedef import Game
+from poker.hand_rank import rank_hand
 from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies.base import PublicState, Strategy, make_strategy, private_hands
 from strategies.cfr.tree.public import BettingAbstraction
@@ -376,8 +376,8 @@ def play_hand(
         state = state.apply(action)
     ranks: list[int] | None = None
     if state.is_showdown():
-        full = list(deal.board[: game.total_board_cards(game.num_rounds - 1)])
-        ranks = [int(showdown_values(np.array([list(hole)]), full)[0]) for hole in deal.hole]
+        full = deal.board[: game.total_board_cards(game.num_rounds - 1)]
+        ranks = [rank_hand(tuple(hole) + tuple(full)) for hole in deal.hole]
     return float(state.values(ranks)[lbr_position])
 
 
