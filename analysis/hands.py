@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from dealer.records import MatchHeader
 from poker.cards import RANK_CHARS, SUIT_CHARS, cards_to_text
-from poker.evaluate import rank_hand
+from poker.hand_rank import hand_values
 from poker.gamedef import Game, GameDefError, load_game
 from poker.protocol import ProtocolError, format_value, parse_state_line
 
@@ -553,13 +553,7 @@ class _LogReader:
                 if not state.finished:
                     problem = f"the betting {block.betting[row]!r} does not finish the hand"
                 else:
-                    if state.is_showdown():
-                        board = deal.board[: game.total_board_cards(state.round)]
-                        expected = state.values(
-                            [0 if state.folded[p] else rank_hand(hole + board) for p, hole in enumerate(deal.hole)]
-                        )
-                    else:
-                        expected = state.values()
+                    expected = hand_values(state, deal.hole, deal.board)
                     wrong = [p for p, v in enumerate(expected) if not math.isclose(float(v), block.values[row, p], abs_tol=1e-6)]
                     if not wrong:
                         continue

@@ -5,7 +5,7 @@ dealer's header, 1,000,000 STATE lines and a SCORE line. ``--distinct`` hands
 (default 20,000) are played with :mod:`poker.state` from the reference deal
 (seed 1): each action is drawn fold 0.06 / call 0.47 / raise 0.47 (the
 reference ``example_player``; a free check is never folded), showdown values
-come from :func:`poker.evaluate.rank_hand`, and the lines are printed by
+come from :func:`poker.hand_rank.hand_values`, and the lines are printed by
 :func:`poker.protocol.format_state_line` with the seat names rotating. Those
 lines are then repeated, hand ids renumbered 0..999,999, to a million.
 
@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from analysis.hands import read_log  # noqa: E402
 from dealer.log import format_header  # noqa: E402
 from poker.deal import Dealer  # noqa: E402
-from poker.evaluate import rank_hand  # noqa: E402
+from poker.hand_rank import hand_values  # noqa: E402
 from poker.gamedef import Game, load_game  # noqa: E402
 from poker.protocol import format_state_line, parse_state_line  # noqa: E402
 from poker.state import CALL, FOLD, Action, ActionType, State  # noqa: E402
@@ -66,11 +66,7 @@ def play(game: Game, hands: int, seed: int) -> list[tuple[str, str]]:
             else:
                 action = RAISE
             state = state.apply(action)
-        if state.is_showdown():
-            board = deal.board[: game.total_board_cards(state.round)]
-            values = state.values([0 if state.folded[p] else rank_hand(h + board) for p, h in enumerate(deal.hole)])
-        else:
-            values = state.values()
+        values = hand_values(state, deal.hole, deal.board)
         names = [NAMES[(p + hand) % 2] for p in range(2)]
         line = format_state_line(state, deal, hand_id=hand, values=values, names=names)
         lines.append((line.split(":", 2)[2], names[0]))

@@ -69,7 +69,7 @@ from dealer.messages import HandTexts
 from dealer.records import HandRecord, MatchHeader, RecordWriter, open_event_log
 from dealer.seats import Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
 from poker.deal import Dealer
-from poker.hand_rank import rank_hand
+from poker.hand_rank import hand_values
 from poker.gamedef import Game
 from poker.protocol import ProtocolError, format_state_line, parse_action, parse_match_state, view_of
 from poker.state import CALL, Action, State
@@ -431,13 +431,7 @@ class _Match:
     def score_hand(self) -> tuple[Fraction, ...]:
         """The finished hand's values by position, added to the seats' totals as
         doubles in seat order, as the reference accumulates them."""
-        state, deal = self.state, self.deal
-        if state.is_showdown():
-            board = deal.board[: self.game.total_board_cards(state.round)]
-            ranks = [0 if state.folded[p] else rank_hand(hole + board) for p, hole in enumerate(deal.hole)]
-            values = state.values(ranks)
-        else:
-            values = state.values()
+        values = hand_values(self.state, self.deal.hole, self.deal.board)
         for p, value in enumerate(values):
             self.totals[(p + self.player0_seat) % self.n] += float(value)
         return values

@@ -10,16 +10,32 @@ start-up, the price of a hundred heads-up hands.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from poker import rank_tables as _t
 
-__all__ = ["MAX_HAND_CARDS", "NUM_CARDS", "rank_hand", "integer_array", "bad_hand_message"]
+if TYPE_CHECKING:
+    from poker.state import State
+
+__all__ = ["MAX_HAND_CARDS", "NUM_CARDS", "rank_hand", "hand_values", "integer_array", "bad_hand_message"]
 
 MAX_HAND_CARDS = 7
 NUM_CARDS = 52
+
+
+def hand_values(state: State, hole: Sequence[Sequence[int]], board: Sequence[int]) -> tuple[Fraction, ...]:
+    """Chips won or lost per position in the finished hand ``state``, with each
+    position's ``hole`` cards and the dealt ``board`` (the cards of rounds not
+    reached are ignored): at a showdown the unfolded hands are ranked here, the
+    one place that turns a deal into a result for the dealer, logs and agents."""
+    if not state.is_showdown():
+        return state.values()
+    shown = tuple(board[: state.game.total_board_cards(state.round)])
+    return state.values([0 if state.folded[p] else rank_hand(tuple(cards) + shown) for p, cards in enumerate(hole)])
 
 
 def rank_hand(cards: Sequence[int]) -> int:

@@ -75,7 +75,7 @@ from analysis.stats import Estimate, mean_ci
 from poker import _eval_kernels as _k
 from poker.deal import Deal, Dealer
 from poker.gamedef import Game
-from poker.hand_rank import rank_hand
+from poker.hand_rank import hand_values
 from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies.base import PublicState, Strategy, make_strategy, private_hands
 from strategies.cfr.tree.public import BettingAbstraction
@@ -374,11 +374,7 @@ def play_hand(
             action = columns[choice]
             range_ = bayes_update(range_, policy[:, choice])
         state = state.apply(action)
-    ranks: list[int] | None = None
-    if state.is_showdown():
-        full = deal.board[: game.total_board_cards(game.num_rounds - 1)]
-        ranks = [rank_hand(tuple(hole) + tuple(full)) for hole in deal.hole]
-    return float(state.values(ranks)[lbr_position])
+    return float(hand_values(state, deal.hole, deal.board)[lbr_position])
 
 
 @cache

@@ -70,7 +70,7 @@ import numpy.typing as npt
 
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
-from poker.hand_rank import rank_hand
+from poker.hand_rank import hand_values
 from poker.protocol import MatchState, view_of
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, make_strategy, register
@@ -292,10 +292,7 @@ class PortfolioStrategy(Strategy):
 
 def _values(state: State, hole: Sequence[Sequence[int]], board: Sequence[int]) -> tuple[float, ...]:
     """Chips per position of a finished hand (the showdown's cards are in ``hole``)."""
-    if state.is_showdown():
-        ranks = [0 if state.folded[p] else rank_hand(tuple(h) + tuple(board)) for p, h in enumerate(hole)]
-        return tuple(float(v) for v in state.values(ranks))
-    return tuple(float(v) for v in state.values())
+    return tuple(float(v) for v in hand_values(state, hole, board))
 
 
 def play_hands(
