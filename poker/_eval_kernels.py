@@ -178,6 +178,36 @@ def showdown_values_kernel(hand_sets: np.ndarray, board_set: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
+def runout_outcomes(
+    hero_set: int, board_set: int, completions: np.ndarray, opp_sets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per opponent hand, the hero's wins (ties 1/2) and the run-outs counted.
+
+    ``completions`` (n_runouts, m) holds the card ids each run-out adds to the
+    board; a run-out counts an opponent hand only if they share no card. A range
+    over the opponent hands weighs these (``range @ wins / range @ counts``), so
+    one pass serves every range the hand later narrows to."""
+    n = opp_sets.shape[0]
+    wins = np.zeros(n)
+    counts = np.zeros(n)
+    for b in range(completions.shape[0]):
+        full = np.int64(board_set)
+        for j in range(completions.shape[1]):
+            full |= card_bit(completions[b, j])
+        hero = rank_cardset(hero_set | full)
+        for o in range(n):
+            if opp_sets[o] & full:
+                continue
+            opp = rank_cardset(opp_sets[o] | full)
+            counts[o] += 1.0
+            if hero > opp:
+                wins[o] += 1.0
+            elif hero == opp:
+                wins[o] += 0.5
+    return wins, counts
+
+
+@njit(cache=True, nogil=True)
 def combination_indices(n: int, m: int) -> np.ndarray:
     """All m-subsets of range(n) as ascending rows, in lexicographic order."""
     total = np.int64(1)

@@ -222,21 +222,11 @@ class Rollouts:
                 for _ in range(SAMPLED_RUNOUTS)
             ]
         self.runouts = len(completions)
-        hero_free = _avoiding(game, tuple(hole))
-        hero_set = np.array([_mask(hole)], dtype=np.int64)
-        wins = np.zeros(len(hand_sets))
-        counts = np.zeros(len(hand_sets))
-        board_mask = _mask(board)
-        for completion in completions:
-            full = board_mask | _mask(completion)
-            # The evaluator's kernel on card bitmasks (showdown_values without its checks).
-            opp = _k.showdown_values_kernel(hand_sets, full)
-            hero = int(_k.showdown_values_kernel(hero_set, full)[0])
-            live = (opp >= 0) & hero_free
-            wins += live * ((hero > opp) + 0.5 * (hero == opp))
-            counts += live
-        self.wins = wins
-        self.counts = counts
+        runouts = np.array(completions, dtype=np.int64).reshape(len(completions), to_deal)
+        wins, counts = _k.runout_outcomes(_mask(hole), _mask(board), runouts, hand_sets)
+        hero_free = _avoiding(game, tuple(hole))  # target hands sharing a card with ours never occur
+        self.wins = wins * hero_free
+        self.counts = counts * hero_free
 
     def wp(self, range_: npt.NDArray[np.float64]) -> float:
         """Win probability (ties 1/2) against ``range_``; 0 for an empty range."""
