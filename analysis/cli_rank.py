@@ -1,14 +1,20 @@
-"""``arena rank RESULTS [--game GAME] [--format table|json] [--bootstrap N [--seed S]]``.
+"""``arena rank RESULTS [--game GAME] [--format table|json] [--bootstrap N [--seed S]] [--report PATH.html]``.
 
 Ranks the players of a tournament's results (:mod:`analysis.scoring`): total
 bankroll, bankroll instant run-off, series instant run-off, and the crosstable
 with 95% intervals over each pairing's matches. RESULTS is a CSV with the header
 ``match,player,value,hands`` (one row per player per match: chips won in that
-match and its hand count; a match has 2 or 3 players). ``--game`` gives the
-unit (:func:`analysis.stats.unit_of`: mbb/g for games with blinds, chips/hand
-otherwise); without it values are raw chips per hand. ``--bootstrap N``
-resamples the matches N times (seeded) for P(row beats column) and how stable
-each ranking is.
+match and its hand count; a match has 2 or 3 players), or a tournament database
+(``arena tournament``'s ``OUTPUT/tournament.db``, or OUTPUT itself). ``--game``
+gives the unit (:func:`analysis.stats.unit_of`: mbb/g for games with blinds,
+chips/hand otherwise); a tournament database names its game, a CSV does not, so
+without it a CSV's values are raw chips per hand. ``--bootstrap N`` resamples
+the matches N times (seeded) for P(row beats column) and how stable each
+ranking is. ``--report`` also writes the self-contained HTML report
+(:func:`analysis.report.write_rank_report`).
+
+``arena tournament`` prints and writes the same (:func:`ranking_document`,
+:func:`format_report`), so a tournament and ``arena rank`` of its database agree.
 
 Exit statuses: 0 done; 1 results that cannot be read or ranked (one line on
 stderr naming file and line); 2 usage (or a game that does not load).
@@ -23,11 +29,14 @@ import sys
 from typing import Any
 
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
-from analysis.scoring import Crosstable, Ranking, ResultsError, Runoff, ScoringError, load_results, rank
-from analysis.stats import Estimate, Unit, unit_of
-from poker.gamedef import GameDefError, load_game, shipped_name
+from pathlib import Path
 
-__all__ = ["main", "document", "format_report", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+from analysis.report import crosstable_grid, write_rank_report
+from analysis.scoring import Crosstable, Ranking, Results, ResultsError, Runoff, ScoringError, load_results, rank
+from analysis.stats import Estimate, Unit, unit_of
+from poker.gamedef import Game, GameDefError, load_game, parse_game, shipped_name
+
+__all__ = ["main", "document", "format_report", "ranking_document", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -48,14 +57,16 @@ def _parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Rank a tournament's players: total bankroll, bankroll and series instant run-off "
         "(ACPC rules), and the crosstable with 95%% intervals. RESULTS is a CSV with the header "
-        "match,player,value,hands (one row per player per match; value: chips won in the match).",
+        "match,player,value,hands (one row per player per match; value: chips won in the match), "
+        "or an arena tournament's database (OUTPUT/tournament.db, or OUTPUT).",
         epilog="exit status: 0 done, 1 results that cannot be read or ranked, 2 usage",
     )
-    parser.add_argument("results", metavar="RESULTS", help="CSV of per-match results")
-    parser.add_argument("--game", help="game name or file, for the unit (default: raw chips per hand)")
+    parser.add_argument("results", metavar="RESULTS", help="CSV of per-match results, or a tournament database or output directory")
+    parser.add_argument("--game", help="game name or file, for the unit (default: the database's game; a CSV's: raw chips per hand)")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output (default: table)")
     parser.add_argument("--bootstrap", type=_count, default=0, metavar="N", help="bootstrap samples over matches (default 0: none)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--report", type=Path, metavar="PATH.html", help="also write a self-contained HTML report")
     return parser
 
 
@@ -161,30 +172,12 @@ def format_report(doc: dict[str, Any]) -> str:
     lines += ["", "series instant run-off (fewest series won among the remaining out first, ties together)"]
     lines += _runoff_lines(doc["series_runoff"], doc["series_runoff_rounds"], "points")
     lines += ["", f"crosstable ({unit}, mean ±95% half-width over matches)"]
-    order = doc["bankroll"]
-    cells = {(c["player"], tuple(c["opponents"])): c for c in table["cells"]}
-    if doc["players_per_match"] == 2:
-        lines.append("row player's result against the column player")
-        rows = [[""] + order + ["total"]]
-        for a in order:
-            row = [a]
-            for b in order:
-                c = cells.get((a, (b,)))
-                row.append("-" if c is None else _cell(c["mean"], c["ci95"]))
-            rows.append(row + [_cell(totals[a]["mean"], totals[a]["ci95"])])
-    else:
-        lines.append("column player's result against the row's two opponents")
-        rows = [["opponents"] + order]
-        pairs = sorted((tuple(sorted(o, key=order.index)) for _, o in cells), key=lambda o: [order.index(p) for p in o])
-        for ranked in dict.fromkeys(pairs):
-            pair = tuple(sorted(ranked))
-            row = [", ".join(ranked)]
-            for p in order:
-                c = cells.get((p, pair))
-                row.append("-" if c is None else _cell(c["mean"], c["ci95"]))
-            rows.append(row)
-        rows.append(["total"] + [_cell(totals[p]["mean"], totals[p]["ci95"]) for p in order])
+    header, grid = crosstable_grid(doc)
+    heads_up = doc["players_per_match"] == 2
+    lines.append("row player's result against the column player" if heads_up else "column player's result against the row's two opponents")
+    rows = [header] + [[label] + ["-" if c is None else _cell(c["mean"], c["ci95"]) for c in row] for label, row in grid]
     lines += table_lines(rows)
+    order = doc["bankroll"]
     boot = doc["bootstrap"]
     if boot is not None:
         lines += ["", f"bootstrap: {boot['samples']} samples (seed {boot['seed']}), {boot['resampling']}"]
@@ -199,23 +192,45 @@ def format_report(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def ranking_document(results: Results, game: Game | None, game_name: str | None, samples: int, seed: int) -> dict[str, Any]:
+    """Rank ``results`` and return :func:`document` in ``game``'s unit (raw chips
+    per hand without one): what ``arena rank`` and ``arena tournament`` print.
+
+    Raises:
+        ScoringError: a run-off meets players with no match among them while others have.
+    """
+    unit = RAW if game is None else unit_of(game)
+    name = None if game is None else shipped_name(game) or game_name or "the database's game"
+    return document(rank(results, samples=samples, seed=seed), unit, name)
+
+
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    unit, game_name = RAW, None
+    game: Game | None = None
     if args.game is not None:
         try:
             game = load_game(args.game)
         except GameDefError as error:
             print(f"{PROG}: error: {error}", file=sys.stderr)
             return EXIT_USAGE
-        unit, game_name = unit_of(game), shipped_name(game) or args.game
     try:
-        ranking = rank(load_results(args.results), samples=args.bootstrap, seed=args.seed)
+        results = load_results(args.results)
+        if game is None and results.game is not None:
+            try:
+                game = parse_game(results.game, source=results.source)
+            except GameDefError as error:
+                raise ResultsError(f"{results.source}: its game does not load: {str(error).splitlines()[0]}") from None
+        doc = ranking_document(results, game, args.game, args.bootstrap, args.seed)
     except (ResultsError, ScoringError) as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_FAILED
-    doc = document(ranking, unit, game_name)
     print(json.dumps(doc, indent=2) if args.format == "json" else format_report(doc))
+    if args.report is not None:
+        try:
+            write_rank_report(args.report, doc)
+        except OSError as error:
+            print(f"{PROG}: error: {args.report}: {error.strerror or error}", file=sys.stderr)
+            return EXIT_FAILED
     return EXIT_OK
 
 

@@ -1,4 +1,5 @@
-"""``arena analyze --report PATH.html``: a self-contained HTML report of a match.
+"""``arena analyze --report PATH.html``: a self-contained HTML report of a match;
+``arena rank --report`` and ``arena tournament``: one of a tournament.
 
 One file with inline CSS and its plots as base64 PNG images (matplotlib, Agg
 backend): nothing else to fetch. It holds the per-player table, the duplicate
@@ -7,6 +8,12 @@ table (when the logs are duplicate seatings), the estimator table (when
 each player's cumulative winnings with a 95% band (``±1.96·s·√n`` after ``n``
 hands, ``s`` the player's standard deviation per hand) and a plot comparing the
 estimators' means with their 95% intervals.
+
+The tournament report (:func:`render_rank_report`) is drawn from ``arena
+rank``'s JSON document alone: the rankings and run-off rounds, the crosstable
+with each cell shaded by sign where its 95% interval excludes 0 (the ACPC's
+colour-coded crosstables, SPEC.md §4.4), a plot of each total bankroll with its
+interval and, with a bootstrap, a map of P(row beats column).
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from analysis.breakdown import by_position, cumulative
 from analysis.hands import Hands
 from analysis.stats import Z_95, unit_of
 
-__all__ = ["render_report", "write_report"]
+__all__ = ["render_report", "write_report", "crosstable_grid", "render_rank_report", "write_rank_report"]
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -35,6 +42,7 @@ th { text-align: left; background: #f4f4f4; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 p.note { color: #555; font-size: 0.9em; }
 img { max-width: 100%; }
+td.win { background: #cdeccd; } td.loss { background: #f6d0d0; }
 """
 
 
@@ -62,6 +70,11 @@ def _png(figure: Any) -> str:
     plt.close(figure)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     return f'<img alt="plot" src="data:image/png;base64,{data}">\n'
+
+
+def _page(title: str, body: list[str]) -> str:
+    head = f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
+    return "".join([head, f"<style>{_CSS}</style>\n</head>\n<body>\n<h1>{html.escape(title)}</h1>\n", *body, "</body>\n</html>\n"])
 
 
 def _cumulative_plot(hands: Hands) -> str:
@@ -112,9 +125,6 @@ def render_report(document: dict[str, Any], hands: Hands) -> str:
     per_chip = unit_of(hands.game).per_chip
     title = f"{document['game']}: {document['hands']} hands"
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n",
-        f"<h1>{html.escape(title)}</h1>\n",
         f'<p class="note">logs: {html.escape(", ".join(document["logs"]))}; unit {html.escape(unit)}</p>\n',
         "<h2>Players</h2>\n",
         _table(
@@ -159,9 +169,8 @@ def render_report(document: dict[str, Any], hands: Hands) -> str:
         ),
         "<h2>Cumulative winnings</h2>\n",
         _cumulative_plot(hands),
-        "</body>\n</html>\n",
     ]
-    return "".join(parts)
+    return _page(title, parts)
 
 
 def write_report(path: Path, document: dict[str, Any], hands: Hands) -> None:
@@ -171,3 +180,148 @@ def write_report(path: Path, document: dict[str, Any], hands: Hands) -> None:
         OSError: the file cannot be written.
     """
     path.write_text(render_report(document, hands), encoding="utf-8")
+
+
+# -- tournaments (arena rank / arena tournament) ---------------------------------------
+
+Entry = dict[str, Any] | None
+
+
+def crosstable_grid(doc: dict[str, Any]) -> tuple[list[str], list[tuple[str, list[Entry]]]]:
+    """The crosstable of ``arena rank``'s document as a header and labelled rows
+    of entries (``{"mean", "ci95"}`` or ``None``), players in bankroll order.
+    Heads-up: a row per player, a column per opponent, then its total. Three
+    players: a row per pair of opponents, a column per player, then the totals."""
+    order = doc["bankroll"]
+    table = doc["crosstable"]
+    totals = table["totals"]
+    cells = {(c["player"], tuple(c["opponents"])): c for c in table["cells"]}
+    if doc["players_per_match"] == 2:
+        rows = [(a, [cells.get((a, (b,))) for b in order] + [totals[a]]) for a in order]
+        return ["", *order, "total"], rows
+    pairs = sorted((tuple(sorted(o, key=order.index)) for _, o in cells), key=lambda o: [order.index(p) for p in o])
+    grid = [(", ".join(ranked), [cells.get((p, tuple(sorted(ranked)))) for p in order]) for ranked in dict.fromkeys(pairs)]
+    return ["opponents", *order], [*grid, ("total", [totals[p] for p in order])]
+
+
+def _shaded(entry: Entry) -> str:
+    """A crosstable cell, shaded by sign when its 95% interval excludes 0."""
+    if entry is None:
+        return '<td class="n">-</td>'
+    mean, ci95 = entry["mean"], entry["ci95"]
+    text = f"{mean:.1f}" if ci95 is None else f"{mean:.1f} ±{ci95:.1f}"
+    significant = ci95 is not None and abs(mean) > ci95
+    shade = (" win" if mean > 0 else " loss") if significant else ""
+    return f'<td class="n{shade}">{html.escape(text)}</td>'
+
+
+def _runoff_rows(groups: list[list[str]], rounds: list[dict[str, Any]]) -> list[list[Any]]:
+    out: dict[str, Any] = {}
+    for r in rounds:
+        for player in r["eliminated"]:
+            out[player] = r["scores"].get(player)
+    rows, place = [], 1
+    for group in groups:
+        rows += [[f"{place}{'=' if len(group) > 1 else ''}", p, out.get(p)] for p in group]
+        place += len(group)
+    return rows
+
+
+def _bankroll_plot(doc: dict[str, Any]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = doc["bankroll"]
+    totals = doc["crosstable"]["totals"]
+    means = [totals[p]["mean"] for p in order]
+    widths = [totals[p]["ci95"] if totals[p]["ci95"] is not None else 0.0 for p in order]
+    figure, axes = plt.subplots(figsize=(8, 0.5 * len(order) + 1.2))
+    y = np.arange(len(order))[::-1]
+    axes.errorbar(means, y, xerr=widths, fmt="o", capsize=4, color="#3b6ea8")
+    axes.set_yticks(y, order)
+    axes.axvline(0, color="#888", linewidth=0.8)
+    axes.set_xlabel(doc["unit"])
+    axes.set_title("total bankroll with 95% interval")
+    return _png(figure)
+
+
+def _p_beats_plot(doc: dict[str, Any]) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    order = doc["bankroll"]
+    p_beats = doc["bootstrap"]["p_beats"]
+    grid = np.array([[np.nan if a == b else p_beats[a][b] for b in order] for a in order])
+    figure, axes = plt.subplots(figsize=(1.0 * len(order) + 3, 0.8 * len(order) + 1.5))
+    image = axes.imshow(grid, cmap="RdYlGn", vmin=0.0, vmax=1.0)
+    axes.set_xticks(range(len(order)), order, rotation=30, ha="right")
+    axes.set_yticks(range(len(order)), order)
+    for i in range(len(order)):
+        for j in range(len(order)):
+            if i != j:
+                axes.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=8)
+    figure.colorbar(image, ax=axes)
+    axes.set_title(f"P(row's total bankroll beats column's), {doc['bootstrap']['samples']} bootstrap samples")
+    return _png(figure)
+
+
+def render_rank_report(doc: dict[str, Any], title: str | None = None, preface: str = "") -> str:
+    """The HTML text of a tournament report from ``arena rank``'s document
+    (:func:`analysis.cli_rank.document`); ``preface`` is HTML put first."""
+    unit = doc["unit"]
+    kind = "heads-up" if doc["players_per_match"] == 2 else "3-player"
+    title = title or f"{doc['results']}: {doc['matches']} {kind} matches"
+    header, grid = crosstable_grid(doc)
+    totals = doc["crosstable"]["totals"]
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(f"<tr><th>{html.escape(label)}</th>{''.join(_shaded(e) for e in row)}</tr>\n" for label, row in grid)
+    parts = [
+        preface,
+        f'<p class="note">{doc["matches"]} {kind} matches among {len(doc["bankroll"])} players; unit {html.escape(unit)}'
+        f"{' (' + html.escape(doc['game']) + ')' if doc['game'] else ''}; intervals: 95% over each pairing's matches</p>\n",
+        "<h2>Total bankroll</h2>\n",
+        _table(
+            ["rank", "player", unit, "95% CI ±"],
+            [[i, p, totals[p]["mean"], totals[p]["ci95"]] for i, p in enumerate(doc["bankroll"], 1)],
+            "bankroll",
+        ),
+        _bankroll_plot(doc),
+        "<h2>Bankroll instant run-off</h2>\n",
+        _table(
+            ["rank", "player", f"{unit} when out"],
+            _runoff_rows(doc["bankroll_runoff_groups"], doc["bankroll_runoff_rounds"]),
+            "bankroll_runoff",
+        ),
+        "<h2>Series instant run-off</h2>\n",
+        _table(["rank", "player", "points when out"], _runoff_rows(doc["series_runoff"], doc["series_runoff_rounds"]), "series_runoff"),
+        "<h2>Crosstable</h2>\n",
+        '<p class="note">'
+        + ("row player's result against the column player" if kind == "heads-up" else "column player's result against the row's two opponents")
+        + f", {html.escape(unit)}, mean ±95% half-width; green: significantly positive, red: significantly negative</p>\n",
+        f'<table id="crosstable">\n<tr>{head}</tr>\n{body}</table>\n',
+    ]
+    boot = doc["bootstrap"]
+    if boot is not None:
+        stable = "".join(
+            f"<li>{html.escape(rule)}: the observed ranking in {share:.3f} of samples</li>\n" for rule, share in boot["same_ranking"].items()
+        )
+        parts += [
+            "<h2>Bootstrap</h2>\n",
+            f'<p class="note">{boot["samples"]} samples (seed {boot["seed"]}), {html.escape(boot["resampling"])}</p>\n',
+            f"<ul>\n{stable}</ul>\n",
+            _p_beats_plot(doc),
+        ]
+    return _page(title, parts)
+
+
+def write_rank_report(path: Path, doc: dict[str, Any], title: str | None = None, preface: str = "") -> None:
+    """Write :func:`render_rank_report` to ``path``.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    path.write_text(render_rank_report(doc, title, preface), encoding="utf-8")

@@ -3,10 +3,10 @@ run-off, crosstables with 95% intervals, and a bootstrap over matches.
 
 Results are matches of 2 or 3 players (:class:`MatchResult`: chips each player
 won, and the match's hand count). A source is a CSV with the header
-``match,player,value,hands`` (:func:`read_csv`, one row per player per match);
+``match,player,value,hands`` (:func:`read_csv`, one row per player per match)
+or a tournament database (:class:`TournamentDbSource`, ``arena tournament``'s);
 :func:`load_results` picks the reader for a path from :data:`SOURCES`, so
-another source (a tournament database) plugs in by adding a
-:class:`ResultSource`.
+another source plugs in by adding a :class:`ResultSource`.
 
 Normalisation (SPEC.md §4.2, seed 003 §4.4). Each match gives each player its
 *rate*, chips won per hand (``value / hands``). A *group* is the set of players
@@ -45,7 +45,9 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
 import math
+import sqlite3
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +66,8 @@ __all__ = [
     "ScoringError",
     "ResultSource",
     "CsvSource",
+    "TOURNAMENT_DB",
+    "TournamentDbSource",
     "SOURCES",
     "read_csv",
     "load_results",
@@ -128,6 +132,8 @@ class Results:
 
     matches: tuple[MatchResult, ...]
     source: str
+    #: The game's definition text when the source records it (a tournament database).
+    game: str | None = None
 
     @property
     def players(self) -> list[str]:
@@ -242,10 +248,24 @@ class CsvSource:
         return read_csv(path)
 
 
-class _SqliteNotYet:
-    """Tournament databases (issue 12): recognised, so the error says what they are."""
+#: The database ``arena tournament`` writes in its output directory.
+TOURNAMENT_DB = "tournament.db"
+
+
+class TournamentDbSource:
+    """A tournament database (``arena tournament``'s ``OUTPUT/tournament.db``),
+    or the output directory that holds one.
+
+    Its ``results`` table has the CSV's four columns, one row per player per
+    finished match, inserted with the match in one transaction, so the
+    database and ``results.csv`` rank alike. The ``tournament`` table's config
+    names the game, so the unit comes with the results. Opened read-only: a
+    running tournament can be ranked as it goes (SQLite's WAL lets a reader in).
+    """
 
     def accepts(self, path: Path) -> bool:
+        if path.is_dir():
+            return True
         try:
             with open(path, "rb") as handle:
                 return handle.read(16) == b"SQLite format 3\x00"
@@ -253,18 +273,44 @@ class _SqliteNotYet:
             return False
 
     def load(self, path: Path) -> Results:
-        raise ResultsError(f"{path}: a SQLite database; tournament databases are not readable yet, export a CSV")
+        database = path / TOURNAMENT_DB if path.is_dir() else path
+        if not database.is_file():
+            raise ResultsError(f"{path}: a directory without {TOURNAMENT_DB} (an arena tournament's output directory)")
+        source = str(database)
+        matches: dict[str, dict[str, float]] = {}
+        hands_of: dict[str, int] = {}
+        try:
+            connection = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                rows = connection.execute("SELECT match, player, value, hands FROM results ORDER BY rowid").fetchall()
+                config = connection.execute("SELECT value FROM tournament WHERE key = 'config'").fetchone()
+            finally:
+                connection.close()
+        except sqlite3.Error as error:
+            raise ResultsError(f"{source}: not an arena tournament database ({error})") from None
+        for match, player, value, hands in rows:
+            matches.setdefault(str(match), {})[str(player)] = float(value)
+            hands_of[str(match)] = int(hands)
+        game = None
+        if config is not None:
+            try:
+                game = json.loads(config[0]).get("game")
+            except (ValueError, AttributeError):
+                game = None
+        results = tuple(MatchResult(m, values, hands_of[m]) for m, values in matches.items())
+        _check(results, source)
+        return Results(results, source, game if isinstance(game, str) else None)
 
 
 #: Readers tried in order; the first that accepts a path loads it.
-SOURCES: list[ResultSource] = [_SqliteNotYet(), CsvSource()]
+SOURCES: list[ResultSource] = [TournamentDbSource(), CsvSource()]
 
 
 def load_results(path: Path | str) -> Results:
     """The results in ``path``, read by the first of :data:`SOURCES` that accepts it."""
     where = Path(path)
-    if not where.is_file():
-        raise ResultsError(f"{where}: no such file")
+    if not where.exists():
+        raise ResultsError(f"{where}: no such file or directory")
     for reader in SOURCES:
         if reader.accepts(where):
             return reader.load(where)

@@ -312,11 +312,13 @@ def test_csv_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: st
 
 def test_other_failures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, _, err = run(capsys, str(tmp_path / "missing.csv"))
-    assert code == 1 and err.endswith("missing.csv: no such file\n")
+    assert code == 1 and err.endswith("missing.csv: no such file or directory\n")
     database = tmp_path / "t.sqlite"
     sqlite3.connect(database).execute("create table t (x)").connection.commit()
     code, _, err = run(capsys, str(database))
-    assert code == 1 and "tournament databases are not readable yet" in err
+    assert code == 1 and err == f"arena rank: error: {database}: not an arena tournament database (no such table: results)\n"
+    code, _, err = run(capsys, str(tmp_path))
+    assert code == 1 and err == f"arena rank: error: {tmp_path}: a directory without tournament.db (an arena tournament's output directory)\n"
     incomplete = write(tmp_path, heads_up({("A", "B"): [(1, 10)], ("C", "D"): [(1, 10)]}))
     code, _, err = run(capsys, str(incomplete))
     assert code == 1 and "incomplete" in err and err.count("\n") == 1
