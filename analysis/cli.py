@@ -37,6 +37,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ import numpy as np
 
 from analysis.breakdown import summarize
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
-from analysis.duplicate import DuplicateError, combined_estimates, find_duplicates
+from analysis.duplicate import DuplicateError, DuplicateSet, combined_estimates, find_duplicates
 from analysis.hands import Hands, HandsError, concat, read_hands
 from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
@@ -129,13 +130,49 @@ def analyze(tables: Sequence[Hands], every: Hands | None = None) -> dict[str, An
         "duplicate": None,
     }
     if sets:
-        estimates = combined_estimates(sets)
-        document["duplicate"] = {
-            "sets": [[t.source for t in d.tables] for d in sets],
-            "hands": sum(d.hand_id.size for d in sets),
-            "players": [{"name": name, **_json_estimate(e, unit)} for name, e in estimates.items()],
-        }
+        document["duplicate"] = _duplicate_document(sets, unit)
+    if not game.is_limit:
+        document["allin"] = allin_document(tables, every)
     return document
+
+
+def _duplicate_document(sets: Sequence[DuplicateSet], unit: Unit) -> dict[str, Any]:
+    estimates = combined_estimates(sets)
+    return {
+        "sets": [[t.source for t in d.tables] for d in sets],
+        "hands": sum(d.hand_id.size for d in sets),
+        "players": [{"name": name, **_json_estimate(e, unit)} for name, e in estimates.items()],
+    }
+
+
+def allin_document(tables: Sequence[Hands], every: Hands) -> dict[str, Any]:
+    """The all-in adjusted estimate (:mod:`analysis.allin`) of no-limit logs:
+    per player over every hand, and the duplicate estimate of the adjusted
+    values when the logs are duplicate seatings; ``every`` is ``concat(tables)``.
+
+    Raises:
+        HandsError: a hand whose betting or cards the adjustment cannot read.
+    """
+    from analysis.allin import AllInError, adjusted_hands
+
+    try:
+        adjusted, result = adjusted_hands(every)
+    except AllInError as error:
+        raise HandsError(str(error)) from None
+    unit = unit_of(every.game)
+    players = []
+    for row in summarize(adjusted):
+        entry = {"name": row.name, **_json_estimate(row.estimate, unit)}
+        entry["std"] = None if math.isnan(row.std) else row.std * unit.per_chip
+        players.append(entry)
+    starts = np.cumsum([0] + [len(t) for t in tables])
+    split = [replace(t, values=adjusted.values[a:b]) for t, a, b in zip(tables, starts[:-1], starts[1:])]
+    sets, _ = find_duplicates(split)
+    return {
+        "hands_adjusted": int(result.adjusted.sum()),
+        "players": players,
+        "duplicate": _duplicate_document(sets, unit) if sets else None,
+    }
 
 
 class EstimatorError(ValueError):
@@ -209,16 +246,22 @@ def _number(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _player_lines(players: list[dict[str, Any]], unit: str) -> list[str]:
+    """A table of per-player rows (with a std-dev column when the rows have one)."""
+    std = all("std" in p for p in players)
+    rows = [["player", "hands", unit, *(["std-dev"] if std else []), "95% CI"]]
+    for p in players:
+        ci = "-" if p["ci95"] is None else f"±{p['ci95']:.3f}"
+        rows.append([p["name"], str(p["hands"]), _number(p["mean"]), *([_number(p["std"])] if std else []), ci])
+    return table_lines(rows)
+
+
 def format_report(document: dict[str, Any]) -> str:
     """The table form of :func:`analyze`'s document."""
     unit = document["unit"]
     logs = document["logs"]
     lines = [f"{document['game']}: {document['hands']} hands in {len(logs)} log{'s' * (len(logs) != 1)}, {unit}"]
-    rows = [["player", "hands", unit, "std-dev", "95% CI"]]
-    for p in document["players"]:
-        ci = "-" if p["ci95"] is None else f"±{p['ci95']:.3f}"
-        rows.append([p["name"], str(p["hands"]), _number(p["mean"]), _number(p["std"]), ci])
-    lines += table_lines(rows)
+    lines += _player_lines(document["players"], unit)
     for source, skipped in document["skipped_lines"].items():
         lines.append(f"skipped {len(skipped)} damaged line{'s' * (len(skipped) != 1)} of {source}: {', '.join(map(str, skipped[:10]))}{' …' if len(skipped) > 10 else ''}")
     duplicate = document["duplicate"]
@@ -228,11 +271,17 @@ def format_report(document: dict[str, Any]) -> str:
             f"duplicate: {len(sets)} set{'s' * (len(sets) != 1)} of {len(sets[0])} seatings, "
             f"{duplicate['hands']} hands (each averaged over its seatings)"
         )
-        rows = [["player", "hands", unit, "95% CI"]]
-        for p in duplicate["players"]:
-            ci = "-" if p["ci95"] is None else f"±{p['ci95']:.3f}"
-            rows.append([p["name"], str(p["hands"]), _number(p["mean"]), ci])
-        lines += table_lines(rows)
+        lines += _player_lines(duplicate["players"], unit)
+    allin = document.get("allin")
+    if allin is not None:
+        lines.append(
+            f"all-in adjusted: {allin['hands_adjusted']} of {document['hands']} hands all in before the board was"
+            " complete, valued at their expectation over the remaining board"
+        )
+        lines += _player_lines(allin["players"], unit)
+        if allin["duplicate"] is not None:
+            lines.append("duplicate, all-in adjusted (each hand averaged over its seatings)")
+            lines += _player_lines(allin["duplicate"]["players"], unit)
     chosen = document.get("estimators")
     if chosen:
         about = document["estimated"]
