@@ -1,0 +1,305 @@
+"""The continual re-solving agent (DeepStack; Burch thesis ch6, seed 002 §5.1, §7).
+
+Between its decisions the agent keeps only **our range** (the probability of
+each of our private hands given our own actions so far, normalised) and the
+**opponent's counterfactual values** per private hand (the constraints of the
+next re-solve, in the units of that range). At each of its decisions it builds
+the lookahead at the real public state (:mod:`strategies.resolve.lookahead`),
+solves it with CFR+ and the gadget (:mod:`strategies.resolve.resolver`) and
+plays the average strategy of its own hand. The carried pair is updated:
+
+* after **our action** ``a``: range ← range ⊙ σ(a) (Bayes), opponent values ←
+  its best-response counterfactual values in the child after ``a`` (values
+  against our re-solved strategy, so the next re-solve's constraints are always
+  feasible: our old strategy meets them exactly);
+* after **chance**: the values of the child for the board that came, the range
+  zeroed on hands that clash with it;
+* after **the opponent's action**: no update (Lemma 27: the values before its
+  action bound what it can get after any action, on the lookahead or not, so
+  off-tree bets need no translation). When the opponent's action ends the round
+  (a call, always on the lookahead) the next chance update reads the values
+  below that call, as DeepStack-Leduc's ``get_chance_action_cfv`` does: the
+  only place per-board values exist.
+
+Every range update renormalises and divides the values by the same factor
+(values are linear in our reach). The first decision of a hand is the **root
+solve** (both ranges uniform, no gadget), shared by both seats: position 0
+plays it, and position 1 takes its opponent values at the root as the first
+constraints. The root solve is computed once per agent.
+
+**Policy of every hand.** Given the public history the agent is deterministic
+(CFR is, and our sampled actions are public), so :meth:`ResolvingStrategy.policy`
+replays the history from the start of the hand, re-solving at each of its own
+decisions on the way (each re-solve cached by its public history), and answers
+the last re-solve's root strategy for every private hand. Where our own earlier
+action had probability 0 for every hand in our range (a history the agent never
+plays), the answer is uniform: no hand of ours reaches it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from poker.gamedef import Game
+from poker.protocol import MatchState
+from poker.state import CALL, Action, State
+from strategies.base import Options, PublicState, Strategy, StrategyError, private_hands, register
+from strategies.cfr.tree.public import NodeKind, TreeError
+from strategies.equilibrium import board_key
+from strategies.resolve.lookahead import build_lookahead, parse_sizes
+
+if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
+    from strategies.resolve.resolver import Resolution
+
+__all__ = ["Carry", "ResolvingStrategy"]
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What continual re-solving carries between our decisions for one position:
+    our normalised ``range`` and the opponent's ``values`` (None before any
+    solve of the hand), plus where the last re-solve's tree has got to
+    (``source`` and its ``node``, and ``scale``: the factor from that tree's
+    values at ``node`` to the carried units) so a chance event can read that
+    board's values."""
+
+    position: int
+    range: npt.NDArray[np.float64]
+    values: npt.NDArray[np.float64] | None
+    source: Resolution | None
+    node: int
+    scale: float
+
+
+class ResolvingStrategy(Strategy):
+    """Continual re-solving for either seat (see the module docstring).
+
+    Args:
+        game: a two-player game the public tree can represent.
+        sizes: pot fractions per lookahead depth (no-limit; see
+            :func:`strategies.resolve.lookahead.parse_sizes`), all-in always kept.
+        iterations: CFR+ iterations per re-solve.
+        seconds: a time budget per re-solve instead (> 0; not deterministic).
+        seed: seeds the draws of :meth:`act`.
+    """
+
+    name = "resolve"
+
+    def __init__(
+        self,
+        game: Game,
+        *,
+        sizes: tuple[tuple[float, ...], ...] = ((1.0,),),
+        iterations: int = 1000,
+        seconds: float = 0.0,
+        seed: int | None = None,
+    ) -> None:
+        if game.num_players != 2:
+            raise StrategyError(f"strategy 'resolve' plays two-player games; the game has {game.num_players}")
+        if iterations < 1:
+            raise StrategyError(f"strategy 'resolve': iterations must be at least 1, got {iterations}")
+        self.game = game
+        self.sizes = sizes
+        self.iterations = iterations
+        self.seconds = seconds
+        self.seed = secrets.randbits(63) if seed is None else seed
+        self._rng = np.random.default_rng(self.seed)
+        self._n_hands = len(private_hands(game))
+        self._hand_row = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
+        self._root: Resolution | None = None
+        self._cache: dict[tuple[int, str, tuple[int, ...]], Resolution | None] = {}
+        #: Wall seconds of every re-solve this agent ran (root solve included).
+        self.solve_seconds: list[float] = []
+
+    # -- re-solving --------------------------------------------------------------------
+
+    def _solve(self, state: State, board: tuple[int, ...], carry: Carry) -> Resolution:
+        from strategies.resolve.resolver import resolve_tree
+
+        tree = build_lookahead(self.game, state, board, self.sizes)
+        result = resolve_tree(
+            tree,
+            state.current_player(),
+            carry.range,
+            constraint=carry.values,
+            iterations=self.iterations,
+            seconds=self.seconds,
+        )
+        self.solve_seconds.append(result.seconds)
+        return result
+
+    def root_solve(self) -> Resolution:
+        """The hand's root solve (both ranges uniform, no gadget), computed once."""
+        if self._root is None:
+            state = State(self.game)
+            self._root = self._solve(state, (), Carry(0, np.ones(self._n_hands), None, None, 0, 1.0))
+        return self._root
+
+    def resolution(self, state: State, board: tuple[int, ...]) -> Resolution | None:
+        """The re-solve at our decision ``state`` (with ``board`` dealt so far) for
+        the position to act, after replaying the hand's history; None where the
+        agent's own earlier actions had probability 0."""
+        position = state.current_player()
+        board = tuple(board[: self.game.total_board_cards(state.round)])
+        key = (position, state.betting_string(), board_key(self.game, board, state.round))
+        if key in self._cache:
+            return self._cache[key]
+        result = self._replay(position, state, board)
+        self._cache[key] = result
+        return result
+
+    def _replay(self, position: int, target: State, board: tuple[int, ...]) -> Resolution | None:
+        game = self.game
+        root = self.root_solve()
+        # The root solve's ranges are 1 per hand: normalising divides its values by H.
+        scale = float(root.ranges[position].sum())
+        first = None if position == root.position else root.br_values[1 - position, 0] / scale
+        carry = Carry(position, root.ranges[position] / scale, first, root, 0, scale)
+        state = State(game)
+        for round_ in range(target.round + 1):
+            if round_ > 0:
+                carry_or_none = _after_chance(carry, board[: game.total_board_cards(round_)], game, round_)
+                if carry_or_none is None:
+                    return None
+                carry = carry_or_none
+            for action in target.actions[round_]:
+                if state.current_player() == position:
+                    resolved = root if carry.values is None else self.resolution(state, board)
+                    if resolved is None:
+                        return None
+                    next_carry = _after_our_action(carry, resolved, action)
+                    if next_carry is None:
+                        return None
+                    carry = next_carry
+                else:
+                    carry = _after_opponent_action(carry, action)
+                state = state.apply(action)
+        if carry.values is None:
+            return root
+        return self._solve(target, board, carry)
+
+    # -- the Strategy interface ----------------------------------------------------------
+
+    def new_hand(self, view: MatchState) -> None:
+        self._cache.clear()  # only this hand's histories recur; the root solve is kept
+
+    def act(self, view: MatchState) -> Action:
+        state = view.state
+        resolved = self.resolution(state, view.board)
+        hand = self._hand_row.get(tuple(sorted(int(c) for c in view.hole[view.viewer])))
+        if resolved is None or hand is None:
+            return CALL
+        row = resolved.root_policy()[hand]
+        actions = resolved.tree.actions(0)
+        total = float(row.sum())
+        chosen = int(self._rng.choice(len(actions), p=row / total)) if total > 0 else 0
+        action = actions[chosen]
+        return action if state.is_legal(action) else CALL
+
+    def policy(self, public: PublicState) -> npt.NDArray[np.float64]:
+        """Probabilities of ``public.actions`` for every private hand (the module
+        docstring says how). Raises :class:`NotImplementedError` if the agent
+        plays an action with positive probability that is not a column."""
+        columns = {a: i for i, a in enumerate(public.actions)}
+        out = np.zeros((self._n_hands, len(public.actions)))
+        resolved = self.resolution(public.state, public.board)
+        if resolved is None:
+            out[:] = 1.0 / len(public.actions)
+            return out
+        rows = resolved.root_policy()
+        for i, action in enumerate(resolved.tree.actions(0)):
+            column = columns.get(action)
+            if column is None:
+                if rows[:, i].any():
+                    raise NotImplementedError(
+                        f"strategy 'resolve' plays {action} after {public.state.betting_string()!r}"
+                        f" but the columns are {[str(a) for a in public.actions]}"
+                    )
+                continue
+            out[:, column] += rows[:, i]
+        return out
+
+
+def _normalised(carry: Carry, reach: npt.NDArray[np.float64], source: Resolution, node: int, scale: float) -> Carry | None:
+    """The carry with our new (unnormalised) ``reach`` and the opponent's values
+    at ``node`` of ``source``, both divided by the reach's total."""
+    total = float(reach.sum())
+    if not total > 0:
+        return None
+    new_scale = scale * total
+    values = source.br_values[1 - carry.position, node] / new_scale
+    return Carry(carry.position, reach / total, values, source, node, new_scale)
+
+
+def _after_our_action(carry: Carry, resolved: Resolution, action: Action) -> Carry | None:
+    tree = resolved.tree
+    actions = tree.actions(0)
+    if action not in actions:
+        return None
+    a = actions.index(action)
+    child = int(tree.action_child[0, a])
+    # In the units of the re-solve's own root range (1 per hand in the root solve).
+    reach = resolved.ranges[resolved.position] * resolved.root_policy()[:, a]
+    return _normalised(carry, reach, resolved, child, 1.0)
+
+
+def _after_opponent_action(carry: Carry, action: Action) -> Carry:
+    """No update of the values; follow the action on the last tree if it is there."""
+    source = carry.source
+    if source is None:
+        return carry
+    node = carry.node
+    tree = source.tree
+    if tree.kind[node] == NodeKind.DECISION and action in tree.actions(node):
+        child = int(tree.action_child[node, tree.actions(node).index(action)])
+        return Carry(carry.position, carry.range, carry.values, source, child, carry.scale)
+    return Carry(carry.position, carry.range, carry.values, None, 0, carry.scale)
+
+
+def _after_chance(carry: Carry, board: tuple[int, ...], game: Game, round_: int) -> Carry | None:
+    """The values of the last tree's child for ``board``; our range masked by it."""
+    source = carry.source
+    if source is None or source.tree.kind[carry.node] != NodeKind.CHANCE:
+        raise TreeError(
+            "continual re-solving lost the lookahead before a chance event (an opponent action off the"
+            " lookahead ended the round)"
+        )
+    tree = source.tree
+    wanted = board_key(game, board, round_)
+    for child in tree.children(carry.node):
+        if board_key(game, tree.boards[tree.board_index[child]], round_) == wanted:
+            mask = tree.board_mask[tree.board_index[child]]
+            return _normalised(carry, carry.range * mask, source, child, carry.scale)
+    raise TreeError(f"board {list(board)} is not a deal of the lookahead's chance node")
+
+
+def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
+    sizes_text = options.text("sizes", "1", meta="F+F/F") or "1"
+    iterations_text = options.text("iterations", "1000", meta="N") or "1000"
+    seconds_text = options.text("seconds", "0", meta="S") or "0"
+    try:
+        sizes = parse_sizes(sizes_text)
+    except TreeError as error:
+        raise StrategyError(f"strategy 'resolve': {error}") from None
+    try:
+        iterations = int(iterations_text)
+        seconds = float(seconds_text)
+    except ValueError:
+        raise StrategyError(
+            f"strategy 'resolve': iterations={iterations_text!r} and seconds={seconds_text!r} must be numbers"
+        ) from None
+    return ResolvingStrategy(game, sizes=sizes, iterations=iterations, seconds=seconds, seed=seed)
+
+
+@register(
+    "resolve",
+    "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead to the end of the hand;"
+    " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S",
+)
+def _resolve(game: Game, options: Options, *, seed: int | None) -> Strategy:
+    return _parse(game, options, seed)
