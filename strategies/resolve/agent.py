@@ -39,6 +39,7 @@ plays), the answer is uniform: no hand of ours reaches it.
 from __future__ import annotations
 
 import secrets
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -113,7 +114,7 @@ class ResolvingStrategy(Strategy):
         self._hand_row = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
         self._root: Resolution | None = None
         self._cache: dict[tuple[int, str, tuple[int, ...]], Resolution | None] = {}
-        #: Wall seconds of every re-solve this agent ran (root solve included).
+        #: Wall seconds of every re-solve this agent ran, lookahead build included (root solve too).
         self.solve_seconds: list[float] = []
 
     # -- re-solving --------------------------------------------------------------------
@@ -121,6 +122,7 @@ class ResolvingStrategy(Strategy):
     def _solve(self, state: State, board: tuple[int, ...], carry: Carry) -> Resolution:
         from strategies.resolve.resolver import resolve_tree
 
+        start = time.perf_counter()
         tree = build_lookahead(self.game, state, board, self.sizes)
         result = resolve_tree(
             tree,
@@ -130,7 +132,7 @@ class ResolvingStrategy(Strategy):
             iterations=self.iterations,
             seconds=self.seconds,
         )
-        self.solve_seconds.append(result.seconds)
+        self.solve_seconds.append(time.perf_counter() - start)
         return result
 
     def root_solve(self) -> Resolution:

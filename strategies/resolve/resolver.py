@@ -163,7 +163,8 @@ def resolve_tree(
     seconds: float = 0.0,
 ) -> Resolution:
     """Solve ``tree`` for ``position`` with CFR+ (alternating updates, linear
-    average): with the gadget if ``constraint`` is given (the opponent's range
+    average); the root may be either position's decision (the gadget's opponent
+    then chooses terminate or follow before its own first action): with the gadget if ``constraint`` is given (the opponent's range
     is then the gadget's), else with ``opponent_range`` fixed (default: every
     hand weight 1). ``seconds`` > 0 replaces the iteration count by a time
     budget (the result then depends on the machine's speed).
@@ -174,8 +175,8 @@ def resolve_tree(
     n_hands = tree.num_hands
     if position not in (0, 1):
         raise ResolveError(f"the re-solving position must be 0 or 1, got {position}")
-    if tree.kind[0] != _engine.DECISION or int(tree.player[0]) != position:
-        raise ResolveError(f"the lookahead's root is not a decision of position {position}")
+    if tree.kind[0] != _engine.DECISION:
+        raise ResolveError("the lookahead's root is not a decision")
     opponent = 1 - position
     ranges = np.ones((2, n_hands))
     ranges[position] = _vector(our_range, n_hands, "our range")

@@ -1,0 +1,126 @@
+"""Continual re-solving on Leduc and no-limit Leduc: exact exploitability, measured
+as DeepStack-Leduc (DSL) does, against its published figures (seed 002 §5.2, §7).
+
+The agent (``resolve``, :mod:`strategies.resolve.agent`) re-solves at every
+decision with CFR+ (1000 iterations) and the gadget on a lookahead that runs to
+the end of the hand (the *exact* evaluator; no value network yet). Its policy is
+asked at every public state of the best responder's tree, which re-solves along
+every public history, both seats; the engine's exact best response walks that
+tree. Lines:
+
+1. the measurement check: the uniform policy on DSL's tree (fold offered even
+   when a check is free) in DSL's unit (every pair of hands weighted 1/36) vs
+   the tutorial's "a bit over 175", and on our tree in true chips;
+2. limit Leduc: the agent vs its own root solve (the CFR+ blueprint);
+3. no-limit Leduc against the fold/call/pot/all-in responder and against one
+   with 1/2 and 2 pots as well, true chips and DSL units, vs the CFR+ blueprint
+   (1000 iterations on that tree) and DSL's published 1.37;
+4. median seconds per action (one re-solve, lookahead build included);
+5. Burch §5.4.1: an abstract limit-Leduc strategy (``arena solve leduc
+   --algorithm abstract --abstraction ehs2:2:perfect``) with its 30 subgames
+   re-solved safely and unsafely;
+6. last: the like-for-like figure ``… ratio <1.37 / ours>``.
+
+Usage: ``.venv/bin/python benchmarks/resolve_leduc.py [--iterations 1000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/dealer.py would shadow dealer/
+
+from poker.gamedef import load_game  # noqa: E402
+from strategies.base import make_strategy  # noqa: E402
+from strategies.cfr.best_response.exact import exploitability, strategy_from_policy  # noqa: E402
+from strategies.cfr.solvers.solver import Solver, uniform_strategy  # noqa: E402
+from strategies.cfr.tree.public import build_tree  # noqa: E402
+from strategies.resolve.agent import ResolvingStrategy  # noqa: E402
+from strategies.resolve.measure import dsl_factor, dsl_uniform_exploitability, exploitability_on_tree  # noqa: E402
+from strategies.resolve.subgames import resolve_subgames  # noqa: E402
+
+#: DSL tutorial: the uniform policy, "a bit over 175" chips (DSL units).
+DSL_UNIFORM = 175.0
+#: DSL's continual re-solving with its value net at the end of the first street, DSL units.
+DSL_RESOLVING = 1.37
+#: Burch thesis §5.4.1 (Fig 5.9): abstract strategy 0.382; safe 0.23-0.29 after 2000 iterations; unsafe 0.39.
+BURCH = "0.382 -> safe 0.23-0.29, unsafe 0.39"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--iterations", type=int, default=1000)
+    args = parser.parse_args()
+    nl = load_game("leduc.nolimit")
+    limit = load_game("leduc")
+
+    uniform = dsl_uniform_exploitability(nl)
+    tree = build_tree(nl)
+    ours_uniform = exploitability(tree, uniform_strategy(tree))
+    print(
+        f"uniform policy, NL Leduc: {uniform.dsl:.2f} DSL units on DSL's tree vs DSL tutorial 'a bit over"
+        f" {DSL_UNIFORM:g}'; {ours_uniform:.2f} true chips on our fold-less tree"
+    )
+
+    agent = ResolvingStrategy(limit, iterations=args.iterations, seed=1)
+    measured = exploitability_on_tree(limit, agent)
+    root = agent.root_solve()
+    print(
+        f"limit Leduc, continual re-solving (exact): {measured.chips:.6f} chips/hand (BR values"
+        f" {measured.values[0]:.5f}, {measured.values[1]:.5f}) vs its root CFR+ solve"
+        f" {exploitability(root.tree, root.strategy):.6f}"
+    )
+
+    agent = ResolvingStrategy(nl, iterations=args.iterations, seed=1)
+    started = time.perf_counter()
+    fcpa = exploitability_on_tree(nl, agent)
+    walk = time.perf_counter() - started
+    wide = exploitability_on_tree(nl, agent, (0.5, 1.0, 2.0))
+    blueprint = Solver(tree)
+    blueprint.run(args.iterations)
+    blue = blueprint.exploitability()
+    print(
+        f"NL Leduc, continual re-solving (exact), responder fold/call/pot/all-in: {fcpa.chips:.4f} true chips"
+        f" = {fcpa.dsl:.4f} DSL units (x{dsl_factor(nl):.4f}); CFR+ blueprint, {args.iterations} iterations on"
+        f" that tree: {blue:.4f} true chips; walk {walk:.1f} s"
+    )
+    print(
+        f"NL Leduc, continual re-solving (exact), responder with 1/2, 1, 2 pots and all-in: {wide.chips:.4f} true"
+        f" chips = {wide.dsl:.4f} DSL units"
+    )
+    seconds = agent.solve_seconds[1:]  # the root solve is made once per agent
+    print(
+        f"seconds per action (one re-solve with lookahead build, {len(seconds)} re-solves): median"
+        f" {statistics.median(seconds):.4f}, max {max(seconds):.4f} (target median <= 0.5)"
+    )
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "abstract.strategy"
+        subprocess.run(
+            [sys.executable, "-m", "arena.cli", "solve", "leduc", "--algorithm", "abstract", "--abstraction",
+             "ehs2:2:perfect", "--iterations", "1000", "-o", str(path)],
+            check=True, capture_output=True,
+        )
+        full = build_tree(limit)
+        original = strategy_from_policy(full, make_strategy(f"equilibrium:file={path}", limit, seed=1))
+        safe = exploitability(full, resolve_subgames(full, original, safe=True, iterations=2000))
+        unsafe = exploitability(full, resolve_subgames(full, original, safe=False, iterations=2000))
+    print(
+        f"Burch 5.4.1, limit Leduc, abstract ehs2:2 strategy {exploitability(full, original):.3f} -> safe"
+        f" re-solving {safe:.3f}, unsafe {unsafe:.3f} chips/hand (2000 iterations per subgame) vs Burch {BURCH}"
+    )
+    print(
+        f"NL Leduc continual re-solving, EXACT evaluator (lookahead to the end of the hand; no value net yet),"
+        f" exploitability vs fold/call/pot/all-in responder in DSL units: {fcpa.dsl:.4f} vs DeepStack-Leduc"
+        f" (value net) {DSL_RESOLVING} ratio {DSL_RESOLVING / fcpa.dsl:.1f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
