@@ -39,9 +39,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from analysis.breakdown import summarize
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
@@ -50,7 +51,11 @@ from analysis.hands import Hands, HandsError, concat, read_hands
 from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
 
-__all__ = ["main", "analyze", "estimators", "EstimatorError", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+if TYPE_CHECKING:
+    from analysis.aivat import TreeValues
+    from strategies.base import Strategy
+
+__all__ = ["main", "analyze", "estimators", "aivat_column", "allin_document", "EstimatorError", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -187,19 +192,12 @@ class EstimatorError(ValueError):
 AIVAT_VALUES = "TreeValues: the named strategy against itself on the public tree, fixed before the data"
 
 
-def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
-    """``player``'s hands in ``every`` estimated on-policy for the strategy ``spec``:
-    ``[{"name", "mean", "std", "ci95", "hands"}, …]`` in the game's unit (raw,
-    basic, early-folds, all-cards, all-cards+early-folds, aivat).
-
-    Raises:
-        EstimatorError: a spec that cannot be built or has no policy, a player
-            not in the hands (usage); a game too big or not two-player limit,
-            hands the strategy could not have played (not usage).
-    """
+def _prepared(every: Hands, player: str, spec: str) -> tuple[Hands, Strategy, TreeValues]:
+    """``player``'s hands, the strategy ``spec`` and AIVAT's value function
+    (``spec`` against itself on the public tree), after every check of
+    :func:`estimators`."""
     import strategies  # noqa: F401  (registers the built-in strategies)
-    from analysis.aivat import TreeValues, aivat
-    from analysis.importance import ImportanceError, estimate
+    from analysis.aivat import TreeValues
     from strategies.base import StrategyError, make_strategy
     from strategies.cfr.tree.public import TreeError, build_tree
 
@@ -212,6 +210,13 @@ def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
         raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
     if game.num_players != 2 or not game.is_limit:
         raise EstimatorError("the estimators need a two-player limit game (Kuhn, Leduc)", usage=False)
+    from strategies.portfolio import PortfolioStrategy
+
+    if isinstance(sigma, PortfolioStrategy):
+        raise EstimatorError(
+            f"--strategy {spec!r}: a portfolio's policy changes from hand to hand (its component's); name a component",
+            usage=True,
+        )
     try:
         tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
     except (TreeError, MemoryError) as error:
@@ -228,6 +233,41 @@ def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
         values = TreeValues(tree, sigma, sigma)
     except NotImplementedError as error:
         raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
+    return hands, sigma, values
+
+
+def aivat_column(every: Hands, player: str, spec: str) -> tuple[Hands, npt.NDArray[np.float64]]:
+    """``player``'s hands in ``every`` and their AIVAT values (chips, on-policy
+    for ``spec``; value function as in :func:`estimators`).
+
+    Raises:
+        EstimatorError: as :func:`estimators`.
+    """
+    from analysis.aivat import aivat
+    from analysis.importance import ImportanceError
+
+    hands, sigma, values = _prepared(every, player, spec)
+    try:
+        return hands, aivat(hands, player, sigma, values).estimate
+    except ImportanceError as error:
+        raise EstimatorError(f"--strategy {spec!r} could not have played these hands: {error}", usage=False) from error
+
+
+def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
+    """``player``'s hands in ``every`` estimated on-policy for the strategy ``spec``:
+    ``[{"name", "mean", "std", "ci95", "hands"}, …]`` in the game's unit (raw,
+    basic, early-folds, all-cards, all-cards+early-folds, aivat).
+
+    Raises:
+        EstimatorError: a spec that cannot be built or has no policy, a player
+            not in the hands (usage); a game too big or not two-player limit,
+            hands the strategy could not have played (not usage).
+    """
+    from analysis.aivat import aivat
+    from analysis.importance import ImportanceError, estimate
+
+    hands, sigma, values = _prepared(every, player, spec)
+    game = every.game
     try:
         columns = dict(estimate(hands, player, sigma).columns())
         columns["aivat"] = aivat(hands, player, sigma, values).estimate

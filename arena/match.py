@@ -11,7 +11,11 @@ before the first hand) and ``results.json``. It then prints one row per agent:
 the mean result per hand in the game's unit with its 95% interval
 (:mod:`analysis.stats`). The dealer runs quiet (``-q``), so its ``.err`` holds
 only the header, warnings and errors; the table is followed by the number of
-WARNING lines, if any. The progress bar follows the STATE lines the dealer
+WARNING lines, if any. When the match allows an unbiased estimator with less
+variance than the money (:func:`best_estimates`: all-in adjusted in no-limit
+games; AIVAT in Kuhn and Leduc when an agent's strategy states its policy),
+each agent's best one follows with its 95% interval (also in ``results.json``,
+``"best_estimates"``). The progress bar follows the STATE lines the dealer
 appends to its ``.log``.
 
 Duplicate (``--duplicate``, SPEC.md §3.5, §4.1): the same seed is played once per
@@ -98,6 +102,9 @@ __all__ = [
     "run_plan",
     "summarize",
     "format_table",
+    "BestRow",
+    "best_estimates",
+    "format_best",
     "main",
     "EXIT_OK",
     "EXIT_FAILED",
@@ -617,7 +624,94 @@ def format_table(plan: MatchPlan, rows: Sequence[AgentRow], unit: Unit, results:
     return "\n".join(lines)
 
 
-def _write_results(plan: MatchPlan, outcome: Outcome, rows: Sequence[AgentRow], unit: Unit) -> None:
+@dataclass(frozen=True)
+class BestRow:
+    """An agent's best available estimate (:func:`best_estimates`), chips per hand."""
+
+    bot: Bot
+    estimator: str
+    estimate: Estimate
+
+
+def _per_hand_mean(hand_id: npt.NDArray[np.int64], values: npt.NDArray[np.float64]) -> Estimate:
+    """The mean, with its interval, of each hand's values averaged over the
+    seatings that played it (one seating: the values themselves)."""
+    _, index = np.unique(hand_id, return_inverse=True)
+    averaged = np.bincount(index, weights=values) / np.bincount(index)
+    return mean_ci(averaged)
+
+
+def best_estimates(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[BestRow]:
+    """Each agent's lowest-variance unbiased estimate that the match allows,
+    from the seatings' logs; empty when none beats the money of the table.
+
+    * no-limit: **all-in adjusted** (:mod:`analysis.allin`): hands all in
+      before the board was complete valued at their expectation over the rest;
+    * two-player limit games whose public tree can be built (Kuhn, Leduc):
+      **AIVAT** (:func:`analysis.cli.aivat_column`) for an agent whose strategy
+      states its policy, with the value function of that strategy against
+      itself, fixed before the match; where both agents' strategies do, the one
+      with the narrower interval; the other agent's is its negative (``-aivat
+      of NAME``: the game is zero-sum), so the two rows agree.
+
+    With ``--duplicate`` each hand's values are averaged over the seatings first,
+    as in the table. Logs the estimators cannot read give no rows."""
+    from analysis.allin import AllInError, adjusted_hands
+    from analysis.cli import EstimatorError, aivat_column
+    from analysis.hands import HandsError, concat
+    from analysis.hands import read_log as read_hands
+
+    try:
+        tables = [read_hands(plan.run_dir / f"{r.match_name}.log", plan.game) for r in results if r.hands_played]
+        every = concat(tables)
+    except HandsError:
+        return []
+    game = plan.game
+    if not game.is_limit:
+        try:
+            adjusted, _ = adjusted_hands(every)
+        except AllInError:
+            return []
+        rows = []
+        for bot in plan.bots:
+            chips = adjusted.name_values(bot.name)
+            played = ~np.isnan(chips)
+            rows.append(BestRow(bot, "all-in adjusted", _per_hand_mean(adjusted.hand_id[played], chips[played])))
+        return rows
+    if game.num_players != 2:
+        return []
+    columns: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+    for b, bot in enumerate(plan.bots):
+        try:
+            hands, column = aivat_column(every, bot.name, bot.spec)
+        except EstimatorError:
+            continue
+        columns[b] = (hands.hand_id, column)
+    if not columns:
+        return []
+    estimates = {b: _per_hand_mean(*column) for b, column in columns.items()}
+    best = min(estimates, key=lambda b: estimates[b].half_width)
+    other = 1 - best
+    hand_id, column = columns[best]
+    negated = BestRow(plan.bots[other], f"-aivat of {plan.bots[best].name}", _per_hand_mean(hand_id, -column))
+    rows = [BestRow(plan.bots[best], "aivat", estimates[best]), negated]
+    return sorted(rows, key=lambda row: plan.bots.index(row.bot))
+
+
+def format_best(plan: MatchPlan, rows: Sequence[BestRow], unit: Unit) -> str:
+    """The lines :func:`best_estimates` adds below the results table."""
+    kind = "; each hand averaged over its seatings" if plan.duplicate else ""
+    cells = [("agent", "best estimator", unit.name, "95% CI")]
+    for row in rows:
+        estimate = row.estimate.scaled(unit.per_chip)
+        cells.append((row.bot.name, row.estimator, f"{estimate.mean:.3f}", f"±{estimate.half_width:.3f}"))
+    title = f"best unbiased estimate beside the money (lower variance{kind}):"
+    return "\n".join([title, *table_lines(cells, left=(0, 1))])
+
+
+def _write_results(
+    plan: MatchPlan, outcome: Outcome, rows: Sequence[AgentRow], unit: Unit, best: Sequence[BestRow] = ()
+) -> None:
     partial = not all(r.complete for r in outcome.results)
     document = {
         "game": plan.game_arg,
@@ -649,6 +743,16 @@ def _write_results(plan: MatchPlan, outcome: Outcome, rows: Sequence[AgentRow], 
             for row in rows
         ],
     }
+    document["best_estimates"] = [
+        {
+            "name": row.bot.name,
+            "estimator": row.estimator,
+            "mean": row.estimate.mean * unit.per_chip,
+            "ci95": row.estimate.half_width * unit.per_chip,
+            "hands": row.estimate.n,
+        }
+        for row in best
+    ]
     _write_json(plan.run_dir / "results.json", document)
 
 
@@ -988,6 +1092,9 @@ def _play(plan: MatchPlan) -> int:
     if all(r.complete for r in done):  # a --resume of a finished run: show it, change nothing
         print(f"arena match: {plan.run_dir} is complete; nothing left to play", file=sys.stderr)
         print(format_table(plan, summarize(plan, done), unit, done))
+        best = best_estimates(plan, done)
+        if best:
+            print(format_best(plan, best, unit))
         return EXIT_OK
     with tqdm(total=total, unit="hand", file=sys.stderr, disable=None, dynamic_ncols=True) as progress:
         try:
@@ -1008,8 +1115,11 @@ def _play(plan: MatchPlan) -> int:
         if rows:
             print(format_table(plan, rows, unit, results))
         return EXIT_INTERRUPTED
-    _write_results(plan, outcome, rows, unit)
+    best = best_estimates(plan, results)
+    _write_results(plan, outcome, rows, unit, best)
     print(format_table(plan, rows, unit, results))
+    if best:
+        print(format_best(plan, best, unit))
     warnings = sum(r.warnings for r in results)
     if warnings:
         print(f"dealer warnings: {warnings} (see the .err files in {plan.run_dir})")

@@ -18,7 +18,7 @@ import trio
 import arena.match as arena_match_module
 from agent.client import play
 from analysis.stats import format_chips
-from arena.match import agent_seed, main, seat_names
+from arena.match import Bot, agent_seed, main, seat_names
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState, parse_state_line
@@ -556,8 +556,9 @@ def test_six_players_table_has_aligned_columns_and_chips_in_hundredths(
     argv = ["holdem.nolimit.6p", "--hands", "200", "--seed", "4", *bots, "--in-process", "--run-dir", str(tmp_path)]
     assert main(argv) == 0
     table = capsys.readouterr().out.splitlines()
-    header, rows = table[1], table[2:]
-    assert len(rows) == 6
+    header, rows = table[1], table[2:8]
+    assert table[8].startswith("best unbiased estimate beside the money")  # all-in adjusted, below the table
+    assert [line.split()[:3] for line in table[10:]] == [[b.name, "all-in", "adjusted"] for b in plan_bots(bots)]
     assert header.split() == ["agent", "strategy", "total", "chips", "mbb/g", "95%", "CI"]
     # agent and strategy left-aligned under their titles; the numbers right-aligned under theirs.
     starts = [header.index("agent"), header.index("strategy")]
@@ -618,3 +619,65 @@ def test_an_agent_that_leaves_before_the_match_is_over_stops_the_dealer(
     assert line.startswith("arena match: error: match: the dealer was stopped: agent "), line
     assert "ended the connection before the match was over; the dealer's last message: WARNING: dropped" in line
     assert line.endswith(f"closed without a version line (see {tmp_path / 'match.err'})"), line
+
+
+def plan_bots(specs: list[str]) -> list[Bot]:
+    return [Bot(spec, name, 0) for spec, name in zip(specs, seat_names(specs))]
+
+
+def test_best_estimate_of_kuhn_call_against_raise_is_exactly_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both show down for 2 chips every hand, so each seat's value is exactly 0.
+    AIVAT with always-raise's own value function is exact hand by hand here (the
+    value function is always-raise against itself, which ends every hand as
+    always-call does), so its interval is 0 wide; always-call gets its negative."""
+    argv = ["kuhn", "--hands", "200", "--seed", "1", "always-call", "always-raise", "--in-process", "--run-dir", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[4] == "best unbiased estimate beside the money (lower variance):"
+    assert [line.split() for line in out[6:]] == [
+        ["always-call", "-aivat", "of", "always-raise", "0.000", "±0.000"],
+        ["always-raise", "aivat", "0.000", "±0.000"],
+    ]
+    best = results(tmp_path)["best_estimates"]
+    assert best == [
+        {"name": "always-call", "estimator": "-aivat of always-raise", "mean": 0.0, "ci95": 0.0, "hands": 200},
+        {"name": "always-raise", "estimator": "aivat", "mean": 0.0, "ci95": 0.0, "hands": 200},
+    ]
+
+
+def test_best_estimate_of_leduc_duplicate_is_aivat_with_a_narrower_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["leduc", "--hands", "400", "--seed", "21", "leduc-cfr", "always-raise", "--duplicate", "--in-process"]
+    assert main([*argv, "--run-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "(lower variance; each hand averaged over its seatings):" in out
+    document = results(tmp_path)
+    agents, best = document["agents"], document["best_estimates"]
+    assert isinstance(agents, list) and isinstance(best, list)
+    assert [b["estimator"] for b in best] == ["aivat", "-aivat of leduc-cfr"]
+    assert best[0]["mean"] == pytest.approx(-best[1]["mean"]) and best[0]["hands"] == 400
+    assert best[0]["ci95"] < agents[0]["ci95"] / 3
+    # The same value as the money (its wide interval holds AIVAT's mean); the
+    # exact value is checked on many hands in tests/analysis/test_aivat.py.
+    assert abs(best[0]["mean"] - agents[0]["mean"]) < agents[0]["ci95"]
+
+
+def test_best_estimate_of_no_limit_is_the_all_in_adjusted_duplicate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from analysis.allin import adjusted_hands
+    from analysis.hands import concat, read_log
+
+    argv = ["leduc.nolimit", "--hands", "200", "--seed", "2", "random:size=max", "always-call", "--duplicate"]
+    assert main([*argv, "--in-process", "--run-dir", str(tmp_path)]) == 0
+    best = results(tmp_path)["best_estimates"]
+    assert isinstance(best, list) and [b["estimator"] for b in best] == ["all-in adjusted"] * 2
+    game = load_game("leduc.nolimit")
+    adjusted, allin = adjusted_hands(concat([read_log(tmp_path / f"match.{k}.log", game) for k in (1, 2)]))
+    assert allin.adjusted.any()
+    mine = adjusted.name_values("random")
+    assert best[0]["mean"] == pytest.approx(float(mine.mean()), abs=1e-9)  # each hand in both seatings
+    assert best[0]["mean"] == pytest.approx(-best[1]["mean"], abs=1e-9)
