@@ -13,8 +13,9 @@ tree. Lines:
    the tutorial's "a bit over 175", and on our tree in true chips;
 2. limit Leduc: the agent vs its own root solve (the CFR+ blueprint);
 3. no-limit Leduc against the fold/call/pot/all-in responder and against one
-   with 1/2 and 2 pots as well, true chips and DSL units, vs the CFR+ blueprint
-   (1000 iterations on that tree) and DSL's published 1.37;
+   with 1/2 and 2 pots as well (also against the agent re-solving with those
+   sizes itself), true chips and DSL units, vs the CFR+ blueprint (1000
+   iterations on that tree) and DSL's published 1.37;
 4. median seconds per action (one re-solve, lookahead build included);
 5. Burch §5.4.1: an abstract limit-Leduc strategy (``arena solve leduc
    --algorithm abstract --abstraction ehs2:2:perfect``) with its 30 subgames
@@ -93,6 +94,12 @@ def main() -> None:
     print(
         f"NL Leduc, continual re-solving (exact), responder with 1/2, 1, 2 pots and all-in: {wide.chips:.4f} true"
         f" chips = {wide.dsl:.4f} DSL units"
+    )
+    sized = ResolvingStrategy(nl, sizes=((0.5, 1.0, 2.0),), iterations=args.iterations, seed=1)
+    sized_wide = exploitability_on_tree(nl, sized, (0.5, 1.0, 2.0))
+    print(
+        f"NL Leduc, continual re-solving (exact) with 1/2, 1, 2 pots itself (sizes=0.5+1+2), same responder:"
+        f" {sized_wide.chips:.4f} true chips = {sized_wide.dsl:.4f} DSL units"
     )
     seconds = agent.solve_seconds[1:]  # the root solve is made once per agent
     print(

@@ -1,0 +1,10 @@
+"""Continual re-solving (DeepStack; Burch 2017 thesis ch5-6, seed 002 digest §4-§7).
+
+One module per part: :mod:`~strategies.resolve.lookahead` (the sparse tree at the
+real public state), :mod:`~strategies.resolve.resolver` (CFR+ with the re-solving
+gadget; kernels in :mod:`~strategies.resolve._kernels`),
+:mod:`~strategies.resolve.agent` (the ``resolve`` strategy: range and opponent
+values carried between decisions, ``policy`` for every private hand),
+:mod:`~strategies.resolve.measure` (exploitability as DeepStack-Leduc measures
+it) and :mod:`~strategies.resolve.subgames` (Burch §5.4.1: safe and unsafe
+re-solving of a fixed strategy's subgames)."""

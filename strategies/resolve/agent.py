@@ -50,9 +50,9 @@ from poker.gamedef import Game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, private_hands, register
-from strategies.cfr.tree.public import NodeKind, TreeError
+from strategies.cfr.tree.public import NodeKind, TreeError, tree_actions
 from strategies.equilibrium import board_key
-from strategies.resolve.lookahead import build_lookahead, parse_sizes
+from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
     from strategies.resolve.resolver import Resolution
@@ -202,6 +202,11 @@ class ResolvingStrategy(Strategy):
         chosen = int(self._rng.choice(len(actions), p=row / total)) if total > 0 else 0
         action = actions[chosen]
         return action if state.is_legal(action) else CALL
+
+    def actions(self, state: State) -> tuple[Action, ...]:
+        """The actions the agent may take in ``state`` (its lookahead's root
+        actions): the columns to ask :meth:`policy` for."""
+        return tuple(tree_actions(state, lookahead_abstraction(self.game, state, self.sizes)))
 
     def policy(self, public: PublicState) -> npt.NDArray[np.float64]:
         """Probabilities of ``public.actions`` for every private hand (the module

@@ -21,7 +21,7 @@ from poker.gamedef import Game
 from poker.state import State
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
-__all__ = ["DepthAbstraction", "build_lookahead", "parse_sizes"]
+__all__ = ["DepthAbstraction", "build_lookahead", "lookahead_abstraction", "parse_sizes"]
 
 
 def _actions_taken(state: State) -> int:
@@ -81,5 +81,11 @@ def build_lookahead(
     """The lookahead tree at the real ``state`` and ``board`` (the cards dealt so
     far): every legal action in a limit game, else fold, call, the depth's pot
     fractions and all-in; to the end of the hand."""
-    abstraction = None if game.is_limit else DepthAbstraction(sizes[0], all_in, sizes, _actions_taken(state))
-    return build_tree(game, abstraction, root=state, board=tuple(board))
+    return build_tree(game, lookahead_abstraction(game, state, sizes, all_in=all_in), root=state, board=tuple(board))
+
+
+def lookahead_abstraction(
+    game: Game, state: State, sizes: tuple[tuple[float, ...], ...], *, all_in: bool = True
+) -> DepthAbstraction | None:
+    """The betting abstraction of a lookahead rooted at ``state`` (None in a limit game)."""
+    return None if game.is_limit else DepthAbstraction(sizes[0], all_in, sizes, _actions_taken(state))

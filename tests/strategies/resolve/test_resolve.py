@@ -145,3 +145,17 @@ def test_no_limit_match_over_tcp_without_warnings(tmp_path: Path) -> None:
     assert logs
     assert [line for log in logs for line in log.read_text().splitlines() if "WARNING" in line] == []
     assert "resolve" in json.dumps(json.loads((run / "results.json").read_text()))
+
+
+def test_a_time_budget_runs_whole_batches() -> None:
+    from strategies.resolve.resolver import TIME_BATCH
+
+    result = resolve(NL, State(NL), (), np.ones(6), iterations=1, seconds=1e-6)
+    assert result.iterations == TIME_BATCH
+    agent = make_strategy("resolve:seconds=0.01", NL)
+    assert isinstance(agent, ResolvingStrategy)
+    columns = agent.actions(State(NL))
+    assert [str(a) for a in columns] == ["c", "r300", "r1200"]
+    assert agent.policy(PublicState(State(NL), (), columns)).shape == (6, 3)
+    with pytest.raises(NotImplementedError, match="r300"):  # the default columns lack the pot raise
+        agent.policy(PublicState(State(NL)))
