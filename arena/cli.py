@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dealer": ("dealer.cli", "serve one ACPC match over TCP (reference dealer command line)"),
     "agent": ("agent.cli", "connect to an ACPC dealer and play a strategy"),
     "match": ("arena.match", "run a whole local match: dealer, agents, results table"),
+    "play": ("arena.play", "play against bots yourself: a web table on 127.0.0.1, or --tui in the terminal"),
     "tournament": ("arena.tournament", "every pairing (triple) of bots in duplicate series, locally or on Dask; SQLite results, resumable"),
     "solve": ("strategies.cfr.cli", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
     "analyze": ("analysis.cli", "per-player results of match logs: raw means with 95% intervals, duplicate estimate"),

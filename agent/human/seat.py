@@ -1,0 +1,468 @@
+"""The seat of a person: an ACPC connection whose decisions wait for them.
+
+:class:`HumanSeat` plays its seat with :func:`agent.client.play`, whose
+``decide`` hook here parks the decision until a frontend (web page, terminal)
+submits an action. The seat, not the frontend, holds everything the person
+sees: the hand in progress, the last finished hand until they have looked at it,
+the running result and the hand history. So a page that reloads or loses its
+connection simply asks for :meth:`HumanSeat.snapshot` again and carries on, and
+the seat itself lives as long as the match: folding, reloading or closing the
+tab never gives it up (the dealer's clocks still run, as for any agent).
+
+Everything a frontend sends goes through :func:`parse_message` (size, JSON
+shape, types) and :meth:`HumanSeat.act` (the decision it answers must be the
+open one, and the action legal by :meth:`poker.state.State.verify`), so a
+message can be refused but never take the seat down. Legality, raise bounds and
+results all come from :mod:`poker`; the pot-fraction sizes offered as
+shortcuts are clamped into :meth:`~poker.state.State.raise_bounds`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Final
+
+import trio
+
+from agent.client import AgentError, play
+from analysis.stats import mean_ci, unit_of
+from poker.cards import card_to_text
+from poker.gamedef import Game
+from poker.hand_rank import hand_values
+from poker.protocol import MatchState
+from poker.state import CALL, FOLD, Action, ActionType, IllegalActionError, State
+from strategies.base import Strategy
+
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "HISTORY_HANDS",
+    "Limits",
+    "MessageError",
+    "Act",
+    "Next",
+    "parse_message",
+    "parse_action",
+    "HumanSeat",
+]
+
+#: The largest message a frontend may send (a real one is under 100 bytes).
+MAX_MESSAGE_BYTES: Final = 1024
+#: Finished hands kept for the history panel (the log keeps them all).
+HISTORY_HANDS: Final = 100
+_ACTION_WORDS: Final = {"fold": ActionType.FOLD, "call": ActionType.CALL, "check": ActionType.CALL, "raise": ActionType.RAISE}
+_MAX_SIZE: Final = 2**31
+_TYPED: Final = re.compile(r"(f|fold|c|call|k|check|r|raise) *(\d{1,12})?")
+_LETTERS: Final = {"f": "fold", "c": "call", "k": "check", "r": "raise"}
+
+
+class MessageError(ValueError):
+    """A message from a frontend that is refused; the text says why in one line."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The dealer's time limits for the seat, in milliseconds (the per-action
+    clock shows what is left of the tightest one)."""
+
+    response_ms: int
+    hand_ms: int
+    match_ms: int
+
+
+@dataclass(frozen=True)
+class Act:
+    """Take ``action`` in the decision numbered ``decision``."""
+
+    decision: int
+    kind: ActionType
+    size: int
+
+
+@dataclass(frozen=True)
+class Next:
+    """The person has seen the finished hand: show the next one."""
+
+
+def parse_message(raw: str | bytes) -> Act | Next:
+    """A frontend message: ``{"type": "act", "decision": N, "action":
+    "fold"|"call"|"check"|"raise", "size": S}`` (``size`` only for a no-limit
+    raise) or ``{"type": "next"}``.
+
+    Raises:
+        MessageError: too long, not JSON, or not one of those shapes.
+    """
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise MessageError(f"message longer than {MAX_MESSAGE_BYTES} bytes")
+    try:
+        message = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise MessageError("message is not JSON") from None
+    if not isinstance(message, dict):
+        raise MessageError("message is not a JSON object")
+    kind = message.get("type")
+    if kind == "next":
+        if set(message) != {"type"}:
+            raise MessageError("a next message has no other fields")
+        return Next()
+    if kind != "act":
+        raise MessageError("message type must be 'act' or 'next'")
+    if not set(message) <= {"type", "decision", "action", "size"} or not {"decision", "action"} <= set(message):
+        raise MessageError("an act message has the fields type, decision, action and, for a raise, size")
+    decision, word, size = message["decision"], message["action"], message.get("size", 0)
+    if not _is_int(decision) or not 0 <= decision < _MAX_SIZE:
+        raise MessageError("decision must be a whole number")
+    if not isinstance(word, str) or word not in _ACTION_WORDS:
+        raise MessageError(f"action must be one of {', '.join(_ACTION_WORDS)}")
+    if not _is_int(size) or not 0 <= size < _MAX_SIZE:
+        raise MessageError(f"size must be a whole number of chips below {_MAX_SIZE}")
+    return Act(decision, _ACTION_WORDS[word], size)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_action(text: str, state: State) -> Action:
+    """A person's typed action for ``state``: ``f``/``fold``, ``c``/``call``/
+    ``k``/``check``, ``r``/``raise`` (limit), ``r N``/``rN``/``raise N`` (no-limit:
+    raise to N chips). Legality is checked by :meth:`HumanSeat.act`, not here.
+
+    Raises:
+        MessageError: none of those shapes.
+    """
+    match = _TYPED.fullmatch(text.strip().lower())
+    if match is None:
+        raise MessageError(f"not an action: {text.strip()[:40]!r}; type f, c, or r (r N raises to N in no-limit)")
+    kind = _ACTION_WORDS[_LETTERS.get(match[1], match[1])]
+    if match[2] is not None and (kind is not ActionType.RAISE or state.game.is_limit):
+        raise MessageError(f"{match[1]} takes no amount here")
+    if kind is not ActionType.RAISE or state.game.is_limit:
+        return Action(kind)
+    if match[2] is None:
+        bounds = state.raise_bounds()
+        where = f" ({bounds[0]}..{bounds[1]})" if bounds else ""
+        raise MessageError(f"say how much: r N raises to N chips{where}")
+    size = int(match[2])
+    if size >= _MAX_SIZE:
+        raise MessageError(f"{size} chips is more than any stack")
+    return Action.raise_to(size)
+
+
+@dataclass
+class _Decision:
+    number: int
+    view: MatchState
+    started: float  # trio time
+    answer: trio.Event
+    action: Action = CALL
+
+
+class _Watcher(Strategy):
+    """Passes every view to the seat (the client calls it for each message)."""
+
+    name = "human"
+
+    def __init__(self, seat: HumanSeat) -> None:
+        self._seat = seat
+
+    def observe(self, view: MatchState) -> None:
+        self._seat.observe(view)
+
+    def act(self, view: MatchState) -> Action:  # pragma: no cover - the seat always passes decide
+        raise AssertionError("a human seat decides through HumanSeat.decide")
+
+
+class HumanSeat:
+    """One person's seat: what they see (:meth:`snapshot`) and what they may do
+    (:meth:`act`, :meth:`next_hand`). ``names`` are the dealer's seat names in
+    seat order and ``seat`` is the person's (0-based)."""
+
+    def __init__(self, game: Game, names: tuple[str, ...], seat: int, *, hands: int, limits: Limits, title: str) -> None:
+        self.game = game
+        self.names = names
+        self.seat = seat
+        self.hands = hands
+        self.limits = limits
+        self.title = title
+        self.unit = unit_of(game)
+        self.version = 0
+        self.over = trio.Event()
+        self.message: str | None = None  # why the match ended, if not normally
+        self._changed = trio.Event()
+        self._view: MatchState | None = None
+        self._finished: MatchState | None = None  # the last finished hand, until seen
+        self._decision: _Decision | None = None
+        self._decisions = 0
+        self._values: list[float] = []
+        self._history: list[dict[str, Any]] = []
+        self._used_hand_s = 0.0
+        self._used_match_s = 0.0
+        self._hand_id: int | None = None
+
+    # -- the connection ------------------------------------------------------
+
+    async def run(self, host: str, port: int) -> None:
+        """Play the seat until the dealer closes it (or it fails: the reason is
+        kept in :attr:`message`); :attr:`over` is set either way."""
+        try:
+            await play(host, port, self.game, _Watcher(self), decide=self.decide)
+        except (AgentError, OSError) as error:
+            self.message = f"the connection to the dealer ended: {error}"
+        finally:
+            self._decision = None
+            self.over.set()
+            self._notify()
+
+    def end(self, message: str | None) -> None:
+        """The match is over (``message``: why, if it did not end normally)."""
+        if message and not self.message:
+            self.message = message
+        self.over.set()
+        self._notify()
+
+    def observe(self, view: MatchState) -> None:
+        """Every view the dealer sends this seat."""
+        if view.hand_id != self._hand_id:
+            self._hand_id = view.hand_id
+            self._used_hand_s = 0.0
+        self._view = view
+        if view.state.finished:
+            self._finished = view
+            entry = self._hand_summary(view)
+            self._values.append(entry["value"])
+            self._history.append(entry)
+            del self._history[:-HISTORY_HANDS]
+        self._notify()
+
+    async def decide(self, view: MatchState) -> Action:
+        """The ``decide`` hook: open a decision and wait for the person."""
+        self._decisions += 1
+        decision = _Decision(self._decisions, view, trio.current_time(), trio.Event())
+        self._decision = decision
+        self._notify()
+        await decision.answer.wait()
+        return decision.action
+
+    # -- what frontends do ------------------------------------------------------
+
+    def act(self, decision: int, kind: ActionType, size: int = 0) -> Action:
+        """Answer the open decision ``decision``; returns the action sent.
+
+        Raises:
+            MessageError: no decision is open, ``decision`` is another one, or
+                the action is not legal (the text says why).
+        """
+        open_ = self._decision
+        if open_ is None or self.over.is_set():
+            raise MessageError("it is not your turn")
+        if decision != open_.number:
+            raise MessageError("that decision is over; the table has moved on")
+        state = open_.view.state
+        action = Action(kind, size if kind is ActionType.RAISE and not self.game.is_limit else 0)
+        if kind is ActionType.RAISE and not self.game.is_limit and size == 0:
+            raise MessageError("a no-limit raise needs a size (chips to raise to)")
+        try:
+            state.verify(action)
+        except IllegalActionError as error:
+            raise MessageError(str(error)) from None
+        elapsed = trio.current_time() - open_.started
+        self._used_hand_s += elapsed
+        self._used_match_s += elapsed
+        open_.action = action
+        self._decision = None
+        self._finished = None  # acting means the person is on the new hand
+        open_.answer.set()
+        self._notify()
+        return action
+
+    def next_hand(self) -> None:
+        """The person has seen the finished hand."""
+        if self._finished is not None:
+            self._finished = None
+            self._notify()
+
+    async def wait_change(self, version: int) -> int:
+        """Wait until the table differs from ``version``; returns the new version."""
+        while self.version == version:
+            await self._changed.wait()
+        return self.version
+
+    def _notify(self) -> None:
+        self.version += 1
+        self._changed.set()
+        self._changed = trio.Event()
+
+    # -- what frontends show ----------------------------------------------------
+
+    @property
+    def decision(self) -> int | None:
+        """The number of the open decision, if any."""
+        return None if self._decision is None else self._decision.number
+
+    @property
+    def decision_state(self) -> State | None:
+        """The betting state of the open decision, if any."""
+        return None if self._decision is None else self._decision.view.state
+
+    @property
+    def shown(self) -> MatchState | None:
+        """The hand on the table: the finished one until the person has seen it,
+        else the latest."""
+        return self._finished or self._view
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole table as plain JSON data (see ``static/table.js``)."""
+        view = self.shown
+        decision = self._decision if self._finished is None or self._finished is self._view else None
+        return {
+            "type": "table",
+            "version": self.version,
+            "title": self.title,
+            "game": {
+                "players": self.game.num_players,
+                "limit": self.game.is_limit,
+                "hole_cards": self.game.num_hole_cards,
+                "rounds": self.game.num_rounds,
+                "board_cards": list(self.game.num_board_cards),
+            },
+            "hands": self.hands,
+            "over": self.over.is_set(),
+            "message": self.message,
+            "hand": None if view is None else self._hand_table(view),
+            "waiting_next": self._finished is not None and not self.over.is_set(),
+            "legal": None if decision is None else self._legal(decision),
+            "clock_ms": None if self._decision is None else self.clock_ms(),
+            "result": self.result(),
+            "history": self._history[::-1],
+        }
+
+    def clock_ms(self) -> int | None:
+        """Milliseconds left for the open decision under the dealer's tightest
+        limit (this response, this hand, the whole match), or None."""
+        if self._decision is None:
+            return None
+        elapsed = trio.current_time() - self._decision.started
+        left = min(
+            self.limits.response_ms / 1000,
+            self.limits.hand_ms / 1000 - self._used_hand_s,
+            self.limits.match_ms / 1000 - self._used_match_s,
+        )
+        return max(0, int((left - elapsed) * 1000))
+
+    def result(self) -> dict[str, Any]:
+        """Hands finished, total chips and the mean per hand with its 95% interval
+        in the game's unit (no interval before two hands)."""
+        values = self._values
+        estimate = mean_ci(values).scaled(self.unit.per_chip) if len(values) >= 2 else None
+        return {
+            "hands": len(values),
+            "total": sum(values),
+            "unit": self.unit.name,
+            "mean": None if estimate is None else estimate.mean,
+            "ci95": None if estimate is None else estimate.half_width,
+        }
+
+    def seat_of(self, view: MatchState, position: int) -> int:
+        """The seat at ``position`` in the hand of ``view`` (the dealer moves the button)."""
+        return (self.seat - view.viewer + position) % self.game.num_players
+
+    def _hand_table(self, view: MatchState) -> dict[str, Any]:
+        state, game = view.state, self.game
+        n = game.num_players
+        values = hand_values(state, view.hole, view.board) if state.finished else None
+        to_act = -1 if state.finished else state.current_player()
+        positions = sorted(range(n), key=lambda p: self.seat_of(view, p))
+        players = [
+            {
+                "name": self.names[self.seat_of(view, p)],
+                "position": p,
+                "you": p == view.viewer,
+                "cards": [card_to_text(c) for c in view.hole[p]],
+                "blind": game.blind[p],
+                "spent": state.spent[p],
+                "stack": None if game.is_limit else game.stack[p] - state.spent[p],
+                "folded": state.folded[p],
+                "all_in": not state.folded[p] and state.is_all_in(p) and not game.is_limit,
+                "to_act": p == to_act,
+                "value": None if values is None else float(values[p]),
+            }
+            for p in positions
+        ]
+        return {
+            "id": view.hand_id,
+            "number": view.hand_id + 1,
+            "finished": state.finished,
+            "showdown": state.is_showdown(),
+            "board": [card_to_text(c) for c in view.board[: game.total_board_cards(state.round)]],
+            "pot": sum(state.spent),
+            "round": state.round,
+            "players": players,
+            "betting": self._betting(view),
+        }
+
+    def _betting(self, view: MatchState) -> list[list[dict[str, str]]]:
+        """Each round's actions in words, replayed through :class:`State` so a
+        call reads as a check when nothing was owed, and raises show their total."""
+        state = State(self.game)
+        rounds: list[list[dict[str, str]]] = []
+        final = view.state
+        for round_ in range(final.round + 1):
+            words = []
+            for action, position in zip(final.actions[round_], final.actors[round_]):
+                owed = state.amount_to_call()
+                state = state.apply(action)
+                if action.type is ActionType.FOLD:
+                    text = "fold"
+                elif action.type is ActionType.CALL:
+                    text = f"call {owed}" if owed else "check"
+                else:
+                    text = f"raise to {state.spent[position]}"
+                words.append({"name": self.names[self.seat_of(view, position)], "text": text})
+            rounds.append(words)
+        return rounds
+
+    def _legal(self, decision: _Decision) -> dict[str, Any]:
+        state = decision.view.state
+        owed = state.amount_to_call()
+        bounds = state.raise_bounds()
+        raise_: dict[str, Any] | None = None
+        if bounds is not None:
+            low, high = bounds
+            pot_after_call = sum(state.spent) + owed
+
+            def clamp(extra: int) -> int:
+                return max(low, min(high, state.max_spent + extra))
+
+            raise_ = {
+                "min": low,
+                "max": high,
+                "half_pot": clamp(pot_after_call // 2),
+                "pot": clamp(pot_after_call),
+                "all_in": high,
+            }
+        return {
+            "decision": decision.number,
+            "fold": state.can_fold(),
+            "call": owed,
+            "raise": raise_,
+        }
+
+    def _hand_summary(self, view: MatchState) -> dict[str, Any]:
+        state = view.state
+        values = hand_values(state, view.hole, view.board)
+        shown = [
+            {"name": self.names[self.seat_of(view, p)], "cards": [card_to_text(c) for c in view.hole[p]]}
+            for p in range(self.game.num_players)
+            if p != view.viewer and view.hole[p]
+        ]
+        return {
+            "hand": view.hand_id + 1,
+            "cards": [card_to_text(c) for c in view.hole[view.viewer]],
+            "board": [card_to_text(c) for c in view.board[: self.game.total_board_cards(state.round)]],
+            "betting": state.betting_string(),
+            "folded": state.folded[view.viewer],
+            "shown": shown,
+            "value": float(values[view.viewer]),
+        }

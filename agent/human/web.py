@@ -1,0 +1,160 @@
+"""The web table: a :class:`~agent.human.seat.HumanSeat` served to a browser.
+
+Hypercorn serves a Starlette app on trio (no HTTP of our own): ``/`` is the
+table page, ``/static/`` its script and style (package data, no build step),
+and ``/ws`` the WebSocket the page talks over. On every change of the seat the
+page gets the whole table (:meth:`HumanSeat.snapshot`), so a page that reloads
+or reconnects needs nothing but the next message; it sends back only small JSON
+messages (:func:`agent.human.seat.parse_message`), refused one by one with an
+``error`` message when they are malformed, too big (Hypercorn closes a
+connection whose message passes :data:`~agent.human.seat.MAX_MESSAGE_BYTES`)
+or not legal. A random token in the URL keeps other local users off the seat.
+A page connection that fails ends only that connection.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve as hypercorn_serve
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket
+
+from agent.human.seat import MAX_MESSAGE_BYTES, Act, HumanSeat, MessageError, parse_message
+
+__all__ = ["STATIC", "Pages", "make_app", "new_token", "serve_table"]
+
+STATIC: Final = Path(__file__).with_name("static")
+#: WebSocket close code for a wrong token (RFC 6455 "policy violation").
+POLICY_VIOLATION: Final = 1008
+_log = logging.getLogger(__name__)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class Pages:
+    """How many pages are connected, and an event that fires when that changes."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.changed = trio.Event()
+
+    def _update(self, delta: int) -> None:
+        self.count += delta
+        self.changed.set()
+        self.changed = trio.Event()
+
+
+def make_app(seat: HumanSeat, token: str, pages: Pages) -> Starlette:
+    """The table page, its files, and the WebSocket of ``seat``."""
+
+    async def index(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
+
+    async def table(websocket: WebSocket) -> None:
+        if websocket.query_params.get("token") != token:
+            await websocket.close(code=POLICY_VIOLATION)
+            return
+        await websocket.accept()
+        pages._update(+1)
+        try:
+            await _serve_page(seat, websocket)
+        except Exception as error:  # a page's connection failed: that page's business only
+            _log.debug("page connection ended: %r", error)
+        finally:
+            pages._update(-1)
+
+    routes = [
+        Route("/", index),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        WebSocketRoute("/ws", table),
+    ]
+    return Starlette(routes=routes)
+
+
+async def _serve_page(seat: HumanSeat, websocket: WebSocket) -> None:
+    lock = trio.Lock()
+
+    async def send(document: dict[str, Any]) -> None:
+        async with lock:
+            await websocket.send_text(json.dumps(document, separators=(",", ":")))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_push_tables, seat, send)
+        await _read_messages(seat, websocket, send)
+        nursery.cancel_scope.cancel()
+
+
+async def _push_tables(seat: HumanSeat, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+    """The whole table now, then again after every change."""
+    while True:
+        version = seat.version
+        await send(seat.snapshot())
+        await seat.wait_change(version)
+
+
+async def _read_messages(seat: HumanSeat, websocket: WebSocket, send: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+    while True:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        raw = message.get("text")
+        if raw is None:
+            raw = message.get("bytes") or b""
+        try:
+            parsed = parse_message(raw)
+            if isinstance(parsed, Act):
+                seat.act(parsed.decision, parsed.kind, parsed.size)
+            else:
+                seat.next_hand()
+        except MessageError as error:
+            await send({"type": "error", "message": str(error)})
+
+
+def _config(host: str, port: int) -> Config:
+    config = Config()
+    config.bind = [f"{host}:{port}"]
+    config.websocket_max_message_size = MAX_MESSAGE_BYTES
+    config.h11_max_incomplete_size = 16 * 1024
+    config.accesslog = None
+    config.errorlog = _log
+    config.graceful_timeout = 1.0
+    return config
+
+
+async def serve_table(
+    seat: HumanSeat,
+    host: str,
+    port: int,
+    token: str,
+    pages: Pages,
+    shutdown: trio.Event,
+    *,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve the table until ``shutdown`` is set; ``task_status.started`` gets
+    the page's URL (with the port the system chose when ``port`` is 0).
+
+    Raises:
+        OSError: the address cannot be bound.
+    """
+
+    app: Any = make_app(seat, token, pages)  # an ASGI app; Hypercorn's type names its own scope types
+    serve = partial(hypercorn_serve, app, _config(host, port), shutdown_trigger=shutdown.wait)
+    async with trio.open_nursery() as nursery:
+        binds: list[str] = await nursery.start(serve)
+        task_status.started(f"{binds[0]}/?token={token}")

@@ -1,0 +1,302 @@
+"""``arena play`` end to end in a real browser: Playwright drives Debian's
+Chromium (headless, a fresh profile) against the real command, and the tests
+check what the page shows and what the dealer logged.
+
+The deals are fixed by the seed and the bots are deterministic, so each
+outcome is known in advance (worked out from :class:`poker.deal.Dealer`):
+
+* leduc, seed 11: hand 1 you hold Qs, always-call Ks, board Qh (you win);
+  hand 2 you hold Qs, always-call As, board Ks (you lose); with ``--seat 2``
+  you hold Ks in hand 1 and As in hand 2;
+* leduc.nolimit, seed 5: hand 1 you hold As, always-call Ks, board Qs;
+* leduc.limit.3p, seed 2: hand 1 you hold Jh against Ah and Qs, board Js.
+
+Position 0 acts first in every round of these games; the dealer moves the
+button, so you act first in hand 1 and (heads-up) last in hand 2.
+
+The browser tests skip, saying why, only when no Chromium can be found (``make
+test`` installs Debian's where it can). The showdown screenshot goes to the
+test's tmp_path and, when ``ARENA_PLAY_SCREENSHOT`` names a file, there too
+(that is how ``docs/table-showdown.png`` is made).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.arena.play_process import PlayProcess
+
+CHROMIUM = next((path for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if Path(path).exists()), None)
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium at /usr/bin/chromium (apt-get install chromium; `make test` does it as root)"
+)
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+expect = sync_api.expect
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        context.set_default_timeout(10_000)
+        yield context
+        context.close()
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    if not page.is_closed():
+        page.close()
+    assert not errors, f"the page's script failed: {errors}"
+
+
+@pytest.fixture
+def start(tmp_path: Path) -> Iterator[object]:
+    processes: list[PlayProcess] = []
+
+    def start(*args: str) -> PlayProcess:
+        process = PlayProcess(tmp_path, *args, "--linger", "0.5")
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        process.stop()
+
+
+def your_turn(page: object) -> None:
+    expect(page.locator("#status")).to_have_text("Your turn.")  # type: ignore[attr-defined]
+
+
+def finish(page: object, play: PlayProcess) -> str:
+    """Close the page: the command, done with its match, then exits."""
+    page.close()  # type: ignore[attr-defined]
+    status, out, err = play.finish()
+    assert status == 0, err
+    return out
+
+
+def test_limit_leduc_one_hand_won_and_one_lost(start, page) -> None:
+    play = start("leduc", "--opponent", "always-call", "--hands", "2", "--seed", "11")
+    page.goto(play.url())
+    expect(page.locator("#hand-number")).to_have_text("hand 1 of 2")
+    expect(page.locator("#me .card")).to_have_attribute("data-card", "Qs")
+    expect(page.locator("#opponents .card.back")).to_have_count(1)  # the bot's card, face down
+    your_turn(page)
+    expect(page.locator("#btn-fold")).to_be_hidden()  # nothing to call: folding is not offered
+    expect(page.locator("#btn-call")).to_have_text("Check")
+    expect(page.locator("#raise-box")).to_be_hidden()  # limit: one raise size, no slider
+    page.keyboard.press("r")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    expect(page.locator("#betting")).to_contain_text("round 1: you raise to 3, always-call call 2")
+    your_turn(page)
+    expect(page.locator("#btn-raise")).to_have_text("Raise to 7")
+    page.click("#btn-raise")
+    expect(page.locator("#banner")).to_have_text("You won 7 at showdown")
+    expect(page.locator("#opponents .card")).to_have_attribute("data-card", "Ks")
+    expect(page.locator("#result")).to_have_text("+7 chips over 1 hand")
+    expect(page.locator("#history li")).to_have_count(1)
+    page.keyboard.press("n")
+    expect(page.locator("#hand-number")).to_have_text("hand 2 of 2")
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#betting")).to_contain_text("round 2: always-call check")
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#banner")).to_have_text("You lost 1 at showdown")
+    expect(page.locator("#opponents .card")).to_have_attribute("data-card", "As")
+    expect(page.locator("#status")).to_have_text("The match is over.")
+    expect(page.locator("#result")).to_contain_text("+6 chips over 2 hands · +3 ± 7.84 chips/hand (95%)")
+    out = finish(page, play)
+    assert play.states() == [
+        "STATE:0:rc/rc:Qs|Ks/Qh:7|-7:you|always-call",
+        "STATE:1:cc/cc:As|Qs/Ks:1|-1:always-call|you",
+    ]
+    assert re.search(r"^you +6 +3\.000 +±7\.840$", out, re.M), out
+
+
+def test_no_limit_raise_chosen_on_the_slider(start, page) -> None:
+    play = start("leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
+    page.goto(play.url())
+    your_turn(page)
+    slider = page.locator("#raise-slider")
+    expect(slider).to_have_attribute("min", "200")
+    expect(slider).to_have_attribute("max", "1200")
+    page.click("#btn-pot")  # nothing to call, 200 in the pot: a pot-sized raise goes to 100 + 200
+    expect(page.locator("#raise-to")).to_have_value("300")
+    slider.fill("650")
+    expect(page.locator("#raise-to")).to_have_value("650")
+    expect(page.locator("#btn-raise")).to_have_text("Raise to 650")
+    page.click("#btn-raise")
+    expect(page.locator("#betting")).to_contain_text("round 1: you raise to 650, always-call call 550")
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#banner")).to_have_text("You won 650 at showdown")
+    page.keyboard.press("Enter")
+    your_turn(page)
+    page.keyboard.press("a")  # all-in shortcut, then r
+    expect(page.locator("#raise-to")).to_have_value("1200")
+    page.keyboard.press("r")
+    expect(page.locator("#banner")).to_have_text("You won 1200 at showdown")
+    finish(page, play)
+    assert play.states() == [
+        "STATE:0:r650c/cc:As|Ks/Qs:650|-650:you|always-call",
+        "STATE:1:cr1200c/:Qs|Kh/Ah:-1200|1200:always-call|you",
+    ]
+
+
+def test_fold_then_the_next_hand(start, page) -> None:
+    play = start("leduc", "--opponent", "always-raise", "--hands", "2", "--seed", "11", "--seat", "2")
+    page.goto(play.url())
+    your_turn(page)
+    expect(page.locator("#betting")).to_contain_text("round 1: always-raise raise to 3")
+    expect(page.locator("#btn-call")).to_have_text("Call 2")
+    page.keyboard.press("f")
+    expect(page.locator("#banner")).to_have_text("You lost 1 (you folded)")
+    expect(page.locator("#opponents .card.back")).to_have_count(1)  # a fold shows no cards
+    page.click("#btn-next")
+    expect(page.locator("#hand-number")).to_have_text("hand 2 of 2")
+    your_turn(page)
+    expect(page.locator("#btn-call")).to_have_text("Check")
+    page.keyboard.press("c")
+    expect(page.locator("#betting")).to_contain_text("always-raise raise to 3")
+    your_turn(page)
+    page.keyboard.press("f")
+    expect(page.locator("#status")).to_have_text("The match is over.")
+    finish(page, play)
+    assert play.states() == [
+        "STATE:0:rf:Qs|Ks:1|-1:always-raise|you",
+        "STATE:1:crf:As|Qs:-1|1:you|always-raise",
+    ]
+
+
+def test_reload_mid_hand_resumes(start, page) -> None:
+    play = start("leduc", "--opponent", "always-call", "--hands", "2", "--seed", "11")
+    url = play.url()
+    page.goto(url)
+    your_turn(page)
+    page.keyboard.press("r")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    your_turn(page)
+    page.reload()
+    expect(page.locator("#conn")).to_have_text("connected")
+    expect(page.locator("#hand-number")).to_have_text("hand 1 of 2")
+    expect(page.locator("#me .card")).to_have_attribute("data-card", "Qs")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    expect(page.locator("#betting")).to_contain_text("round 1: you raise to 3, always-call call 2")
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#banner")).to_have_text("You won 3 at showdown")
+    page.goto("about:blank")  # the page goes away altogether, then comes back
+    page.goto(url)
+    expect(page.locator("#banner")).to_have_text("You won 3 at showdown")  # still waiting for "next"
+    page.keyboard.press("n")
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#betting")).to_contain_text("round 2: always-call check")
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#status")).to_have_text("The match is over.")
+    finish(page, play)
+    assert play.states()[0] == "STATE:0:rc/cc:Qs|Ks/Qh:3|-3:you|always-call"
+
+
+def test_three_players_to_showdown(start, page, tmp_path: Path) -> None:
+    play = start("leduc.limit.3p", "--opponent", "always-call", "--opponent", "always-call", "--hands", "2", "--seed", "2")
+    page.goto(play.url())
+    expect(page.locator("#opponents .player")).to_have_count(2)
+    for _ in range(2):
+        your_turn(page)
+        page.keyboard.press("c")
+    expect(page.locator("#banner")).to_have_text("You won 2 at showdown")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Js")
+    shown = page.locator("#opponents .card")
+    expect(shown).to_have_count(2)
+    assert sorted(shown.nth(i).get_attribute("data-card") for i in range(2)) == ["Ah", "Qs"]
+    screenshot = tmp_path / "table-showdown.png"
+    page.screenshot(path=str(screenshot))
+    assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    if os.environ.get("ARENA_PLAY_SCREENSHOT"):
+        shutil.copyfile(screenshot, os.environ["ARENA_PLAY_SCREENSHOT"])
+    page.keyboard.press("n")
+    for _ in range(2):
+        your_turn(page)
+        page.keyboard.press("c")
+    expect(page.locator("#status")).to_have_text("The match is over.")
+    finish(page, play)
+    first = play.states()[0]
+    assert first.startswith("STATE:0:ccc/ccc:Jh|Ah|Qs/Js:2|-1|-1:you|always-call-1|always-call-2")
+
+
+def test_bad_messages_are_refused_and_the_match_goes_on(start, page) -> None:
+    play = start("leduc", "--opponent", "always-call", "--hands", "2", "--seed", "11")
+    url = play.url()
+    page.goto(url)
+    your_turn(page)
+    replies = page.evaluate(
+        """async () => {
+        const ws = new WebSocket(`ws://${location.host}/ws${location.search}`);
+        const replies = [];
+        ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.type === "error") replies.push(m.message); };
+        await new Promise((ok) => { ws.onopen = ok; });
+        const decision = await new Promise((ok) => {
+            ws.addEventListener("message", (e) => { const m = JSON.parse(e.data); if (m.legal) ok(m.legal.decision); });
+        });
+        for (const text of ["not json", "[1, 2]", '{"type": "act"}', '{"type": "next", "x": 1}',
+                            JSON.stringify({type: "act", decision: decision + 1, action: "call"}),
+                            JSON.stringify({type: "act", decision: decision, action: "fold"}),
+                            JSON.stringify({type: "act", decision: decision, action: "call", size: true})]) {
+            ws.send(text);
+        }
+        ws.send(new Uint8Array([0, 255, 1]));
+        await new Promise((ok) => setTimeout(ok, 500));
+        const closed = new Promise((ok) => { ws.onclose = (e) => ok(e.code); });
+        ws.send("x".repeat(5000));
+        const code = await closed;
+        const stranger = new WebSocket(`ws://${location.host}/ws?token=wrong`);
+        const refused = await new Promise((ok) => { stranger.onclose = (e) => ok(e.code); });
+        return {replies, code, refused};
+    }"""
+    )
+    assert replies["replies"] == [
+        "message is not JSON",
+        "message is not a JSON object",
+        "an act message has the fields type, decision, action and, for a raise, size",
+        "a next message has no other fields",
+        "that decision is over; the table has moved on",
+        "fold is not legal when a check is free",
+        "size must be a whole number of chips below 2147483648",
+        "message is not JSON",
+    ]
+    assert replies["code"] == 1009  # message too big: that connection is closed, nothing else
+    assert replies["refused"] != 1000
+    your_turn(page)  # the seat and the page's own connection are untouched
+    page.keyboard.press("c")
+    expect(page.locator("#board .card")).to_have_count(1)
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#banner")).to_have_text("You won 1 at showdown")
