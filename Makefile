@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: match test lock warmup
+.PHONY: match test lock warmup browser
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,17 @@ match: $(STAMP)
 	$(VENV)/bin/arena match hulhe --hands 3000 --seed 7 --duplicate random always-raise
 
 # The whole test suite (what CI runs).
-test: $(STAMP)
+test: $(STAMP) browser
 	$(VENV)/bin/python -m pytest
+
+# Debian's Chromium for the browser tests of `arena play` (Playwright drives it; no browser
+# download). Installed only where we may (root with apt-get); elsewhere those tests skip, saying why.
+browser:
+	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's chromium for the browser tests"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
+			|| echo "chromium could not be installed: the browser tests will skip"; \
+	fi
 
 # Compile (or check) the numba kernels; set-up does it once, this redoes it after a kernel change.
 warmup: $(STAMP)

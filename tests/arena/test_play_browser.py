@@ -32,7 +32,7 @@ import pytest
 
 from tests.arena.play_process import PlayProcess
 
-CHROMIUM = next((path for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser") if Path(path).exists()), None)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -44,7 +44,7 @@ CHROMIUM_ARGS = [
 ]
 
 pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no Chromium at /usr/bin/chromium (apt-get install chromium; `make test` does it as root)"
+    CHROMIUM is None, reason="no chromium on PATH (apt-get install chromium; `make test` does that when run as root)"
 )
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
