@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from analysis.breakdown import summarize
+from analysis.breakdown import estimate, summarize
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from analysis.duplicate import DuplicateError, DuplicateSet, combined_estimates, find_duplicates
 from analysis.hands import Hands, HandsError, concat, read_hands
@@ -138,7 +138,27 @@ def analyze(tables: Sequence[Hands], every: Hands | None = None) -> dict[str, An
         document["duplicate"] = _duplicate_document(sets, unit)
     if not game.is_limit:
         document["allin"] = allin_document(tables, every)
+    if every.components:
+        document["components"] = component_rows(every)
     return document
+
+
+def component_rows(every: Hands) -> list[dict[str, Any]]:
+    """Per portfolio agent and component, the hands that component played and
+    their mean, std-dev and 95% interval in the game's unit (money: the
+    components' hands are not a random sample of the deals once the choice
+    depends on what came before, so these say how each was used and fared, not
+    what each is worth)."""
+    unit = unit_of(every.game)
+    rows = []
+    for name, labels in every.components.items():
+        chips = every.name_values(name)
+        column = np.array(labels, dtype=object)
+        for label in dict.fromkeys(label for label in labels if label):
+            played = chips[(column == label) & ~np.isnan(chips)]
+            std = float(np.std(played, ddof=1)) * unit.per_chip if played.size > 1 else None
+            rows.append({"name": name, "component": label, **_json_estimate(estimate(played), unit), "std": std})
+    return rows
 
 
 def _duplicate_document(sets: Sequence[DuplicateSet], unit: Unit) -> dict[str, Any]:
@@ -322,6 +342,14 @@ def format_report(document: dict[str, Any]) -> str:
         if allin["duplicate"] is not None:
             lines.append("duplicate, all-in adjusted (each hand averaged over its seatings)")
             lines += _player_lines(allin["duplicate"]["players"], unit)
+    components = document.get("components")
+    if components:
+        lines.append("portfolio components (the hands each played)")
+        rows = [["player", "component", "hands", unit, "std-dev", "95% CI"]]
+        for c in components:
+            ci = "-" if c["ci95"] is None else f"±{c['ci95']:.3f}"
+            rows.append([c["name"], c["component"], str(c["hands"]), _number(c["mean"]), _number(c["std"]), ci])
+        lines += table_lines(rows, left=(0, 1))
     chosen = document.get("estimators")
     if chosen:
         about = document["estimated"]

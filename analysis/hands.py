@@ -56,6 +56,7 @@ __all__ = [
     "iter_log_blocks",
     "concat",
     "game_of_log",
+    "read_components",
     "NO_SEED",
 ]
 
@@ -147,7 +148,10 @@ class Hands:
     reached); ``betting`` the ACPC betting strings; ``line`` int64[n] the line
     number in the log (the hand's number in a records file); ``seed`` int64[n]
     the run's seed (:data:`NO_SEED` when unknown). ``skipped`` lists the line
-    numbers of damaged lines left out (``skip_damaged=True``).
+    numbers of damaged lines left out (``skip_damaged=True``). ``components``
+    maps the name of a portfolio agent to the component that played each hand
+    (``""`` where it did not play or nothing was recorded), from the side files
+    :func:`read_components` finds beside the log.
     """
 
     game: Game
@@ -164,6 +168,7 @@ class Hands:
     headers: tuple[LogHeader, ...] = ()
     score: tuple[tuple[float, ...], tuple[str, ...]] | None = None
     skipped: tuple[int, ...] = field(default=())
+    components: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return int(self.hand_id.size)
@@ -236,7 +241,21 @@ class Hands:
             betting=tuple(self.betting[i] for i in index),
             line=self.line[index],
             seed=self.seed[index],
+            components={name: tuple(labels[i] for i in index) for name, labels in self.components.items()},
         )
+
+    def with_components(self, components: dict[str, dict[int, str]]) -> Hands:
+        """These hands with ``components`` (name -> hand id -> component) joined
+        to the rows where that name played."""
+        joined = dict(self.components)
+        for name, by_hand in components.items():
+            if name not in self.names:
+                continue
+            played = (self.name_index == self.names.index(name)).any(axis=1)
+            joined[name] = tuple(
+                by_hand.get(int(h), "") if p else "" for h, p in zip(self.hand_id.tolist(), played.tolist())
+            )
+        return replace(self, components=joined)
 
 
 def concat(tables: Sequence[Hands]) -> Hands:
@@ -273,6 +292,10 @@ def concat(tables: Sequence[Hands]) -> Hands:
         headers=tuple(h for t in tables for h in t.headers),
         score=None,
         skipped=tuple(s for t in tables for s in t.skipped),
+        components={
+            name: tuple(label for t in tables for label in t.components.get(name, ("",) * len(t)))
+            for name in dict.fromkeys(name for t in tables for name in t.components)
+        },
     )
 
 
@@ -783,5 +806,42 @@ def read_hands(
         hands = read_records(path)
         if game is not None and hands.game != game:
             raise HandsError(f"{path}: records of another game than the one named")
-        return hands
-    return read_log(path, game, skip_damaged=skip_damaged, validate=validate)
+    else:
+        hands = read_log(path, game, skip_damaged=skip_damaged, validate=validate)
+    components = read_components(path)
+    return hands.with_components(components) if components else hands
+
+
+#: Side files of a seating: ``<match>.<name>.components.csv`` (``arena.match.components_path``).
+COMPONENTS_SUFFIX: Final = ".components.csv"
+
+
+def read_components(path: Path) -> dict[str, dict[int, str]]:
+    """Which component each portfolio agent played each hand with, from the
+    side files beside a seating's log or records (``match.1.log`` and
+    ``match.1.hands.msgpack`` both have ``match.1.<name>.components.csv``, one
+    ``hand_id,component`` line per hand, written by the agent: the dealer's
+    records cannot carry it, the ACPC protocol has no channel for it). A hand
+    listed twice (a resumed seating replays its unfinished hand) keeps its last
+    line. ``{}`` when there are none.
+
+    Raises:
+        HandsError: a side file that is not ``hand_id,component`` lines (naming ``file:line``).
+    """
+    path = Path(path)
+    stem = path.name.removesuffix(".hands.msgpack").removesuffix(".log")
+    found: dict[str, dict[int, str]] = {}
+    for side in sorted(path.parent.glob(f"{stem}.*{COMPONENTS_SUFFIX}")):
+        name = side.name[len(stem) + 1 : -len(COMPONENTS_SUFFIX)]
+        by_hand: dict[int, str] = {}
+        try:
+            text = side.read_text(encoding="utf-8")
+        except OSError as error:
+            raise HandsError(f"{side}: {error.strerror or error}") from None
+        for number, line in enumerate(text.splitlines(), start=1):
+            hand, comma, label = line.partition(",")
+            if not comma or not hand.isdecimal() or not label:
+                raise HandsError(f"{side}:{number}: not a 'hand_id,component' line: {_quote(line)}")
+            by_hand[int(hand)] = label
+        found[name] = by_hand
+    return found

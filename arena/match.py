@@ -95,6 +95,8 @@ __all__ = [
     "Stop",
     "Outcome",
     "seat_names",
+    "agent_spec",
+    "components_path",
     "agent_seed",
     "resumed_seed",
     "plan_from_args",
@@ -130,7 +132,7 @@ NO_START_TIMEOUT: Final = -1
 #: Files of a run (what ``--force`` removes): ours, the dealer's and the agents'.
 _RUN_FILE = re.compile(
     r"(plan\.json|results\.json"
-    r"|match(\.\d+)?\.(log|tlog|err|out|hands\.msgpack|events\.jsonl|player\d+\.(std|err)))"
+    r"|match(\.\d+)?\.(log|tlog|err|out|hands\.msgpack|events\.jsonl|player\d+\.(std|err)|[^/]+\.components\.csv))"
 )
 _RUN_LOCK = "run.lock"
 
@@ -460,11 +462,32 @@ async def _serve(
     run.scope.deadline = min(run.scope.deadline, trio.current_time() + AGENT_EXIT_S)  # agents exit at end of file
 
 
+def components_path(run_dir: Path, match_name: str, bot_name: str) -> Path:
+    """Where a portfolio agent records which component played each hand: beside
+    the seating's log, ``<match>.<name>.components.csv`` (one ``hand_id,component``
+    line per hand; :func:`analysis.hands.read_components` joins it to the hands)."""
+    return run_dir / f"{match_name}.{bot_name}.components.csv"
+
+
+def agent_spec(plan: MatchPlan, match_name: str, bot: Bot) -> str:
+    """The spec an agent is started with: the bot's, plus ``log=`` for a
+    portfolio that does not name its own file, so that every hand of the run
+    says which component played it (:func:`components_path`). The ACPC
+    protocol has no channel for it: the choice is the agent's own state."""
+    name, options = parse_spec(bot.spec)
+    if name != "portfolio" or "log" in options:
+        return bot.spec
+    path = components_path(plan.run_dir, match_name, bot.name).resolve()
+    if "," in str(path):  # would split the spec's options: leave the portfolio unrecorded
+        return bot.spec
+    return f"{bot.spec}{',' if ':' in bot.spec else ':'}log={path}"
+
+
 async def _agent_task(
     plan: MatchPlan, name: str, seat: int, bot: Bot, port: int, run: _Seating, resuming: bool
 ) -> None:
     try:
-        await play("127.0.0.1", port, plan.game, make_strategy(bot.spec, plan.game, seed=bot.seed))
+        await play("127.0.0.1", port, plan.game, make_strategy(agent_spec(plan, name, bot), plan.game, seed=bot.seed))
     except (AgentError, OSError) as error:
         connection = isinstance(error, (ConnectionLost, OSError))
         run.fail(f"agent {bot.name} (seat {seat + 1}) failed: {error}", connection=connection)
@@ -480,7 +503,7 @@ async def _agent_process(
     only us. The agent ends when the dealer closes its connection, or on SIGTERM
     from :meth:`_Seating.stop_dealer` (silently: it has no SIGTERM handler)."""
     command = [sys.executable, "-m", "agent", plan.agent_game, "127.0.0.1", str(port)]
-    command += ["--strategy", bot.spec, "--seed", str(bot.seed)]
+    command += ["--strategy", agent_spec(plan, name, bot), "--seed", str(bot.seed)]
     err_path = plan.run_dir / f"{name}.player{seat + 1}.err"
     mode = "ab" if resuming else "wb"
     with open(plan.run_dir / f"{name}.player{seat + 1}.std", mode) as out, open(err_path, mode) as err:

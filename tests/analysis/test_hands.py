@@ -153,3 +153,24 @@ def test_damaged_records_are_one_line_errors(tmp_path: Path) -> None:
     path.write_bytes(b"\x93\x01\x02\x03")
     with pytest.raises(HandsError, match="a hand comes before any match header"):
         read_records(path)
+
+
+def test_portfolio_components_are_joined_from_the_side_file_by_hand_id(tmp_path: Path) -> None:
+    log = tmp_path / "match.1.log"
+    log.write_text(
+        "# name/game/hands/seed match.1 kuhn 3 1\n"
+        "STATE:0:cc:Ks|Qs:1|-1:portfolio|always-call\n"
+        "STATE:1:cc:Ks|As:-1|1:always-call|portfolio\n"
+        "STATE:2:cc:Qs|As:-1|1:portfolio|always-call\n"
+    )
+    side = tmp_path / "match.1.portfolio.components.csv"
+    # hand 1 twice (a resumed seating's replayed hand): the last line counts; hand 2 unrecorded.
+    side.write_text("0,kuhn-cfr\n1,tilt:preset=orange\n1,tilt:preset=peach\n")
+    hands = read_hands(log)
+    assert hands.components == {"portfolio": ("kuhn-cfr", "tilt:preset=peach", "")}
+    assert hands.take(np.array([2, 0])).components == {"portfolio": ("", "kuhn-cfr")}
+    joined = concat([hands, read_log(log)])  # the second read has no components
+    assert joined.components == {"portfolio": ("kuhn-cfr", "tilt:preset=peach", "", "", "", "")}
+    side.write_text("0,kuhn-cfr\nhand 1\n")
+    with pytest.raises(HandsError, match=r"match\.1\.portfolio\.components\.csv:2: not a 'hand_id,component' line"):
+        read_hands(log)

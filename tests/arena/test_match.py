@@ -681,3 +681,30 @@ def test_best_estimate_of_no_limit_is_the_all_in_adjusted_duplicate(
     mine = adjusted.name_values("random")
     assert best[0]["mean"] == pytest.approx(float(mine.mean()), abs=1e-9)  # each hand in both seatings
     assert best[0]["mean"] == pytest.approx(-best[1]["mean"], abs=1e-9)
+
+
+def test_every_hand_of_a_portfolio_says_which_component_played_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from analysis.cli import main as analyze
+    from analysis.hands import read_hands
+
+    argv = ["kuhn", "--hands", "60", "--seed", "3", "portfolio", "always-raise", "--duplicate", "--in-process"]
+    assert main([*argv, "--run-dir", str(tmp_path)]) == 0
+    labels = {"kuhn-cfr", "tilt:preset=orange", "tilt:preset=peach"}
+    for k in (1, 2):
+        side = tmp_path / f"match.{k}.portfolio.components.csv"
+        lines = [line.split(",", 1) for line in side.read_text().splitlines()]
+        assert [int(hand) for hand, _ in lines] == list(range(60))
+        assert {label for _, label in lines} <= labels
+        for path in (tmp_path / f"match.{k}.log", tmp_path / f"match.{k}.hands.msgpack"):
+            hands = read_hands(path)
+            assert hands.components["portfolio"] == tuple(label for _, label in lines)
+    capsys.readouterr()
+    assert analyze([str(tmp_path), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["components"]
+    assert {row["component"] for row in rows} <= labels
+    assert sum(row["hands"] for row in rows) == 120
+    # --force removes the side files with the rest of the run.
+    assert main([*argv[:5], "always-call", "always-raise", "--in-process", "--run-dir", str(tmp_path), "--force"]) == 0
+    assert not list(tmp_path.glob("*.components.csv"))
