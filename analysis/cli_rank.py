@@ -31,7 +31,7 @@ from typing import Any
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from pathlib import Path
 
-from analysis.report import crosstable_grid, write_rank_report
+from analysis.report import cell_text, crosstable_grid, write_rank_report
 from analysis.scoring import Crosstable, Ranking, Results, ResultsError, Runoff, ScoringError, load_results, rank
 from analysis.stats import Estimate, Unit, unit_of
 from poker.gamedef import Game, GameDefError, load_game, parse_game, shipped_name
@@ -130,17 +130,13 @@ def document(ranking: Ranking, unit: Unit, game: str | None) -> dict[str, Any]:
     }
 
 
-def _cell(mean: float, ci95: float | None) -> str:
-    return f"{mean:.1f}" if ci95 is None else f"{mean:.1f} ±{ci95:.1f}"
-
-
-def _runoff_lines(groups: list[list[str]], rounds: list[dict[str, Any]], what: str) -> list[str]:
+def _runoff_lines(groups: list[list[str]], rounds: list[dict[str, Any]], what: str, unit: str) -> list[str]:
     rows = [["rank", "player", f"{what} when out"]]
     scores: dict[str, str] = {}
     for r in rounds:
         for p in r["eliminated"]:
             value = r["scores"].get(p)
-            scores[p] = "-" if value is None else (f"{value:+g}" if what == "points" else f"{value:.1f}")
+            scores[p] = "-" if value is None else (f"{value:+g}" if what == "points" else cell_text({"mean": value, "ci95": None}, unit))
     place = 1
     for group in groups:
         label = f"{place}{'=' if len(group) > 1 else ''}"
@@ -164,18 +160,18 @@ def format_report(doc: dict[str, Any]) -> str:
     ]
     rows = [["rank", "player", unit, "95% CI"]]
     for place, p in enumerate(doc["bankroll"], 1):
-        ci = totals[p]["ci95"]
-        rows.append([str(place), p, f"{totals[p]['mean']:.1f}", "-" if ci is None else f"±{ci:.1f}"])
+        mean, _, ci = cell_text(totals[p], unit).partition(" ")
+        rows.append([str(place), p, mean, ci or "-"])
     lines += table_lines(rows, left=(0, 1))
     lines += ["", f"bankroll instant run-off (lowest total among the remaining out first; {unit})"]
-    lines += _runoff_lines(doc["bankroll_runoff_groups"], doc["bankroll_runoff_rounds"], unit)
+    lines += _runoff_lines(doc["bankroll_runoff_groups"], doc["bankroll_runoff_rounds"], unit, unit)
     lines += ["", "series instant run-off (fewest series won among the remaining out first, ties together)"]
-    lines += _runoff_lines(doc["series_runoff"], doc["series_runoff_rounds"], "points")
+    lines += _runoff_lines(doc["series_runoff"], doc["series_runoff_rounds"], "points", unit)
     lines += ["", f"crosstable ({unit}, mean ±95% half-width over matches)"]
     header, grid = crosstable_grid(doc)
     heads_up = doc["players_per_match"] == 2
     lines.append("row player's result against the column player" if heads_up else "column player's result against the row's two opponents")
-    rows = [header] + [[label] + ["-" if c is None else _cell(c["mean"], c["ci95"]) for c in row] for label, row in grid]
+    rows = [header] + [[label] + ["-" if c is None else cell_text(c, unit) for c in row] for label, row in grid]
     lines += table_lines(rows)
     order = doc["bankroll"]
     boot = doc["bootstrap"]

@@ -31,7 +31,7 @@ from analysis.breakdown import by_position, cumulative
 from analysis.hands import Hands
 from analysis.stats import Z_95, unit_of
 
-__all__ = ["render_report", "write_report", "crosstable_grid", "render_rank_report", "write_rank_report"]
+__all__ = ["render_report", "write_report", "crosstable_grid", "cell_text", "render_rank_report", "write_rank_report"]
 
 _CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 60em; color: #222; }
@@ -204,12 +204,20 @@ def crosstable_grid(doc: dict[str, Any]) -> tuple[list[str], list[tuple[str, lis
     return ["opponents", *order], [*grid, ("total", [totals[p] for p in order])]
 
 
-def _shaded(entry: Entry) -> str:
+def cell_text(entry: dict[str, Any], unit: str) -> str:
+    """``mean ±half-width`` to the unit's precision: a tenth of an mbb/g, a
+    thousandth of a chip per hand (small games win fractions of a chip)."""
+    mean, ci95 = entry["mean"], entry["ci95"]
+    digits = 1 if unit == "mbb/g" else 3
+    return f"{mean:.{digits}f}" if ci95 is None else f"{mean:.{digits}f} ±{ci95:.{digits}f}"
+
+
+def _shaded(entry: Entry, unit: str) -> str:
     """A crosstable cell, shaded by sign when its 95% interval excludes 0."""
     if entry is None:
         return '<td class="n">-</td>'
     mean, ci95 = entry["mean"], entry["ci95"]
-    text = f"{mean:.1f}" if ci95 is None else f"{mean:.1f} ±{ci95:.1f}"
+    text = cell_text(entry, unit)
     significant = ci95 is not None and abs(mean) > ci95
     shade = (" win" if mean > 0 else " loss") if significant else ""
     return f'<td class="n{shade}">{html.escape(text)}</td>'
@@ -278,7 +286,7 @@ def render_rank_report(doc: dict[str, Any], title: str | None = None, preface: s
     header, grid = crosstable_grid(doc)
     totals = doc["crosstable"]["totals"]
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(f"<tr><th>{html.escape(label)}</th>{''.join(_shaded(e) for e in row)}</tr>\n" for label, row in grid)
+    body = "".join(f"<tr><th>{html.escape(label)}</th>{''.join(_shaded(e, unit) for e in row)}</tr>\n" for label, row in grid)
     parts = [
         preface,
         f'<p class="note">{doc["matches"]} {kind} matches among {len(doc["bankroll"])} players; unit {html.escape(unit)}'

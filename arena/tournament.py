@@ -1,12 +1,16 @@
-"""``arena tournament CONFIG.toml [--workers K] [--dask ADDRESS] [--resume]``: every pairing, in duplicate.
+"""``arena tournament CONFIG.toml [--workers K] [--dask ADDRESS] [--resume] [--bootstrap N]``: every pairing, in duplicate.
 
 A tournament (issue 12; SPEC.md §4) plays every heads-up pair of the configured
 bots (every triple three-handed) for ``series`` duplicate series. A *match* is
 one pairing in one series: the same cards played in every seating (both
 heads-up, all six three-handed), each seating with fresh agents, through our
 dealer on loopback: :func:`play_match` builds an :class:`arena.match.MatchPlan`
-and runs :func:`arena.match.run_plan`. Series *k* deals with seed ``seed + k``
-for every pairing (common seeds across pairings, §4.1).
+and runs :func:`arena.match.run_plan`, or, when a bot is an external command
+(an ACPC ``startme.sh``), plays the seatings with
+:mod:`arena.tournament_command`, where a bot that fails forfeits its seating
+and the tournament goes on. Series *k* deals with seed ``seed + k`` for every
+pairing (common seeds across pairings, §4.1). The configuration file is
+:mod:`arena.tournament_config`'s.
 
 Matches run on a local process pool (``--workers``, default the config's
 ``workers``) or, with ``--dask tcp://HOST:8786``, on a Dask distributed cluster
@@ -14,18 +18,21 @@ Matches run on a local process pool (``--workers``, default the config's
 
 Results go to ``tournament.db`` (SQLite) in the output directory: one row per
 match, with its players, per-player values (chips over all its seatings), hand
-count, per-seating seat values and log paths, written in one transaction once
-its logs are complete. Each attempt at a match claims a directory of its own
-(``matches/<match>``, then ``<match>.2``, …), so an agent left running by a
-killed runner never writes into the attempt that counts. ``--resume`` plays the
-matches the database lacks: killing the runner at any moment (SIGKILL included)
-loses no finished match and reruns none, and the rerun matches deal the same
-cards to agents with the same seeds, so the results equal an uninterrupted run.
+count, per-seating seat values, log paths and forfeits, written in one
+transaction once its logs are complete. Each attempt at a match claims a
+directory of its own (``matches/<match>``, then ``<match>.2``, …), so an agent
+left running by a killed runner never writes into the attempt that counts.
+``--resume`` plays the matches the database lacks: killing the runner at any
+moment (SIGKILL included) loses no finished match and reruns none, and the
+rerun matches deal the same cards to agents with the same seeds, so the results
+equal an uninterrupted run.
 
 At the end it writes ``results.csv`` (``match,player,value,hands``: one row per
-player per match, for ``arena rank``) and prints each bot's total bankroll:
-its mean result per hand in the game's unit with a 95% interval over its
-matches.
+player per match) and prints what ``arena rank OUTPUT`` prints (both rankings,
+the series run-off, the crosstable and a bootstrap over matches: the database
+is read by :class:`analysis.scoring.TournamentDbSource` and ranked by
+:func:`analysis.cli_rank.ranking_document`), and writes that as a
+self-contained HTML report, ``report.html`` (:mod:`analysis.report`).
 """
 
 from __future__ import annotations
@@ -33,36 +40,33 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
+import html
 import itertools
 import json
 import multiprocessing
 import os
-import re
 import sqlite3
 import sys
 import threading
 import time
-import tomllib
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Any, Final
 
 import trio
 from tqdm import tqdm
 
+from analysis.cli_rank import format_report, ranking_document
 from analysis.clitools import UsageParser, table_lines
-from analysis.stats import Estimate, format_chips, mean_ci, unit_of
+from analysis.report import write_rank_report
+from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
 from arena.match import (
-    DEFAULT_T_HAND_MS,
     EXIT_FAILED,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
-    DEFAULT_T_PER_HAND_MS,
-    DEFAULT_T_RESPONSE_MS,
-    NO_START_TIMEOUT,
     Bot,
     MatchError,
     MatchPlan,
@@ -70,194 +74,36 @@ from arena.match import (
     run_plan,
     summarize,
 )
+from arena.tournament_command import Seat, forfeit_charges, play_seatings
+from arena.tournament_config import Config, ConfigError, Entrant, load_config, parse_config
 from dealer.lock import MatchInUseError, MatchLock
-from poker.gamedef import Game, GameDefError, format_game, load_game, parse_game
-from strategies.base import StrategyError, make_strategy
+from dealer.server import MatchConfig
+from poker.gamedef import format_game, parse_game
 
 __all__ = [
     "ConfigError",
     "Config",
+    "Entrant",
     "MatchJob",
     "MatchRecord",
-    "BotTotal",
     "load_config",
     "parse_config",
     "schedule",
     "play_match",
     "run_tournament",
-    "bankroll",
-    "format_bankroll",
     "main",
 ]
 
-DATABASE: Final = "tournament.db"
+DATABASE: Final = TOURNAMENT_DB
 RESULTS_CSV: Final = "results.csv"
+REPORT_HTML: Final = "report.html"
+DEFAULT_BOOTSTRAP: Final = 1000
 _LOCK: Final = "tournament.lock"
 _WATCH_S: Final = 0.5
-_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
-_TOP_KEYS: Final = ("game", "hands", "series", "seed", "bots", "limits", "workers", "agents", "output")
-_LIMIT_KEYS: Final = {
-    "t_response_ms": DEFAULT_T_RESPONSE_MS,
-    "t_hand_ms": DEFAULT_T_HAND_MS,
-    "t_per_hand_ms": DEFAULT_T_PER_HAND_MS,
-    "start_timeout_ms": NO_START_TIMEOUT,
-}
-
-
-class ConfigError(ValueError):
-    """A bad configuration file; the one-line message names the key."""
 
 
 class UsageError(Exception):
     """Bad options, or an output directory that does not fit them."""
-
-
-@dataclass(frozen=True)
-class Config:
-    """A checked tournament configuration. ``bots`` maps name -> strategy spec."""
-
-    game: Game
-    game_arg: str
-    game_file: str | None
-    bots: tuple[tuple[str, str], ...]
-    hands: int
-    series: int
-    seed: int
-    limits: tuple[int, int, int, int]  # t_response, t_hand, t_per_hand, start_timeout (ms)
-    workers: int
-    in_process: bool
-    output: Path
-
-    def identity(self) -> dict[str, Any]:
-        """What fixes the results (not where or how fast they are played): a
-        resumed tournament must agree on all of it."""
-        return {
-            "game": format_game(self.game),
-            "bots": [list(bot) for bot in self.bots],
-            "hands": self.hands,
-            "series": self.series,
-            "seed": self.seed,
-            "limits": dict(zip(_LIMIT_KEYS, self.limits)),
-        }
-
-
-def _fail(key: str, message: str) -> NoReturn:
-    raise ConfigError(f"{key}: {message}")
-
-
-def _int(
-    document: dict[str, Any], key: str, default: int | None, low: int, high: int | None = None, prefix: str = ""
-) -> int:
-    value = document.get(key, default)
-    key = prefix + key
-    if value is None:
-        _fail(key, "missing (a whole number)")
-    if isinstance(value, bool) or not isinstance(value, int):
-        _fail(key, f"must be a whole number, got {value!r}")
-    if value < low or (high is not None and value > high):
-        bound = f"in {low}..{high}" if high is not None else f"at least {low}"
-        _fail(key, f"must be {bound}, got {value}")
-    return value
-
-
-def parse_config(document: dict[str, Any], base: Path, source: str = "config") -> Config:
-    """Check a parsed TOML document; relative paths (game file, output) are
-    taken from ``base``, the config file's directory.
-
-    Raises:
-        ConfigError: the first problem, naming its key.
-    """
-    unknown = sorted(set(document) - set(_TOP_KEYS))
-    if unknown:
-        _fail(unknown[0], f"unknown key (known: {', '.join(_TOP_KEYS)})")
-    game_arg = document.get("game")
-    if not isinstance(game_arg, str) or not game_arg:
-        _fail("game", "missing or not a string (a short game name such as \"leduc\", or a .game file)")
-    game_path = base / game_arg
-    game_file = str(game_path.resolve()) if game_path.is_file() else None
-    try:
-        game = load_game(game_file or game_arg)
-    except GameDefError as error:
-        _fail("game", str(error).splitlines()[0])
-    if game.num_players not in (2, 3):
-        _fail("game", f"{game_arg} is a {game.num_players}-player game; tournaments are heads-up or 3-player")
-    hands = _int(document, "hands", None, 2, 2**32 - 1)
-    series = _int(document, "series", 1, 1)
-    seed = _int(document, "seed", None, 0, 2**32 - 1)
-    if seed + series - 1 >= 2**32:
-        _fail("seed", f"seed + series - 1 must stay below 4294967296 (series k deals with seed + k), got {seed + series - 1}")
-    bots = document.get("bots")
-    if not isinstance(bots, dict) or not bots:
-        _fail("bots", "missing: a table of name = \"strategy spec\" (e.g. cfr = \"leduc-cfr\")")
-    checked: list[tuple[str, str]] = []
-    for name, spec in bots.items():
-        key = f"bots.{name}"
-        if not _NAME.fullmatch(name):
-            _fail(key, "a bot name is 1-64 letters, digits or _ . + -")
-        if isinstance(spec, dict):
-            if "command" in spec:
-                _fail(key, "external commands (command = ...) are not supported yet; give a strategy spec")
-            _fail(key, "must be a strategy spec string such as \"tilt:preset=orange\"")
-        if not isinstance(spec, str) or not spec:
-            _fail(key, f"must be a strategy spec string, got {spec!r}")
-        try:
-            make_strategy(spec, game, seed=0)  # fails now, not in a seat (and builds tilts once)
-        except (StrategyError, GameDefError, OSError) as error:
-            _fail(key, str(error).splitlines()[0] if str(error) else type(error).__name__)
-        checked.append((name, spec))
-    if len(checked) < game.num_players:
-        _fail("bots", f"{game_arg} is a {game.num_players}-player game: at least {game.num_players} bots are needed")
-    limits_doc = document.get("limits", {})
-    if not isinstance(limits_doc, dict):
-        _fail("limits", "must be a table")
-    unknown = sorted(set(limits_doc) - set(_LIMIT_KEYS))
-    if unknown:
-        _fail(f"limits.{unknown[0]}", f"unknown key (known: {', '.join(_LIMIT_KEYS)})")
-    limits = []
-    for key, default in _LIMIT_KEYS.items():
-        value = _int(limits_doc, key, default, -1 if key == "start_timeout_ms" else 1, prefix="limits.")
-        if value == 0 or (value < 0 and value != NO_START_TIMEOUT):
-            _fail(f"limits.{key}", f"must be a positive number of milliseconds or -1, got {value}")
-        limits.append(value)
-    workers = _int(document, "workers", os.cpu_count() or 1, 1)
-    agents = document.get("agents", "in-process")
-    if agents not in ("in-process", "process"):
-        _fail("agents", f"must be \"in-process\" or \"process\", got {agents!r}")
-    output = document.get("output", Path(source).stem)
-    if not isinstance(output, str) or not output:
-        _fail("output", "must be a directory path")
-    return Config(
-        game=game,
-        game_arg=game_arg,
-        game_file=game_file,
-        bots=tuple(checked),
-        hands=hands,
-        series=series,
-        seed=seed,
-        limits=(limits[0], limits[1], limits[2], limits[3]),
-        workers=workers,
-        in_process=agents == "in-process",
-        output=base / output,
-    )
-
-
-def load_config(path: Path) -> Config:
-    """Read and check a TOML configuration file.
-
-    Raises:
-        ConfigError: unreadable, not TOML, or a bad key (the message names it).
-    """
-    try:
-        with open(path, "rb") as file:
-            document = tomllib.load(file)
-    except OSError as error:
-        raise ConfigError(f"{path}: {error.strerror or error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not TOML: {error}") from None
-    try:
-        return parse_config(document, path.resolve().parent, str(path))
-    except ConfigError as error:
-        raise ConfigError(f"{path}: {error}") from None
 
 
 # -- the schedule -------------------------------------------------------------------
@@ -273,13 +119,16 @@ class MatchJob:
     game_text: str
     game_arg: str
     game_file: str | None
-    players: tuple[str, ...]
-    specs: tuple[str, ...]
+    bots: tuple[Entrant, ...]
     seed: int
     hands: int
     limits: tuple[int, int, int, int]
     in_process: bool
     matches_dir: str  # absolute: the attempt directories go under it
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(bot.name for bot in self.bots)
 
 
 @dataclass(frozen=True)
@@ -287,7 +136,8 @@ class MatchRecord:
     """A finished match. ``values[i]``: ``players[i]``'s chips over all
     seatings; ``hands``: hands each player played (hands x seatings);
     ``seat_values[s]``: seating s's totals in seat order (its players in
-    ``seatings[s]``, indices into ``players``)."""
+    ``seatings[s]``, indices into ``players``), forfeited hands' charges
+    included; ``forfeits``: one line per seat that forfeited a seating."""
 
     key: str
     players: tuple[str, ...]
@@ -297,34 +147,31 @@ class MatchRecord:
     seat_values: tuple[tuple[float, ...], ...]
     logs: tuple[str, ...]
     warnings: int
+    forfeits: tuple[str, ...] = ()
 
 
 def schedule(config: Config) -> list[MatchJob]:
     """Every pairing (triple) in every series, series first: series k deals with ``seed + k``."""
-    groups = list(itertools.combinations(range(len(config.bots)), config.game.num_players))
+    groups = list(itertools.combinations(config.bots, config.game.num_players))
     game_text = format_game(config.game)
     matches_dir = str((config.output / "matches").resolve())
-    jobs = []
-    for series in range(config.series):
-        for group in groups:
-            players = tuple(config.bots[i][0] for i in group)
-            jobs.append(
-                MatchJob(
-                    key=f"s{series}:{':'.join(players)}",
-                    series=series,
-                    game_text=game_text,
-                    game_arg=config.game_arg,
-                    game_file=config.game_file,
-                    players=players,
-                    specs=tuple(config.bots[i][1] for i in group),
-                    seed=config.seed + series,
-                    hands=config.hands,
-                    limits=config.limits,
-                    in_process=config.in_process,
-                    matches_dir=matches_dir,
-                )
-            )
-    return jobs
+    return [
+        MatchJob(
+            key=f"s{series}:{':'.join(bot.name for bot in group)}",
+            series=series,
+            game_text=game_text,
+            game_arg=config.game_arg,
+            game_file=config.game_file,
+            bots=group,
+            seed=config.seed + series,
+            hands=config.hands,
+            limits=config.limits,
+            in_process=config.in_process,
+            matches_dir=matches_dir,
+        )
+        for series in range(config.series)
+        for group in groups
+    ]
 
 
 def _claim_dir(matches_dir: Path, key: str) -> Path:
@@ -346,10 +193,12 @@ def play_match(job: MatchJob) -> MatchRecord:
     anywhere (a pool process, a Dask worker thread).
 
     Raises:
-        MatchError: the dealer aborted or an agent failed.
+        MatchError: the dealer aborted or an agent of ours failed.
     """
+    if any(bot.command for bot in job.bots):
+        return _play_with_commands(job)
     game = parse_game(job.game_text, source=job.game_arg)
-    bots = tuple(Bot(spec, name, agent_seed(job.seed, i)) for i, (spec, name) in enumerate(zip(job.specs, job.players)))
+    bots = tuple(Bot(bot.spec, bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
     plan = MatchPlan(
         game=game,
         game_arg=job.game_arg,
@@ -382,6 +231,73 @@ def play_match(job: MatchJob) -> MatchRecord:
     )
 
 
+def _seat(job: MatchJob, index: int) -> Seat:
+    """How bot ``index`` of the match is started (the same in every seating)."""
+    bot = job.bots[index]
+    seed = agent_seed(job.seed, index)
+    if bot.command:
+        return Seat(bot.name, argv=bot.command, cwd=str(Path(bot.command[0]).parent))
+    if job.in_process:
+        return Seat(bot.name, spec=bot.spec, seed=seed)
+    game = job.game_file or job.game_arg
+    return Seat(bot.name, argv=(sys.executable, "-m", "agent", game), after=("--strategy", bot.spec, "--seed", str(seed)))
+
+
+def _play_with_commands(job: MatchJob) -> MatchRecord:
+    """A match with an external command: :mod:`arena.tournament_command`
+    plays the seatings; a seat that failed forfeits the hands of its seating
+    it did not finish (:func:`arena.tournament_command.forfeit_charges`)."""
+    game = parse_game(job.game_text, source=job.game_arg)
+    run_dir = _claim_dir(Path(job.matches_dir), job.key)
+    seatings = list(itertools.permutations(range(len(job.bots))))
+    seats = [_seat(job, i) for i in range(len(job.bots))]
+    configs = [
+        MatchConfig(
+            match_name=f"match.{k + 1}",
+            game=game,
+            game_path=job.game_arg,
+            num_hands=job.hands,
+            seed=job.seed,
+            names=tuple(job.bots[b].name for b in seating),
+            write_tlog=True,
+            t_response_ms=job.limits[0],
+            t_hand_ms=job.limits[1],
+            t_per_hand_ms=job.limits[2],
+            start_timeout_ms=job.limits[3],
+            log_dir=run_dir,
+            quiet=True,
+        )
+        for k, seating in enumerate(seatings)
+    ]
+    outcomes = play_seatings(configs, [tuple(seats[b] for b in seating) for seating in seatings], game, run_dir)
+    values = [0.0] * len(job.bots)
+    seat_values = []
+    forfeits = []
+    for seating, outcome in zip(seatings, outcomes):
+        charges = forfeit_charges(game, set(outcome.failed), outcome.hands_played, job.hands)
+        totals = tuple(total + charge for total, charge in zip(outcome.totals, charges))
+        seat_values.append(totals)
+        for seat, bot in enumerate(seating):
+            values[bot] += totals[seat]
+        for seat, reason in sorted(outcome.failed.items()):
+            forfeits.append(
+                f"{job.key} {outcome.match_name}: {job.bots[seating[seat]].name} (seat {seat + 1}) forfeits hands"
+                f" {outcome.hands_played + 1}..{job.hands}: {reason}"
+            )
+    errs = [run_dir / f"{config.match_name}.err" for config in configs]
+    return MatchRecord(
+        key=job.key,
+        players=job.players,
+        values=tuple(values),
+        hands=job.hands * len(seatings),
+        seatings=tuple(seatings),
+        seat_values=tuple(seat_values),
+        logs=tuple(str(run_dir / f"{config.match_name}.log") for config in configs),
+        warnings=sum(line.startswith("WARNING") for err in errs for line in err.read_text(errors="replace").splitlines()),
+        forfeits=tuple(forfeits),
+    )
+
+
 # -- the database -------------------------------------------------------------------
 
 _SCHEMA: Final = """
@@ -397,6 +313,7 @@ CREATE TABLE IF NOT EXISTS matches (
     seat_values TEXT NOT NULL,  -- JSON: per seating, the totals in seat order
     logs TEXT NOT NULL,         -- JSON list of the seatings' .log paths
     warnings INTEGER NOT NULL,
+    forfeits TEXT NOT NULL DEFAULT '[]',  -- JSON list: a line per seat that forfeited a seating
     finished TEXT NOT NULL DEFAULT (datetime('now'))
 );
 CREATE TABLE IF NOT EXISTS results (
@@ -431,8 +348,8 @@ def _transaction(connection: sqlite3.Connection) -> Iterator[None]:
 def _store(connection: sqlite3.Connection, job: MatchJob, record: MatchRecord) -> None:
     with _transaction(connection):
         connection.execute(
-            'INSERT INTO matches (match, series, seed, players, "values", hands, seatings, seat_values, logs, warnings)'
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            'INSERT INTO matches (match, series, seed, players, "values", hands, seatings, seat_values, logs, warnings, forfeits)'
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 record.key,
                 job.series,
@@ -444,6 +361,7 @@ def _store(connection: sqlite3.Connection, job: MatchJob, record: MatchRecord) -
                 json.dumps([list(v) for v in record.seat_values]),
                 json.dumps(list(record.logs)),
                 record.warnings,
+                json.dumps(list(record.forfeits)),
             ),
         )
         connection.executemany(
@@ -461,75 +379,32 @@ def _stored(connection: sqlite3.Connection) -> dict[str, list[tuple[str, float, 
     return rows
 
 
+def _forfeits(connection: sqlite3.Connection) -> list[str]:
+    """Every forfeit line, in the order the matches finished."""
+    return [line for (text,) in connection.execute("SELECT forfeits FROM matches ORDER BY rowid") for line in json.loads(text)]
+
+
 def _write_csv(path: Path, stored: dict[str, list[tuple[str, float, int]]]) -> None:
+    """Values exactly (``repr`` of the float where it is not whole: split pots
+    and forfeits leave fractions), so the CSV ranks as the database does."""
     scratch = path.with_name(f".{path.name}.tmp")
     with open(scratch, "w", newline="") as file:
         writer = csv.writer(file, lineterminator="\n")
         writer.writerow(["match", "player", "value", "hands"])
         for match, rows in stored.items():
             for player, value, hands in rows:
-                writer.writerow([match, player, format_chips(value), hands])
+                writer.writerow([match, player, str(int(value)) if value.is_integer() else repr(value), hands])
     scratch.replace(path)
 
 
-# -- the bankroll table --------------------------------------------------------------
+def _results(stored: dict[str, list[tuple[str, float, int]]], source: str) -> Results:
+    return Results(tuple(MatchResult(m, {p: v for p, v, _ in rows}, rows[0][2]) for m, rows in stored.items()), source)
 
 
-@dataclass(frozen=True)
-class BotTotal:
-    """A bot's total bankroll: chips over all its matches, and the mean per hand
-    (chips) with its 95% interval over its matches (NaN width with one match)."""
-
-    name: str
-    spec: str
-    matches: int
-    chips: float
-    estimate: Estimate
-
-
-def bankroll(bots: Sequence[tuple[str, str]], stored: dict[str, list[tuple[str, float, int]]]) -> list[BotTotal]:
-    """Each bot's total bankroll, best first."""
-    per_match: dict[str, list[float]] = {name: [] for name, _ in bots}
-    chips: dict[str, float] = {name: 0.0 for name, _ in bots}
-    for rows in stored.values():
-        for player, value, hands in rows:
-            if player in per_match:
-                per_match[player].append(value / hands)
-                chips[player] += value
-    totals = []
-    for name, spec in bots:
-        means = per_match[name]
-        if len(means) >= 2:
-            estimate = mean_ci(means)
-        else:
-            estimate = Estimate(means[0] if means else float("nan"), float("nan"), len(means))
-        totals.append(BotTotal(name, spec, len(means), chips[name], estimate))
-    return sorted(totals, key=lambda t: (-t.estimate.mean if t.matches else float("inf"), t.name))
-
-
-def format_bankroll(config: Config, totals: Sequence[BotTotal]) -> str:
-    unit = unit_of(config.game)
-    header = ("rank", "bot", "strategy", "matches", "total chips", unit.name, "95% CI")
-    cells = [header]
-    for rank, total in enumerate(totals, 1):
-        estimate = total.estimate.scaled(unit.per_chip)
-        cells.append(
-            (
-                str(rank),
-                total.name,
-                total.spec,
-                str(total.matches),
-                format_chips(total.chips),
-                f"{estimate.mean:.3f}",
-                f"±{estimate.half_width:.3f}",
-            )
-        )
-    return "\n".join(table_lines(cells, left=(1, 2)))
-
-
-def _leader(bots: Sequence[tuple[str, str]], stored: dict[str, list[tuple[str, float, int]]]) -> str:
-    totals = [t for t in bankroll(bots, stored) if t.matches]
-    return totals[0].name if totals else "-"
+def _leader(stored: dict[str, list[tuple[str, float, int]]]) -> str:
+    """The total bankroll's leader so far (:func:`analysis.scoring.bankroll`)."""
+    ranked = bankroll(cells_of(_results(stored, "")))
+    return ranked[0][0] if ranked else "-"
 
 
 # -- running ------------------------------------------------------------------------
@@ -606,7 +481,7 @@ def _run(
         disable=None if progress is None else not progress,
         dynamic_ncols=True,
     ) as bar:
-        bar.set_postfix_str(f"leader {_leader(config.bots, stored)}")
+        bar.set_postfix_str(f"leader {_leader(stored)}")
 
         def finished(job: MatchJob, record: MatchRecord | None, error: BaseException | None) -> None:
             if record is not None:
@@ -615,7 +490,7 @@ def _run(
             else:
                 failures.append(f"{job.key}: {error}")
             bar.update(1)
-            bar.set_postfix_str(f"leader {_leader(config.bots, stored)}")
+            bar.set_postfix_str(f"leader {_leader(stored)}")
 
         if pending:
             if dask is not None:
@@ -680,6 +555,48 @@ def _run_dask(address: str, jobs: Sequence[MatchJob], finished: Any) -> None:
                 finished(job, record, None)
 
 
+# -- the report -----------------------------------------------------------------------
+
+
+def _bots_table(config: Config, stored: dict[str, list[tuple[str, float, int]]]) -> list[list[str]]:
+    played = {bot.name: 0 for bot in config.bots}
+    for rows in stored.values():
+        for player, _, _ in rows:
+            played[player] += 1
+    return [["bot", "matches", "strategy or command"]] + [[b.name, str(played[b.name]), b.label] for b in config.bots]
+
+
+def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samples: int) -> None:
+    """Print the bots, the forfeits, and what ``arena rank OUTPUT`` prints
+    (read from the database by the same code), and write ``report.html``."""
+    with closing(sqlite3.connect(config.output / DATABASE)) as connection:
+        forfeits = _forfeits(connection)
+    bots = _bots_table(config, stored)
+    print("\n".join(table_lines(bots, left=(0, 2))))
+    if forfeits:
+        print(f"forfeited seatings ({len(forfeits)}):")
+        print("\n".join(f"  {line}" for line in forfeits))
+    print()
+    try:
+        doc = ranking_document(load_results(config.output), config.game, config.game_arg, samples, config.seed)
+    except (ResultsError, ScoringError) as error:
+        print(f"no ranking yet: {error}")
+        return
+    print(format_report(doc))
+    path = config.output / REPORT_HTML
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>\n" for row in bots[1:])
+    preface = (
+        f'<p class="note">{html.escape(config.game_arg)}: {config.hands} hands a seating, {config.series} series from seed'
+        f" {config.seed}; output {html.escape(str(config.output))}</p>\n<h2>Bots</h2>\n<table id=\"bots\">\n"
+        f"<tr>{''.join(f'<th>{html.escape(h)}</th>' for h in bots[0])}</tr>\n{rows}</table>\n"
+    )
+    if forfeits:
+        preface += "<h2>Forfeits</h2>\n<ul>\n" + "".join(f"<li>{html.escape(line)}</li>\n" for line in forfeits) + "</ul>\n"
+    title = f"Tournament: {config.game_arg}, {len(stored)} duplicate matches"
+    write_rank_report(path, doc, title, preface)
+    print(f"\nreport: {path}")
+
+
 # -- the command line -----------------------------------------------------------------
 
 
@@ -693,6 +610,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--workers", type=int, metavar="K", help="local worker processes (default: the config's)")
     parser.add_argument("--dask", metavar="ADDRESS", help="run the matches on a Dask scheduler, e.g. tcp://HOST:8786")
     parser.add_argument("--resume", action="store_true", help="finish the tournament the output directory holds")
+    parser.add_argument(
+        "--bootstrap",
+        type=int,
+        default=DEFAULT_BOOTSTRAP,
+        metavar="N",
+        help=f"bootstrap samples over matches for P(beats) and ranking stability (default {DEFAULT_BOOTSTRAP}; 0: none)",
+    )
     return parser
 
 
@@ -706,6 +630,8 @@ def main(argv: list[str]) -> int:
         args = parser.parse_args(argv)
         if args.workers is not None and args.workers < 1:
             parser.error(f"argument --workers: must be at least 1, got {args.workers}")
+        if args.bootstrap < 0:
+            parser.error(f"argument --bootstrap: must be 0 or more, got {args.bootstrap}")
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
@@ -729,7 +655,7 @@ def main(argv: list[str]) -> int:
         f"{config.game_arg}: {len(stored)} of {total} duplicate matches, {config.hands} hands a seating,"
         f" {config.series} series from seed {config.seed}, output {config.output}"
     )
-    print(format_bankroll(config, bankroll(config.bots, stored)))
+    report(config, stored, args.bootstrap)
     for line in failures:
         _error(line)
     if failures:

@@ -1,5 +1,7 @@
-"""``arena tournament``: a real Leduc tournament of five bots (local pool and a
-Dask LocalCluster), a 3-player one, config errors, and SIGKILL + ``--resume``."""
+"""``arena tournament``: a real Leduc tournament of five bots (equilibrium, tilt,
+DBR, chumps; local pool and a Dask LocalCluster), a 3-player one, config
+errors, SIGKILL + ``--resume``, and its printed and HTML report against ``arena
+rank`` of the database and of results.csv."""
 
 from __future__ import annotations
 
@@ -16,22 +18,37 @@ from typing import Any
 
 import pytest
 
+from analysis import cli_rank
 from arena import match as arena_match
 from arena.tournament import ConfigError, load_config, main, parse_config, run_tournament, schedule
+from strategies.cfr import cli_dbr
 
 ROOT = Path(__file__).resolve().parents[2]
 
 BOTS = {
     "cfr": "leduc-cfr",
     "orange": "tilt:preset=orange",
+    "dbr": "",  # equilibrium:file=<a DBR strategy built by the dbr_strategy fixture>
     "caller": "always-call",
-    "raiser": "always-raise",
     "random": "random",
 }
 HANDS = 60
 SERIES = 2
 SEED = 11
 PAIRS = 10  # 5 bots, heads-up
+
+
+@pytest.fixture(scope="module", autouse=True)
+def dbr_strategy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data-biased response to `random` (Johanson ch6), built from a 200-hand log, seated as `dbr`."""
+    directory = tmp_path_factory.mktemp("dbr")
+    argv = ["leduc", "--hands", "200", "--seed", "5", "--in-process", "--run-dir", str(directory / "run"), "random", "leduc-cfr"]
+    assert arena_match.main(argv) == 0
+    path = directory / "dbr.strategy"
+    dbr = [str(directory / "run" / "match.log"), "--opponent", "random", "--p", "1", "--iterations", "200", "-o", str(path)]
+    assert cli_dbr.main(dbr) == 0
+    BOTS["dbr"] = f"equilibrium:file={path}"
+    return path
 
 
 def write_config(directory: Path, *, output: str = "out", workers: int = 2, **extra: Any) -> Path:
@@ -105,13 +122,36 @@ def test_a_match_equals_arena_match_duplicate_with_the_series_seed(local_run: Pa
     assert ours["orange"][0] == agents[1]["total_chips"]
 
 
-def test_bankroll_table_is_printed(local_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_report_is_arena_rank_of_the_database_and_of_the_csv(
+    local_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tournament ends with the bots, then exactly what `arena rank OUTPUT --game leduc`
+    prints (both rankings, the series run-off, the crosstable, the bootstrap); the database
+    and results.csv give the same rankings and crosstable."""
     config = write_config(local_run.parent)
-    assert main([str(config), "--resume"]) == 0  # nothing left to play: prints the table
-    out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"leduc: {PAIRS * SERIES} of {PAIRS * SERIES} duplicate matches")
-    assert out[1].split()[:3] == ["rank", "bot", "strategy"]
-    assert sorted(line.split()[1] for line in out[2:7]) == sorted(BOTS)
+    assert main([str(config), "--resume", "--bootstrap", "200"]) == 0  # nothing left to play: the report
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"leduc: {PAIRS * SERIES} of {PAIRS * SERIES} duplicate matches")
+    assert lines[1].split() == ["bot", "matches", "strategy", "or", "command"]
+    assert {line.split()[0]: line.split()[1:] for line in lines[2:7]} == {n: [str(4 * SERIES), s] for n, s in BOTS.items()}
+    assert cli_rank.main([str(local_run), "--game", "leduc", "--bootstrap", "200", "--seed", str(SEED)]) == 0
+    ranked = capsys.readouterr().out
+    assert out == "\n".join(lines[:7]) + "\n\n" + ranked + f"\nreport: {local_run / 'report.html'}\n"
+    for rule in ("total bankroll", "bankroll instant run-off", "series instant run-off", "crosstable", "bootstrap"):
+        assert f"\n{rule}" in ranked
+    documents = []
+    for source in (local_run, local_run / "tournament.db", local_run / "results.csv"):
+        assert cli_rank.main([str(source), "--format", "json", "--game", "leduc"]) == 0
+        doc = json.loads(capsys.readouterr().out)
+        documents.append({k: v for k, v in doc.items() if k != "results"})
+    assert documents[0] == documents[1] == documents[2]
+    assert set(documents[0]["bankroll"]) == set(BOTS) and len(documents[0]["series_runoff"]) >= 2
+    page = (local_run / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "src=\"http" not in page and "<script" not in page
+    assert page.count("data:image/png;base64,") == 2  # total bankroll with intervals; P(row beats column)
+    for name in BOTS:
+        assert f"<th>{name}</th>" in page
 
 
 def test_a_new_run_refuses_an_output_that_holds_a_tournament(local_run: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -191,7 +231,12 @@ def test_agent_processes_play_as_in_process_agents_do(tmp_path: Path) -> None:
         ({"bots": {"a": "always-call"}}, "bots:"),
         ({"bots": {"a": "always-call", "b": "no-such-bot"}}, "bots.b:"),
         ({"bots": {"a": "always-call", "b b": "random"}}, "bots.b b:"),
-        ({"bots": {"a": "always-call", "b": {"command": "startme.sh HOST PORT"}}}, "bots.b:"),
+        ({"bots": {"a": "always-call", "b": {"command": "startme.sh"}}}, "bots.b.command:"),
+        ({"bots": {"a": "always-call", "b": {"command": "not-executable.sh"}}}, "bots.b.command:"),
+        ({"bots": {"a": "always-call", "b": {"command": ""}}}, "bots.b.command:"),
+        ({"bots": {"a": "always-call", "b": {"command": "'unclosed"}}}, "bots.b.command:"),
+        ({"bots": {"a": "always-call", "b": {"command": 3}}}, "bots.b.command:"),
+        ({"bots": {"a": "always-call", "b": {"cmd": "startme.sh"}}}, "bots.b.cmd:"),
         ({"bots": {"a": "always-call", "b": 3}}, "bots.b:"),
         ({"limits": {"t_hand": 5}}, "limits.t_hand:"),
         ({"limits": {"t_response_ms": 0}}, "limits.t_response_ms:"),
@@ -201,6 +246,7 @@ def test_agent_processes_play_as_in_process_agents_do(tmp_path: Path) -> None:
 )
 def test_config_errors_name_the_key(change: dict[str, Any], key: str, tmp_path: Path) -> None:
     document: dict[str, Any] = {"game": "leduc", "hands": 10, "seed": 1, "bots": {"a": "always-call", "b": "random"}}
+    (tmp_path / "not-executable.sh").write_text("#!/bin/sh\n")
     document.update(change)
     document = {k: v for k, v in document.items() if v is not None}
     with pytest.raises(ConfigError) as error:

@@ -1,0 +1,235 @@
+"""The ``arena tournament`` configuration file (TOML): checked once, before any match.
+
+Each bot is a strategy spec (``cfr = "leduc-cfr"``, as ``arena match`` takes
+them) or an external command (``mine = { command = "mine/startme.sh" }``, an
+ACPC submission: it is run with ``HOST PORT`` appended, from its own directory,
+and must connect to our dealer and play). A bad key fails with one line that
+names it (:class:`ConfigError`), so nothing is played on a config that would
+fail half-way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, NoReturn
+
+from arena.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from poker.gamedef import Game, GameDefError, format_game, load_game
+from strategies.base import StrategyError, make_strategy
+
+__all__ = ["ConfigError", "Entrant", "Config", "parse_config", "load_config", "DEFAULT_START_TIMEOUT_MS"]
+
+_NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
+_TOP_KEYS: Final = ("game", "hands", "series", "seed", "bots", "limits", "workers", "agents", "output")
+#: The ACPC gave a submission 10 minutes to start (SPEC.md §4.5); without a
+#: bound, a command that neither connects nor exits would stall its match for
+#: ever, so tournaments bound the wait where ``arena match`` does not.
+DEFAULT_START_TIMEOUT_MS: Final = 600000
+_LIMIT_KEYS: Final = {
+    "t_response_ms": DEFAULT_T_RESPONSE_MS,
+    "t_hand_ms": DEFAULT_T_HAND_MS,
+    "t_per_hand_ms": DEFAULT_T_PER_HAND_MS,
+    "start_timeout_ms": DEFAULT_START_TIMEOUT_MS,
+}
+
+
+class ConfigError(ValueError):
+    """A bad configuration file; the one-line message names the key."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One bot of the tournament: a strategy spec, or an external command
+    (``command``: the program, absolute, and its arguments; ``HOST PORT`` are
+    appended when it is started)."""
+
+    name: str
+    spec: str = ""
+    command: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """What the bot is, for tables: its spec, or its command line."""
+        return self.spec or shlex.join(self.command)
+
+    def identity(self) -> list[Any]:
+        return [self.name, self.spec] if self.spec else [self.name, {"command": list(self.command)}]
+
+
+@dataclass(frozen=True)
+class Config:
+    """A checked tournament configuration."""
+
+    game: Game
+    game_arg: str
+    game_file: str | None
+    bots: tuple[Entrant, ...]
+    hands: int
+    series: int
+    seed: int
+    limits: tuple[int, int, int, int]  # t_response, t_hand, t_per_hand, start_timeout (ms)
+    workers: int
+    in_process: bool
+    output: Path
+
+    def identity(self) -> dict[str, Any]:
+        """What fixes the results (not where or how fast they are played): a
+        resumed tournament must agree on all of it."""
+        return {
+            "game": format_game(self.game),
+            "bots": [bot.identity() for bot in self.bots],
+            "hands": self.hands,
+            "series": self.series,
+            "seed": self.seed,
+            "limits": dict(zip(_LIMIT_KEYS, self.limits)),
+        }
+
+
+def _fail(key: str, message: str) -> NoReturn:
+    raise ConfigError(f"{key}: {message}")
+
+
+def _int(
+    document: dict[str, Any], key: str, default: int | None, low: int, high: int | None = None, prefix: str = ""
+) -> int:
+    value = document.get(key, default)
+    key = prefix + key
+    if value is None:
+        _fail(key, "missing (a whole number)")
+    if isinstance(value, bool) or not isinstance(value, int):
+        _fail(key, f"must be a whole number, got {value!r}")
+    if value < low or (high is not None and value > high):
+        bound = f"in {low}..{high}" if high is not None else f"at least {low}"
+        _fail(key, f"must be {bound}, got {value}")
+    return value
+
+
+def _command(key: str, table: dict[str, Any], base: Path) -> tuple[str, ...]:
+    """``{ command = "path/startme.sh [ARGS]" }`` (or a list of words): the
+    program, taken from ``base`` when relative, must be an executable file."""
+    unknown = sorted(set(table) - {"command"})
+    if unknown:
+        _fail(f"{key}.{unknown[0]}", "unknown key (a bot table has only command = \"path/startme.sh\")")
+    given = table.get("command")
+    if isinstance(given, str):
+        try:
+            words = shlex.split(given)
+        except ValueError as error:
+            _fail(f"{key}.command", f"cannot be split into words: {error}")
+    elif isinstance(given, list) and all(isinstance(word, str) for word in given):
+        words = list(given)
+    else:
+        _fail(f"{key}.command", f"must be a command line (a string or a list of strings), got {given!r}")
+    if not words or not words[0]:
+        _fail(f"{key}.command", "is empty")
+    program = base / words[0]
+    if not program.is_file():
+        _fail(f"{key}.command", f"{program}: no such file (a command is a program, e.g. startme.sh, run with HOST PORT)")
+    if not os.access(program, os.X_OK):
+        _fail(f"{key}.command", f"{program} is not executable (chmod +x)")
+    return (str(program.resolve()), *words[1:])
+
+
+def _entrant(name: str, spec: Any, game: Game, base: Path) -> Entrant:
+    key = f"bots.{name}"
+    if not _NAME.fullmatch(name):
+        _fail(key, "a bot name is 1-64 letters, digits or _ . + -")
+    if isinstance(spec, dict):
+        return Entrant(name, command=_command(key, spec, base))
+    if not isinstance(spec, str) or not spec:
+        _fail(key, f"must be a strategy spec string or {{ command = \"path/startme.sh\" }}, got {spec!r}")
+    try:
+        make_strategy(spec, game, seed=0)  # fails now, not in a seat (and builds tilts once)
+    except (StrategyError, GameDefError, OSError) as error:
+        _fail(key, str(error).splitlines()[0] if str(error) else type(error).__name__)
+    return Entrant(name, spec=spec)
+
+
+def parse_config(document: dict[str, Any], base: Path, source: str = "config") -> Config:
+    """Check a parsed TOML document; relative paths (game file, commands,
+    output) are taken from ``base``, the config file's directory.
+
+    Raises:
+        ConfigError: the first problem, naming its key.
+    """
+    unknown = sorted(set(document) - set(_TOP_KEYS))
+    if unknown:
+        _fail(unknown[0], f"unknown key (known: {', '.join(_TOP_KEYS)})")
+    game_arg = document.get("game")
+    if not isinstance(game_arg, str) or not game_arg:
+        _fail("game", "missing or not a string (a short game name such as \"leduc\", or a .game file)")
+    game_path = base / game_arg
+    game_file = str(game_path.resolve()) if game_path.is_file() else None
+    try:
+        game = load_game(game_file or game_arg)
+    except GameDefError as error:
+        _fail("game", str(error).splitlines()[0])
+    if game.num_players not in (2, 3):
+        _fail("game", f"{game_arg} is a {game.num_players}-player game; tournaments are heads-up or 3-player")
+    hands = _int(document, "hands", None, 2, 2**32 - 1)
+    series = _int(document, "series", 1, 1)
+    seed = _int(document, "seed", None, 0, 2**32 - 1)
+    if seed + series - 1 >= 2**32:
+        _fail("seed", f"seed + series - 1 must stay below 4294967296 (series k deals with seed + k), got {seed + series - 1}")
+    bots = document.get("bots")
+    if not isinstance(bots, dict) or not bots:
+        _fail("bots", "missing: a table of name = \"strategy spec\" (e.g. cfr = \"leduc-cfr\") or name = { command = \"startme.sh\" }")
+    checked = tuple(_entrant(name, spec, game, base) for name, spec in bots.items())
+    if len(checked) < game.num_players:
+        _fail("bots", f"{game_arg} is a {game.num_players}-player game: at least {game.num_players} bots are needed")
+    limits_doc = document.get("limits", {})
+    if not isinstance(limits_doc, dict):
+        _fail("limits", "must be a table")
+    unknown = sorted(set(limits_doc) - set(_LIMIT_KEYS))
+    if unknown:
+        _fail(f"limits.{unknown[0]}", f"unknown key (known: {', '.join(_LIMIT_KEYS)})")
+    limits = []
+    for key, default in _LIMIT_KEYS.items():
+        value = _int(limits_doc, key, default, -1 if key == "start_timeout_ms" else 1, prefix="limits.")
+        if value == 0 or value < -1:
+            _fail(f"limits.{key}", f"must be a positive number of milliseconds or -1, got {value}")
+        limits.append(value)
+    workers = _int(document, "workers", os.cpu_count() or 1, 1)
+    agents = document.get("agents", "in-process")
+    if agents not in ("in-process", "process"):
+        _fail("agents", f"must be \"in-process\" or \"process\", got {agents!r}")
+    output = document.get("output", Path(source).stem)
+    if not isinstance(output, str) or not output:
+        _fail("output", "must be a directory path")
+    return Config(
+        game=game,
+        game_arg=game_arg,
+        game_file=game_file,
+        bots=checked,
+        hands=hands,
+        series=series,
+        seed=seed,
+        limits=(limits[0], limits[1], limits[2], limits[3]),
+        workers=workers,
+        in_process=agents == "in-process",
+        output=base / output,
+    )
+
+
+def load_config(path: Path) -> Config:
+    """Read and check a TOML configuration file.
+
+    Raises:
+        ConfigError: unreadable, not TOML, or a bad key (the message names it).
+    """
+    try:
+        with open(path, "rb") as file:
+            document = tomllib.load(file)
+    except OSError as error:
+        raise ConfigError(f"{path}: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not TOML: {error}") from None
+    try:
+        return parse_config(document, path.resolve().parent, str(path))
+    except ConfigError as error:
+        raise ConfigError(f"{path}: {error}") from None

@@ -1,0 +1,166 @@
+"""``arena tournament`` with external-command bots (ACPC ``startme.sh HOST PORT``):
+a real ``arena agent`` process behind a shell script plays as our own agent does;
+a bot that crashes, or never connects, forfeits its seatings (its blinds for the
+hands it did not finish) and the tournament goes on; nothing it started lingers."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.tournament import main, parse_config, run_tournament
+from arena.tournament_command import forfeit_charges
+from dealer.log import read_log
+from poker.gamedef import load_game
+
+HANDS = 30
+
+
+def script(path: Path, body: str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return str(path.relative_to(path.parent.parent))
+
+
+def startme(directory: Path, strategy: str) -> str:
+    """An ACPC-style submission: a shell script that runs `arena agent GAME HOST PORT`."""
+    return script(directory / "sub" / "startme.sh", f'exec "{sys.executable}" -m arena agent leduc "$1" "$2" --strategy {strategy} --seed 5\n')
+
+
+def tournament(directory: Path, bots: dict[str, Any], output: str, **extra: Any) -> tuple[dict[str, Any], list[str]]:
+    document = {"game": "leduc", "hands": HANDS, "seed": 4, "workers": 2, "output": output, "bots": bots, **extra}
+    return run_tournament(parse_config(document, directory), progress=False)
+
+
+def running(pid: int) -> bool:
+    """Alive and not a zombie (a killed orphan waits for init to reap it)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: ask the kernel
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def forfeits(output: Path) -> dict[str, list[str]]:
+    with sqlite3.connect(output / "tournament.db") as connection:
+        return {m: json.loads(f) for m, f in connection.execute("SELECT match, forfeits FROM matches")}
+
+
+def test_a_startme_script_plays_as_our_agent_does(tmp_path: Path) -> None:
+    """cfr vs a startme.sh running `arena agent --strategy always-raise` (one process per
+    seating, output kept per seat) gives the chips cfr vs in-process always-raise gives."""
+    command = {"command": startme(tmp_path, "always-raise")}
+    ours, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "raiser": command}, "external")
+    assert failures == []
+    theirs, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "raiser": "always-raise"}, "internal")
+    assert failures == []
+    assert ours == theirs and sum(v for _, v, _ in ours["s0:cfr:raiser"]) == 0
+    assert forfeits(tmp_path / "external") == {"s0:cfr:raiser": []}
+    run = tmp_path / "external" / "matches" / "s0_cfr_raiser"
+    assert (run / "match.1.player2.err").exists() and (run / "match.2.player1.err").exists()
+    assert "SCORE:" in (run / "match.1.log").read_text()
+
+
+def test_a_bot_that_crashes_or_never_connects_forfeits_and_the_tournament_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crash = script(tmp_path / "crash" / "startme.sh", 'echo "crash: no model file" >&2\nexit 3\n')
+    # never connects, and leaves a child behind: both must be gone after its match
+    sleeper = script(tmp_path / "sleeper" / "startme.sh", 'sleep 60 &\necho $$ $! >> pids\nwait\n')
+    config = tmp_path / "t.toml"
+    config.write_text(
+        f'game = "leduc"\nhands = {HANDS}\nseed = 4\nworkers = 2\noutput = "out"\n'
+        f'[bots]\ncfr = "leduc-cfr"\n'
+        f'crash = {{ command = "{crash}" }}\nsleeper = {{ command = "{sleeper}" }}\n'
+        "[limits]\nstart_timeout_ms = 1500\n"
+    )
+    assert main([str(config), "--bootstrap", "0"]) == 0  # forfeits are results, not failures
+    out = capsys.readouterr().out
+    lost = forfeits(tmp_path / "out")
+    assert len(lost) == 3  # every pairing played
+    for match in ("s0:cfr:crash", "s0:cfr:sleeper"):
+        assert [line.split(": ")[1].split(" forfeits")[0] for line in lost[match]] == [
+            f"{match.split(':')[2]} (seat 2)",  # seating 1: cfr in seat 1
+            f"{match.split(':')[2]} (seat 1)",
+        ]
+    assert {line.split(": ")[1].split(" (")[0] for line in lost["s0:crash:sleeper"]} <= {"crash", "sleeper"}
+    # (when both fail the dealer names one seat: the first it waits for)
+    assert all(f"forfeits hands 1..{HANDS}: " in line for lines in lost.values() for line in lines)
+    text = " ".join(lost["s0:cfr:crash"])
+    assert "exited with status 3 before the match was over: crash: no model file" in text
+    assert "the dealer: ERROR: timed out waiting for seat" in " ".join(lost["s0:cfr:sleeper"])
+    # each forfeited hand costs the culprit its ante (Leduc: 1 chip), paid to the other seat
+    with sqlite3.connect(tmp_path / "out" / "tournament.db") as connection:
+        values = dict(connection.execute("SELECT match, \"values\" FROM matches").fetchall())
+    assert json.loads(values["s0:cfr:crash"]) == [2 * HANDS, -2 * HANDS]
+    assert json.loads(values["s0:cfr:sleeper"]) == [2 * HANDS, -2 * HANDS]
+    assert sum(json.loads(values["s0:crash:sleeper"])) == 0
+    assert f"forfeited seatings ({sum(map(len, lost.values()))}):" in out
+    for rule in ("total bankroll", "bankroll instant run-off", "series instant run-off"):
+        assert "\n1     cfr " in out.split(f"\n{rule} ")[1]  # the one bot that played wins every ranking
+    pids = [int(pid) for pid in (tmp_path / "sleeper" / "pids").read_text().split()]
+    assert len(pids) >= 2 and not any(map(running, pids))  # each script and its child were killed with their seating
+
+
+@pytest.mark.parametrize(
+    ("failed", "first", "hands", "expected"),
+    [
+        ({1}, 0, 4, (4.0, -4.0)),  # Leduc antes of 1: one chip a hand
+        ({0}, 3, 4, (-1.0, 1.0)),
+        ({0, 1}, 0, 4, (0.0, 0.0)),
+        (set(), 0, 4, (0.0, 0.0)),
+    ],
+)
+def test_forfeit_charges_leduc(failed: set[int], first: int, hands: int, expected: tuple[float, ...]) -> None:
+    assert forfeit_charges(load_game("leduc"), failed, first, hands) == expected
+
+
+def test_forfeit_charges_follow_the_button() -> None:
+    """Heads-up reverse blinds (10 5): seat s has position (s - h) mod 2 in hand h, and
+    position 0 posts the big blind; a seat that fails from hand 1 of 4 pays 5+10+5."""
+    game = load_game("hulhe")
+    assert game.blind == (10, 5)
+    assert forfeit_charges(game, {0}, 1, 4) == (-20.0, 20.0)  # hands 1, 2, 3: positions 1, 0, 1
+    assert forfeit_charges(game, {1}, 1, 4) == (25.0, -25.0)  # positions 0, 1, 0
+    three = load_game("kuhn3p")
+    charges = forfeit_charges(three, {2}, 0, 3)  # one hand in each position, ante 1 each
+    assert charges == (1.5, 1.5, -3.0)
+
+
+def test_a_bot_that_leaves_mid_match_forfeits_what_it_did_not_finish(tmp_path: Path) -> None:
+    """A submission that connects, reads its first state and exits: the dealer aborts
+    (the peer is dead) and the bot pays its ante for every hand the log does not hold."""
+    leave = (
+        "import socket, sys; s = socket.create_connection((sys.argv[1], int(sys.argv[2])));"
+        ' s.sendall(b"VERSION:2.0.0\\r\\n"); s.recv(1)'
+    )
+    quitter = script(tmp_path / "quitter" / "startme.sh", f'exec "{sys.executable}" -c \'{leave}\' "$1" "$2"\n')
+    stored, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "quitter": {"command": quitter}}, "out")
+    assert failures == []
+    lines = forfeits(tmp_path / "out")["s0:cfr:quitter"]
+    assert [line.split(": ")[1].split(" forfeits")[0] for line in lines] == ["quitter (seat 2)", "quitter (seat 1)"]
+    with sqlite3.connect(tmp_path / "out" / "tournament.db") as connection:
+        (seat_values,) = connection.execute("SELECT seat_values FROM matches").fetchone()
+    logs = sorted((tmp_path / "out" / "matches" / "s0_cfr_quitter").glob("match.*.log"))
+    assert len(logs) == 2
+    for seating, (log, totals) in enumerate(zip(logs, json.loads(seat_values))):
+        hands = read_log(log, load_game("leduc"))
+        assert hands.score is None and len(hands.hands) < HANDS
+        culprit = 1 - seating  # the quitter's seat
+        finished = sum(dict(zip(h.names, h.values))["quitter"] for h in hands.hands)
+        assert totals[culprit] == finished - (HANDS - len(hands.hands))  # then an ante per hand it left
+        assert totals[seating] == -totals[culprit]
+    assert dict((p, v) for p, v, _ in stored["s0:cfr:quitter"])["quitter"] < 0
