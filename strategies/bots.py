@@ -19,9 +19,12 @@ interrupted build resumes from it), renamed to ``NAME.strategy`` when the solve
 has finished. Seating a bot whose file is missing fails at once with one line
 naming the command that builds it.
 
-Three-player bots are listed but not yet available: strategy files hold
-two-player games only, and the three-player solver
-(:mod:`strategies.cfr.solvers.multiplayer`) writes no file.
+Three-player bots (3p Kuhn and Leduc) are solved by three-player CFR+
+(:mod:`strategies.cfr.solvers.multiplayer`) into ``three-player`` strategy
+files; their quality is seed 003's seven-step epsilon (the mean over positions
+of a best response's gain against the other two, exact) with each position's
+gain. The three-player hold'em bot is listed but not yet available (it needs a
+sampled three-player CFR over a card abstraction).
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ class Bot:
     """One named bot. ``options`` are the ``arena solve`` options between the game
     and ``--iterations`` (the recorded command is :func:`solve_command`);
     ``quality`` is the exploitability of its file in chips per hand (None: not
-    measured); ``unavailable`` says why it cannot be built yet (empty: it can)."""
+    measured; three-player bots: the seven-step epsilon, with each position's
+    best-response gain in ``gains``); ``unavailable`` says why it cannot be built yet (empty: it can)."""
 
     name: str
     game: str
@@ -76,6 +80,7 @@ class Bot:
     iterations: int = 0
     shipped: bool = False
     quality: float | None = None
+    gains: tuple[float, ...] | None = None
     note: str = ""
     unavailable: str = ""
 
@@ -84,10 +89,31 @@ class Bot:
         return not self.unavailable
 
 
-_THREE_PLAYER = (
-    "not yet available: strategy files hold two-player games only and the 3-player solver"
-    " (strategies/cfr/solvers/multiplayer.py) writes no file the equilibrium agent plays"
+_THREE_PLAYER_HOLDEM = (
+    "not yet available: the 3-player solver (strategies/cfr/solvers/multiplayer.py) is dense over private"
+    " hands (3p Kuhn's 4, 3p Leduc's 8); hold'em's 1,326 need a sampled 3-player CFR over an E[HS^2] bucket"
+    " abstraction (as PR2 or IR16 in seed 003)"
 )
+_SEVEN_STEP = (
+    "quality is seed 003's seven-step epsilon: the mean over positions of a best response's gain against"
+    " the other two (exact tree walks)"
+)
+
+
+def _three_player(name: str, game: str, iterations: int, quality: float, gains: tuple[float, ...]) -> Bot:
+    """A shipped three-player bot: CFR+ on the three-player public tree."""
+    return Bot(
+        name,
+        game,
+        f"3-player CFR+ on the public tree (seed 003's CFR with CFR+'s regret floor and linear average),"
+        f" {iterations} iterations",
+        iterations=iterations,
+        shipped=True,
+        quality=quality,
+        gains=gains,
+        note=_SEVEN_STEP,
+    )
+
 
 def _no_limit_leduc(name: str, sizes: str, tree: str, quality: float) -> Bot:
     """A shipped no-limit Leduc bot: CFR+ on the betting tree of ``--bet-sizes sizes``."""
@@ -161,13 +187,25 @@ LIBRARY: Final[dict[str, Bot]] = {
             " 0.75 s an iteration and 2.6 GB (timed on stand-in tables, 2 cores); quality after the build is the"
             " abstract game's exploitability",
         ),
-        Bot("kuhn3p-cfr", "kuhn3p", "3-player CFR (seed 003)", unavailable=_THREE_PLAYER),
-        Bot("leduc3p-cfr", "leduc.limit.3p", "3-player CFR (seed 003)", unavailable=_THREE_PLAYER),
+        _three_player(
+            "kuhn3p-cfr",
+            "kuhn3p",
+            10000,
+            3.8139406800973226e-05,
+            (1.2580119650960897e-05, 9.800862130166649e-06, 9.203723862179214e-05),
+        ),
+        _three_player(
+            "leduc3p-cfr",
+            "leduc.limit.3p",
+            3000,
+            0.0028013915957294856,
+            (0.002315268766423878, 0.002706425624292341, 0.003382480396472237),
+        ),
         Bot(
             "holdem3p-ehs2",
             "holdem.limit.3p",
             "sampled 3-player CFR on a coarse E[HS^2] abstraction (seed 003)",
-            unavailable=_THREE_PLAYER + "; nor is there a 3-player hold'em solver yet",
+            unavailable=_THREE_PLAYER_HOLDEM,
         ),
     )
 }
@@ -257,11 +295,12 @@ def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> EquilibriumStr
 
 def stored_quality(bot: Bot) -> tuple[float | None, str]:
     """The bot's exploitability in chips per hand and what kind of figure it is:
-    the recorded one for shipped bots (``"exact"``), else the figure the built
+    the recorded one for shipped bots (``"exact"``; ``"seven-step epsilon"``
+    for three-player bots), else the figure the built
     file stores (``"exact"``, or ``"abstract game"`` for an abstract solve of a
     game too big for an exact best response); ``(None, "")`` when not built."""
     if bot.quality is not None:
-        return bot.quality, "exact"
+        return bot.quality, "exact" if bot.gains is None else "seven-step epsilon"
     path = bot_path(bot)
     if not bot.available or not path.is_file():
         return None, ""
@@ -290,7 +329,8 @@ def describe(bot: Bot) -> dict[str, Any]:
     ``file``, ``built``, ``command`` (the recorded ``arena solve``), ``quality``
     (exploitability in ``unit``, None when not measured), ``quality_kind``,
     ``shipped``, ``build`` (the command that builds it here), ``description``,
-    ``note``, ``available``."""
+    ``note``, ``available``, ``gains`` (three-player bots: each position's
+    best-response gain in ``unit``, else None)."""
     quality, kind = stored_quality(bot)
     unit = unit_of(_game(bot))
     path = bot_path(bot)
@@ -308,6 +348,7 @@ def describe(bot: Bot) -> dict[str, Any]:
         "description": bot.description,
         "note": bot.unavailable or bot.note,
         "available": bot.available,
+        "gains": None if bot.gains is None else [g * unit.per_chip for g in bot.gains],
     }
 
 

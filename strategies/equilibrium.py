@@ -4,7 +4,9 @@
 a ``public-tree`` file (``cfr``, ``cfr+``: ``float64[D, A, H]`` on the public
 tree; suit-isomorphic trees included) or a ``buckets`` file (``pcs``,
 ``abstract``: bucket tables played through
-:func:`strategies.cfr.solvers.pcs.bucket_strategy`). At every decision it
+:func:`strategies.cfr.solvers.pcs.bucket_strategy`) or a ``three-player`` file
+(``float64[D, A, H]`` on the three-player tree of
+:mod:`strategies.cfr.solvers.multiplayer`; 3p Kuhn and Leduc). At every decision it
 finds the information set (betting, board, own cards) and samples its action
 from the stored average strategy with a ``numpy`` generator seeded from the
 strategy's seed.
@@ -45,10 +47,11 @@ from poker.gamedef import Game, format_game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, private_hands, register
-from strategies.cfr.tree.public import BettingAbstraction, tree_actions
+from strategies.cfr.tree.public import BettingAbstraction, Tree, tree_actions
 from strategies.translation import Path, real_raise, translate, translation_draw
 
 if TYPE_CHECKING:  # the solver's modules (numba) are imported only when a file is loaded
+    from strategies.cfr.solvers.multiplayer import MultiTree
     from strategies.cfr.solvers.pcs import PCSStrategy
     from strategies.cfr.strategy_file import StrategyFile
 
@@ -74,7 +77,7 @@ class StrategyTable:
 
     def __init__(self, saved: StrategyFile) -> None:
         from strategies.cfr.solvers.pcs import bucket_strategy
-        from strategies.cfr.strategy_file import BUCKETS
+        from strategies.cfr.strategy_file import BUCKETS, THREE_PLAYER
 
         self.game = saved.game
         self.abstraction: BettingAbstraction | None = saved.abstraction
@@ -84,7 +87,7 @@ class StrategyTable:
         if saved.layout == BUCKETS:
             self._pcs = bucket_strategy(saved)
             return
-        tree = saved.build_tree()
+        tree: Tree | MultiTree = saved.build_multi_tree() if saved.layout == THREE_PLAYER else saved.build_tree()
         self._strategy = saved.strategy
         self._row: dict[str, int] = {
             tree.key(int(n)): int(tree.decision_index[n]) for n in tree.decision_nodes

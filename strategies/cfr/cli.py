@@ -7,6 +7,13 @@ tree with tables per card bucket of ``--abstraction SPEC`` (``ehs2:5:perfect``,
 ``none``...); its exploitability is measured in the real game when the game's
 public tree can be built (small games), else not.
 
+Three-player limit games (``kuhn3p``, ``leduc.limit.3p``): ``cfr+`` and ``cfr``
+solve the three-player public tree (:mod:`strategies.cfr.solvers.multiplayer`,
+simultaneous updates) and write a ``three-player`` strategy file; the figure
+measured is seed 003's seven-step epsilon (the mean over positions of a best
+response's gain against the other two, each found by an exact tree walk),
+stored with each position's gain.
+
 ``--algorithm abstract --abstraction SPEC`` (required) solves the abstract game
 of a perfect-recall card abstraction with CFR+ (:mod:`strategies.cfr.solvers.abstract_game`;
 ``none``: no abstraction, small games); the card abstraction and the joint
@@ -48,8 +55,16 @@ from strategies.cfr.best_response.exact import exploitability
 from strategies.cfr.solvers import abstract_game, pcs
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
+from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
 from strategies.cfr.solvers.solver import Algorithm, Solver
-from strategies.cfr.strategy_file import BUCKETS, StrategyFile, StrategyFileError, load_strategy, save_strategy
+from strategies.cfr.strategy_file import (
+    BUCKETS,
+    THREE_PLAYER,
+    StrategyFile,
+    StrategyFileError,
+    load_strategy,
+    save_strategy,
+)
 from strategies.cfr.tree.betting import BettingTree
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
@@ -174,13 +189,13 @@ class _Run(abc.ABC):
     details = ""
 
     @abc.abstractmethod
-    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree]:
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
         """The file to write (a checkpoint) and the tree its arrays are on."""
 
     def save(self, path: Path, measured: float | None) -> None:
         self.write(path, *self.strategy_file(measured))
 
-    def write(self, path: Path, strategy_file: StrategyFile, tree: Tree | BettingTree) -> None:
+    def write(self, path: Path, strategy_file: StrategyFile, tree: Tree | BettingTree | MultiTree) -> None:
         settings = {**strategy_file.settings, EVERY: self.every}
         save_strategy(path, dataclasses.replace(strategy_file, settings=settings), tree)
 
@@ -219,7 +234,7 @@ class _PCSRun(_Run):
             return None
         return exploitability(self.tree, self.solver.strategy().tree_strategy(self.tree))
 
-    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree]:
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
         return pcs.strategy_file(self.solver, measured), self.solver.tree
 
     @property
@@ -246,7 +261,7 @@ class _AbstractRun(_Run):
 
     def strategy_file(
         self, measured: float | None, real: float | None = None
-    ) -> tuple[StrategyFile, Tree | BettingTree]:
+    ) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
         """``measured`` is the abstract game's figure, ``real`` the real game's."""
         written = self.solve.strategy_file(self.solver, exploitability=real, abstract_exploitability=measured)
         return written, self.solve.game.tree
@@ -267,6 +282,65 @@ class _AbstractRun(_Run):
         if real is None:
             return f"{self.describe(abstract)}, not measured in the real game (its public tree is too big)"
         return f"{self.describe(abstract)}, {self.unit.format(real)} in the real game"
+
+
+class _MultiRun(_Run):
+    """Three-player CFR / CFR+ (:class:`MultiCFR`): the figure is seed 003's
+    seven-step epsilon; every file written carries it and each position's gain
+    (two tree walks a position: cheap next to an iteration's three)."""
+
+    solver: MultiCFR
+
+    def __init__(self, solver: MultiCFR) -> None:
+        self.solver = solver
+        self.algorithm = Algorithm.CFR_PLUS.value if solver.plus else Algorithm.CFR.value
+        self._check: tuple[int, EpsilonCheck] | None = None
+
+    def check(self) -> EpsilonCheck:
+        """The seven-step check of the current average profile (kept per iteration)."""
+        if self._check is None or self._check[0] != self.solver.iteration:
+            self._check = self.solver.iteration, seven_step_epsilon(self.solver)
+        return self._check[1]
+
+    def exploitability(self) -> float:
+        return self.check().epsilon
+
+    def describe(self, value: float) -> str:
+        return f"{self.unit.format(value)} (seven-step epsilon)"
+
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
+        solver, check = self.solver, self.check()
+        written = StrategyFile(
+            game=solver.tree.game,
+            abstraction=None,
+            algorithm=self.algorithm,
+            iterations=solver.iteration,
+            exploitability=check.epsilon,
+            arrays={"strategy": solver.average_strategy(), "regret": solver.regret, "cumulative": solver.cumulative},
+            settings={"plus": solver.plus, "alternating": False, "linear_average": solver.plus},
+            layout=THREE_PLAYER,
+            gains=check.gains,
+        )
+        return written, solver.tree
+
+    def finish(self, path: Path, measured: float | None) -> str:
+        self.save(path, measured)
+        gains = ", ".join(self.unit.format(g) for g in self.check().gains)
+        return f"{self.describe(self.check().epsilon)}; best-response gains by position: {gains}"
+
+    @property
+    def game(self) -> Game:
+        return self.solver.tree.game
+
+
+def _multi_setup(args: argparse.Namespace, game: Game) -> _MultiRun:
+    if args.algorithm not in (Algorithm.CFR.value, Algorithm.CFR_PLUS.value):
+        raise TreeError(f"a three-player game is solved by --algorithm cfr+ or cfr, not {args.algorithm}")
+    if args.suit_isomorphism or args.delay or args.abstraction is not None:
+        raise TreeError("--suit-isomorphism, --delay and --abstraction do not apply to three-player games")
+    if args.bet_sizes is not None:
+        raise TreeError("three-player games are solved in limit games only (no --bet-sizes)")
+    return _MultiRun(MultiCFR(build_multi_tree(game), plus=args.algorithm == Algorithm.CFR_PLUS.value))
 
 
 class _Bars:
@@ -321,9 +395,15 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
             return _AbstractRun(*AbstractSolve.resume(saved, build_progress=bars.stage, progress=bars.tables))
         if saved.layout == BUCKETS:
             return _PCSRun(pcs.resume_solver(saved))
-        tree = saved.build_tree()
         if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
             raise StrategyFileError(f"{args.resume}: holds no regrets and cumulative strategy to resume from")
+        if saved.layout == THREE_PLAYER:
+            multi = MultiCFR(saved.build_multi_tree(), plus=bool(saved.settings.get("plus", False)))
+            multi.load_arrays(
+                iteration=saved.iterations, regret=saved.arrays["regret"], cumulative=saved.arrays["cumulative"]
+            )
+            return _MultiRun(multi)
+        tree = saved.build_tree()
         settings = saved.settings
         solver = Solver(
             tree,
@@ -342,6 +422,8 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     args.algorithm = args.algorithm or Algorithm.CFR_PLUS.value
     if args.float32 and args.algorithm != ABSTRACT:
         raise TreeError("--float32 applies to --algorithm abstract only")
+    if game.num_players == 3:
+        return _multi_setup(args, game)
     if args.algorithm == PCS:
         return _pcs_setup(args, game)
     if args.algorithm == ABSTRACT:
@@ -395,7 +477,7 @@ class _TreeRun(_Run):
     def exploitability(self) -> float | None:
         return exploitability(self.tree, self.solver.average_strategy())
 
-    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree]:
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
         solver, tree = self.solver, self.tree
         written = StrategyFile(
             game=tree.game,

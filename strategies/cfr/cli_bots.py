@@ -5,7 +5,9 @@ there, its measured quality (exploitability in the game's unit: chips/hand or
 mbb/g) and how it is built, with the recorded ``arena solve`` command under
 each. ``--format json`` prints a list of objects (``name``, ``game``, ``file``,
 ``built``, ``command``, ``quality``, plus ``unit``, ``quality_kind``,
-``shipped``, ``build``, ``description``, ``note``, ``available``).
+``shipped``, ``build``, ``description``, ``note``, ``available``, ``gains``:
+each position's best-response gain for three-player bots, whose quality is
+seed 003's seven-step epsilon).
 
 ``arena bots build NAME`` builds a large bot on this machine: it runs the
 recorded ``arena solve`` command (progress bar, exploitability lines) into
@@ -68,6 +70,9 @@ def _table(rows: list[dict[str, Any]]) -> str:
             lines.append(f"{indent}{row['command']}{build}")
         if row["note"]:
             lines.append(f"{indent}{row['note']}")
+        if row["gains"] is not None:
+            gains = ", ".join(f"{g:.6g}" for g in row["gains"])
+            lines.append(f"{indent}best-response gains by position: {gains} {row['unit']}")
     lines.append("")
     lines.append("Seat a bot by name (arena match leduc leduc-cfr random); build one with `arena bots build NAME`.")
     return "\n".join(lines)

@@ -27,6 +27,15 @@ per decision and bucket of the ``card_abstraction`` spec (rebuilt with
 :func:`strategies.cfr.abstraction.card_abstraction.load_abstraction`); ``tree_digest`` then
 covers the betting tree's keys; :func:`strategies.cfr.solvers.pcs.bucket_strategy`
 plays such a table (and expands it onto the full public tree, small games only).
+``"three-player"`` (three-player limit games, :mod:`strategies.cfr.solvers.multiplayer`):
+``[D, A, H]`` on the tree of :func:`~strategies.cfr.solvers.multiplayer.build_multi_tree`
+(every legal action, every board; no isomorphism), ``tree_digest`` over its
+decision keys and hands as for ``public-tree``; ``exploitability`` is seed 003's
+seven-step epsilon (the mean over positions of what a best response to the
+other two gains; in two-player zero-sum games that is the exploitability) and
+``best_response_gains`` lists each position's gain. Two-player files never
+hold that key and read as before: the version stays 1, and a reader without
+the three-player layout refuses such a file by its ``layout``.
 
 Writing goes to a temporary file in the same directory that then replaces the
 target, so an interrupted save never leaves half a file (:mod:`strategies.cfr.file_io`).
@@ -37,13 +46,16 @@ alone (msgpack limits of :data:`~strategies.cfr.file_io.HEADER_LIMITS`);
 every header key, its type and range (:data:`HEADER_FIELDS`: the game text at
 most :data:`MAX_GAME_TEXT` characters, at most :data:`MAX_POT_FRACTIONS` pot
 fractions, each positive, finite and at most :data:`MAX_POT_FRACTION`, whole
-iteration counts...); the game text parsed (two players); the size of the tree
+iteration counts...); the game text parsed (two players, or three in a limit game with the
+``three-player`` layout); the size of the tree
 the header asks for, counted without building it
 (:func:`strategies.cfr.tree.budget.tree_size`: at most
 :data:`MAX_BETTING_NODES` betting nodes, and for ``public-tree`` files
 :data:`MAX_PUBLIC_NODES` public nodes, found out within
 :data:`MAX_TREE_WORK` steps); the tree built and its digest compared; only
-then the arrays, under limits derived from the file's size, each claimed
+for ``three-player`` files
+the payoff tables a solve or best response would build (terminals x H^3 at
+most :data:`MAX_THREE_PLAYER_PAYOFF`); then the arrays, under limits derived from the file's size, each claimed
 dtype and shape checked against the tree (``public-tree``: ``[D, A, H]``;
 ``buckets``: ``[A, columns]``, ``A`` the betting tree's, all alike) before any
 array is made. Every failure is a :class:`StrategyFileError` whose message is
@@ -64,6 +76,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.cfr.file_io import Field, FileFormatError, HeaderFile, check_fields, show, write_file
+from strategies.cfr.solvers.multiplayer import MultiTree, build_multi_tree
 from strategies.cfr.tree.betting import BettingTree, build_betting_tree
 from strategies.cfr.tree.budget import TreeBudgetError, TreeSize, tree_size
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
@@ -80,6 +93,7 @@ __all__ = [
     "MAX_PUBLIC_NODES",
     "MAX_TREE_WORK",
     "PUBLIC_TREE",
+    "THREE_PLAYER",
     "StrategyFile",
     "StrategyFileError",
     "load_strategy",
@@ -91,6 +105,7 @@ FORMAT = "acpc-arena-strategy"
 FORMAT_VERSION = 1
 PUBLIC_TREE = "public-tree"
 BUCKETS = "buckets"
+THREE_PLAYER = "three-player"
 
 #: Characters of the header's game text (:func:`format_game` writes ~300).
 MAX_GAME_TEXT = 4096
@@ -104,6 +119,9 @@ MAX_BETTING_NODES = 1_000_000
 #: Nodes of the public tree of a ``public-tree`` file (no-limit Leduc with 16 pot
 #: fractions: 362,091); :func:`build_tree` also bounds nodes x hands.
 MAX_PUBLIC_NODES = 2_000_000
+#: Terminals x private hands^3 of a three-player tree (its dense payoff tables hold
+#: three times that many float64s; 3p Leduc: at most 8,676 x 512 = 4,442,112).
+MAX_THREE_PLAYER_PAYOFF = 8_000_000
 #: Steps (betting situations and their actions, a few us each) spent sizing the
 #: trees before giving up (HUNL with 0.5,1,2: 21,824; no-limit Leduc with 16 pot
 #: fractions: 47,643); at most about half a second.
@@ -137,27 +155,42 @@ class StrategyFile:
     card_abstraction: str = "none"
     isomorphism: bool = False
     layout: str = PUBLIC_TREE
+    #: Each position's best-response gain against the others (three-player files).
+    gains: tuple[float, ...] | None = None
 
     @property
     def strategy(self) -> npt.NDArray[np.float64]:
-        """The average strategy ``[D, A, H]`` of a public-tree file, on :meth:`build_tree`.
+        """The average strategy ``[D, A, H]`` of a public-tree file, on :meth:`build_tree`
+        (a three-player file: on :meth:`build_multi_tree`).
 
         Raises:
             StrategyFileError: a bucket table (play it with
                 :func:`strategies.cfr.solvers.pcs.bucket_strategy`).
         """
-        if self.layout != PUBLIC_TREE:
+        if self.layout == BUCKETS:
             raise StrategyFileError(f"a {self.layout!r} strategy file is a bucket table, not a public-tree strategy")
         table: npt.NDArray[np.float64] = self.arrays["strategy"]
         return table
 
     def build_tree(self) -> Tree:
         """The public tree the arrays belong to (built again from the header); for
-        a bucket table, the full public tree its strategy is played on."""
+        a bucket table, the full public tree its strategy is played on.
+
+        Raises:
+            StrategyFileError: a three-player file (see :meth:`build_multi_tree`).
+        """
+        if self.layout == THREE_PLAYER:
+            raise StrategyFileError("a three-player strategy file: this reads two-player strategies only")
         return build_tree(self.game, self.abstraction, isomorphism=self.isomorphism)
 
+    def build_multi_tree(self) -> MultiTree:
+        """The three-player tree the arrays of a ``three-player`` file belong to."""
+        if self.layout != THREE_PLAYER:
+            raise StrategyFileError(f"a {self.layout!r} strategy file is two-player")
+        return build_multi_tree(self.game)
 
-def tree_digest(tree: Tree | BettingTree) -> str:
+
+def tree_digest(tree: Tree | BettingTree | MultiTree) -> str:
     """SHA-256 over the decision-node keys (in row order) and the private hands
     (a betting tree: its decision keys alone)."""
     digest = hashlib.sha256()
@@ -172,13 +205,17 @@ def tree_digest(tree: Tree | BettingTree) -> str:
     return digest.hexdigest()
 
 
-def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | BettingTree) -> None:
-    """Write ``strategy_file`` (whose arrays are on ``tree``: a :class:`Tree`, or
-    the :class:`BettingTree` of a bucket table) to ``path`` atomically."""
-    if isinstance(tree, Tree) != (strategy_file.layout == PUBLIC_TREE):
-        raise StrategyFileError(f"a {strategy_file.layout!r} strategy file goes with the other kind of tree")
-    if isinstance(tree, Tree):
-        expected = (tree.num_decisions, tree.max_actions, tree.num_hands)
+def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | BettingTree | MultiTree) -> None:
+    """Write ``strategy_file`` (whose arrays are on ``tree``: a :class:`Tree`, the
+    :class:`BettingTree` of a bucket table, or the :class:`MultiTree` of a
+    three-player file) to ``path`` atomically."""
+    kinds = {PUBLIC_TREE: Tree, BUCKETS: BettingTree, THREE_PLAYER: MultiTree}
+    if not isinstance(tree, kinds[strategy_file.layout]):
+        raise StrategyFileError(f"a {strategy_file.layout!r} strategy file goes with another kind of tree")
+    if (strategy_file.gains is not None) != (strategy_file.layout == THREE_PLAYER):
+        raise StrategyFileError("best-response gains go with three-player files, and only there")
+    if isinstance(tree, Tree | MultiTree):
+        expected = (tree.num_decisions, tree.max_actions, len(tree.hands))
         for name, array in strategy_file.arrays.items():
             if array.shape != expected:
                 raise StrategyFileError(f"array {name!r} has shape {array.shape}; the tree needs {expected}")
@@ -204,6 +241,8 @@ def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | Be
         "tree_digest": tree_digest(tree),
         "layout": strategy_file.layout,
     }
+    if strategy_file.gains is not None:
+        header["best_response_gains"] = list(strategy_file.gains)
     write_file(Path(path), header, strategy_file.arrays)
 
 
@@ -279,6 +318,12 @@ def _names(value: list[Any]) -> str | None:
     return None
 
 
+def _gains(value: list[Any]) -> str | None:
+    if len(value) != 3 or not all(isinstance(g, float) and math.isfinite(g) for g in value):
+        return f"is {show(value)}, not three finite numbers"
+    return None
+
+
 def _digest(value: str) -> str | None:
     return None if re.fullmatch(r"[0-9a-f]{64}", value) else f"is {show(value)}, not a SHA-256 hex digest"
 
@@ -301,7 +346,8 @@ HEADER_FIELDS: dict[str, Field] = {
     "exploitability": Field((float, type(None)), check=lambda v: None if v is None else _finite(v)),
     "exploitability_unit": Field((str,), required=False, check=_one_of("chips/hand")),
     "tree_digest": Field((str,), check=_digest),
-    "layout": Field((str,), required=False, check=_one_of(PUBLIC_TREE, BUCKETS)),
+    "layout": Field((str,), required=False, check=_one_of(PUBLIC_TREE, BUCKETS, THREE_PLAYER)),
+    "best_response_gains": Field((list,), required=False, check=_gains),
     "arrays": Field((list,), check=_names),
 }
 
@@ -327,8 +373,17 @@ def _game(file: HeaderFile, header: dict[str, Any]) -> tuple[Game, BettingAbstra
         game = parse_game(header["game"], source="the header's game")
     except GameDefError as error:
         raise file.fail(str(error)) from None
-    if game.num_players != 2:
-        raise file.fail(f"the header's game has {game.num_players} players; strategy files are two-player")
+    three = header.get("layout") == THREE_PLAYER
+    if game.num_players not in (2, 3) or (game.num_players == 3) != three:
+        layout = show(header.get("layout", PUBLIC_TREE))
+        raise file.fail(
+            f"the header's game has {game.num_players} players with layout {layout}; strategy files are"
+            f" two-player, or three-player in the {THREE_PLAYER!r} layout"
+        )
+    if three and not game.is_limit:
+        raise file.fail("a three-player no-limit game; three-player strategy files are limit games")
+    if ("best_response_gains" in header) != three:
+        raise file.fail("best_response_gains belong in three-player files, and they need them")
     betting = header["betting_abstraction"]
     if game.is_limit != (betting is None):
         kind = "limit" if game.is_limit else "no-limit"
@@ -352,7 +407,18 @@ def _fits_file(file: HeaderFile, game: Game, size: TreeSize, isomorphism: bool, 
         )
 
 
-def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile:
+def _payoff_fits(file: HeaderFile, game: Game, size: TreeSize) -> None:
+    """A three-player tree's dense payoff tables (built when it is solved or its
+    epsilon measured) must stay within :data:`MAX_THREE_PLAYER_PAYOFF`."""
+    entries = size.public_nodes * math.comb(len(game.deck()), game.num_hole_cards) ** 3
+    if entries > MAX_THREE_PLAYER_PAYOFF:
+        raise file.fail(
+            f"the header's three-player tree has up to {size.public_nodes:,} terminals x hands^3 = {entries:,}"
+            f" payoff entries, over the limit of {MAX_THREE_PLAYER_PAYOFF:,}"
+        )
+
+
+def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> StrategyFile:
     """Read a strategy file and check it against its tree (``tree``, or the tree
     built again from the header; a bucket table is checked against its betting
     tree and ``tree`` is not used). See the module docstring for the checks and
@@ -376,27 +442,33 @@ def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile
         game, abstraction = _game(file, header)
         layout = header.get("layout", PUBLIC_TREE)
         spec = header["card_abstraction"]
-        if layout == PUBLIC_TREE and spec != "none":
-            raise file.fail(f"a public-tree strategy with card abstraction {show(spec)}")
+        if layout != BUCKETS and spec != "none":
+            raise file.fail(f"a {layout} strategy with card abstraction {show(spec)}")
         if layout == BUCKETS:
             problem = _card_abstraction(spec, game)
             if problem is not None:
                 raise file.fail(problem)
         isomorphism = bool(header.get("suit_isomorphism", False))
-        checked: Tree | BettingTree
+        if layout == THREE_PLAYER and isomorphism:
+            raise file.fail("a three-player tree with suit isomorphism; three-player trees keep every board")
+        checked: Tree | BettingTree | MultiTree
         try:
             if layout == BUCKETS or tree is None:
                 size = tree_size(
                     game,
                     abstraction,
                     max_betting_nodes=MAX_BETTING_NODES,
-                    max_public_nodes=MAX_PUBLIC_NODES if layout == PUBLIC_TREE else None,
+                    max_public_nodes=None if layout == BUCKETS else MAX_PUBLIC_NODES,
                     max_work=MAX_TREE_WORK,
                 )
-                if layout == PUBLIC_TREE:
+                if layout == THREE_PLAYER:
+                    _payoff_fits(file, game, size)
+                if layout != BUCKETS:
                     _fits_file(file, game, size, isomorphism, len(header["arrays"]))
             if layout == BUCKETS:
                 checked = build_betting_tree(game, abstraction)
+            elif layout == THREE_PLAYER:
+                checked = build_multi_tree(game) if tree is None else tree
             else:
                 checked = build_tree(game, abstraction, isomorphism=isomorphism) if tree is None else tree
         except (TreeBudgetError, TreeError) as error:
@@ -407,8 +479,8 @@ def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile
         def expect(name: str, dtype: np.dtype[Any], shape: tuple[int, ...]) -> str | None:
             if dtype.kind != "f":
                 return f"dtype {dtype.name}; strategy arrays are floating point"
-            if isinstance(checked, Tree):
-                needed = (checked.num_decisions, checked.max_actions, checked.num_hands)
+            if isinstance(checked, Tree | MultiTree):
+                needed = (checked.num_decisions, checked.max_actions, len(checked.hands))
                 return None if shape == needed else f"shape {shape}; the tree needs {needed}"
             if len(shape) != 2 or shape[0] != checked.max_actions:
                 return f"shape {shape}; the betting tree needs ({checked.max_actions}, columns)"
@@ -428,4 +500,5 @@ def load_strategy(path: str | Path, *, tree: Tree | None = None) -> StrategyFile
         card_abstraction=spec,
         isomorphism=isomorphism,
         layout=layout,
+        gains=None if layout != THREE_PLAYER else tuple(header["best_response_gains"]),
     )

@@ -7,7 +7,7 @@ exactly, and bounds the public tree of :func:`strategies.cfr.tree.public.build_t
 from above (every deal at every chance node, no suit isomorphism), by walking
 betting situations: states with the same chips, raise bound, folds, round,
 raise count, actor, action count in the round and actions since the last raise
-(all the future of a two-player hand depends on) have equal subtrees and are
+(all the future of a two- or three-player hand depends on) have equal subtrees and are
 counted once. It gives up, raising :class:`TreeBudgetError`, after
 ``max_work`` generated actions (a few microseconds each) or once either count
 passes its limit, so it returns or fails in well under a second.
@@ -71,14 +71,16 @@ def tree_size(
 ) -> TreeSize:
     """The sizes of ``game``'s trees from the start of a hand (no-limit through
     ``abstraction``, default :data:`~strategies.cfr.tree.public.NO_LIMIT_DEFAULT`; a
-    two-player game). ``max_public_nodes`` None: the public tree is not limited.
+    two-player game, or a three-player one: the situation key holds every actor
+    since the last raise, so it fixes a three-player hand's future too, and the
+    counts equal :func:`strategies.cfr.solvers.multiplayer.build_multi_tree`'s). ``max_public_nodes`` None: the public tree is not limited.
 
     Raises:
         TreeBudgetError: a tree over its limit, or more than ``max_work``
             actions to look at before knowing.
     """
-    if game.num_players != 2:
-        raise TreeBudgetError(f"the trees are two-player; the game has {game.num_players}")
+    if game.num_players not in (2, 3):
+        raise TreeBudgetError(f"the trees are two- or three-player; the game has {game.num_players}")
     if not game.is_limit and abstraction is None:
         abstraction = NO_LIMIT_DEFAULT
     deck = len(game.deck())

@@ -325,3 +325,82 @@ def test_cli_resume_with_a_damaged_sampler_state(tmp_path: Path) -> None:
     assert done.stderr.strip().splitlines()[-1] == (
         "arena solve: the checkpoint's sampler state is damaged: state must be a dict"
     ), done.stderr
+
+
+# -- three-player files --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def valid3(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3p Kuhn strategy file of ten CFR+ iterations, as `arena solve kuhn3p` writes it."""
+    from strategies.cfr.solvers.multiplayer import MultiCFR, build_multi_tree, seven_step_epsilon
+    from strategies.cfr.strategy_file import THREE_PLAYER
+
+    solver = MultiCFR(build_multi_tree(load_game("kuhn3p")), plus=True)
+    solver.run(10)
+    check = seven_step_epsilon(solver)
+    arrays = {"strategy": solver.average_strategy(), "regret": solver.regret, "cumulative": solver.cumulative}
+    saved = StrategyFile(
+        solver.tree.game, None, "cfr+", 10, check.epsilon, arrays, layout=THREE_PLAYER, gains=check.gains
+    )
+    path = tmp_path_factory.mktemp("valid3") / "valid3.strategy"
+    save_strategy(path, saved, solver.tree)
+    return path
+
+
+# 3p Leduc with ten ranks: 20 one-card hands, 8,000 deals of three for each of ~15,000 terminals
+WIDE_LEDUC3P = format_game(replace(load_game("leduc.limit.3p"), num_ranks=10))
+
+THREE_PLAYER_CASES: dict[str, tuple[Callable[[Header], None], str]] = {
+    "as a public tree": (_set("layout", "public-tree"), "3 players with layout 'public-tree'"),
+    "two-player game": (_set("game", format_game(load_game("kuhn"))), "2 players with layout 'three-player'"),
+    "no gains": (_drop("best_response_gains"), "best_response_gains belong in three-player files"),
+    "two gains": (_set("best_response_gains", [0.1, 0.2]), "not three finite numbers"),
+    "gain nan": (_set("best_response_gains", [0.1, 0.2, float("nan")]), "not three finite numbers"),
+    "gain text": (_set("best_response_gains", [0.1, 0.2, "x"]), "not three finite numbers"),
+    "no-limit": (_set("game", format_game(load_game("holdem.nolimit.3p"))), "three-player no-limit game"),
+    "suit isomorphism": (_set("suit_isomorphism", True), "keep every board"),
+    "hold'em": (_set("game", format_game(load_game("holdem.limit.3p"))), "the header's tree"),
+    "wide payoff tables": (_set("game", WIDE_LEDUC3P), "payoff entries, over the limit"),
+    "digest wrong": (_set("tree_digest", "0" * 64), "different public tree"),
+    "card abstraction": (_set("card_abstraction", "ehs2:5:perfect"), "card abstraction"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(THREE_PLAYER_CASES))
+def test_hostile_three_player_header_is_refused(valid3: Path, tmp_path: Path, case: str) -> None:
+    edit, match = THREE_PLAYER_CASES[case]
+    header, arrays = _parts(valid3)
+    path = tmp_path / "hostile.strategy"
+    path.write_bytes(_header_case(edit)(header, arrays))
+    _refused(path, match)
+
+
+def test_two_player_files_hold_no_gains(valid: Path, tmp_path: Path) -> None:
+    header, arrays = _parts(valid)
+    header["best_response_gains"] = [0.0, 0.0, 0.0]
+    path = tmp_path / "hostile.strategy"
+    path.write_bytes(_pack(header, arrays))
+    _refused(path, "best_response_gains belong in three-player files")
+    assert "best_response_gains" not in _parts(valid)[0]  # a two-player file's header is as before
+    loaded = load_strategy(valid)
+    with pytest.raises(StrategyFileError, match="is two-player"):
+        loaded.build_multi_tree()
+
+
+def test_three_player_file_round_trip(valid3: Path, tmp_path: Path) -> None:
+    from strategies.cfr.solvers.multiplayer import MultiCFR, seven_step_epsilon
+
+    loaded = load_strategy(valid3)
+    assert loaded.layout == "three-player" and loaded.iterations == 10 and loaded.gains is not None
+    assert sorted(loaded.arrays) == ["cumulative", "regret", "strategy"]
+    tree = loaded.build_multi_tree()
+    check = seven_step_epsilon(MultiCFR(tree), loaded.strategy)
+    assert check.gains == loaded.gains and check.epsilon == loaded.exploitability
+    assert load_strategy(valid3, tree=tree).gains == loaded.gains
+    with pytest.raises(StrategyFileError, match="reads two-player strategies only"):
+        loaded.build_tree()
+    with pytest.raises(StrategyFileError, match="goes with another kind of tree"):
+        save_strategy(tmp_path / "x", loaded, build_tree(load_game("kuhn")))
+    with pytest.raises(StrategyFileError, match="best-response gains go with three-player files"):
+        save_strategy(tmp_path / "x", replace(loaded, gains=None), tree)
