@@ -350,12 +350,14 @@ class _Bars:
     def __init__(self, disable: bool) -> None:
         self.disable = disable
         self.bar: tqdm[Never] | None = None
+        self.name = ""  # the stage of ``bar`` (a disabled tqdm, --quiet, keeps no desc)
 
     def stage(self, stage: str, done: int, total: int) -> None:
         bar = self.bar
-        if bar is None or bar.desc != stage:
+        if bar is None or self.name != stage:
             self.close()
             bar = self.bar = tqdm(total=total, desc=stage, unit="chunk", disable=self.disable)
+            self.name = stage
         bar.update(done - bar.n)
         if done == total:
             self.close()
