@@ -131,11 +131,13 @@ async def _ask(
         else:
             choices.append(f"r N raise to N ({raise_['min']}..{raise_['max']}; pot {raise_['pot']})")
     clock = table["clock_ms"]
-    left = f", {clock // 1000} s left" if clock is not None else ""
+    left = "" if clock is None else f", {clock / 1000:.1f} s left" if clock < 10_000 else f", {clock // 1000} s left"
     write(f"   pot {hand['pot']}{left}. Your move: {' | '.join(choices)} | q quit")
     state = seat.decision_state
     while state is not None:
-        line = await read_line()
+        line = await _read_unless_over(seat, read_line)
+        if line is None:
+            return  # the match ended while we waited (the dealer's clock ran out, say)
         if not line or line.strip().lower() in ("q", "quit"):
             raise Quit("you left the table" if line else "the input ended")
         try:
@@ -144,6 +146,25 @@ async def _ask(
             return
         except MessageError as error:
             write(f"   ! {error}")
+
+
+async def _read_unless_over(seat: HumanSeat, read_line: Callable[[], Awaitable[str]]) -> str | None:
+    """The next line, or None if the match ends first."""
+    line: str | None = None
+
+    async def read() -> None:
+        nonlocal line
+        line = await read_line()
+        nursery.cancel_scope.cancel()
+
+    async def over() -> None:
+        await seat.over.wait()
+        nursery.cancel_scope.cancel()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read)
+        nursery.start_soon(over)
+    return line
 
 
 def _print_end(table: dict[str, Any], write: Callable[[str], None]) -> None:

@@ -1,0 +1,179 @@
+"""The person's seat without a browser: message checks, typed actions, and a
+whole in-process match (dealer + always-call bot + the seat) driven through
+:meth:`HumanSeat.act`, checked against the dealer's log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from agent.client import play
+from agent.human.seat import (
+    MAX_MESSAGE_BYTES,
+    Act,
+    HumanSeat,
+    Limits,
+    MessageError,
+    Next,
+    parse_action,
+    parse_message,
+)
+from dealer.server import MatchConfig, serve_match
+from poker.gamedef import load_game
+from poker.state import Action, ActionType, State
+from strategies.base import make_strategy
+
+LEDUC = load_game("leduc")
+LEDUC_NL = load_game("leduc.nolimit")
+LIMITS = Limits(response_ms=60_000, hand_ms=60_000, match_ms=600_000)
+
+
+def test_messages_that_are_accepted() -> None:
+    assert parse_message('{"type": "next"}') == Next()
+    assert parse_message('{"type":"act","decision":3,"action":"call"}') == Act(3, ActionType.CALL, 0)
+    assert parse_message(b'{"type":"act","decision":0,"action":"raise","size":650}') == Act(0, ActionType.RAISE, 650)
+    assert parse_message('{"type":"act","decision":1,"action":"check"}') == Act(1, ActionType.CALL, 0)
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("", "message is not JSON"),
+        ("{", "message is not JSON"),
+        (b"\xff\xfe", "message is not JSON"),
+        ("[" * 600 + "]" * 600, "message longer than 1024 bytes"),
+        ("[" * 500 + "]" * 500, "message is not a JSON object"),
+        ("null", "message is not a JSON object"),
+        ('{"type": "quit"}', "message type must be 'act' or 'next'"),
+        ('{"type": "next", "hand": 1}', "a next message has no other fields"),
+        ('{"type": "act", "action": "call"}', "an act message has the fields type, decision, action and, for a raise, size"),
+        ('{"type": "act", "decision": 1, "action": "call", "x": 1}', "an act message has the fields type, decision, action and, for a raise, size"),
+        ('{"type": "act", "decision": -1, "action": "call"}', "decision must be a whole number"),
+        ('{"type": "act", "decision": 1.5, "action": "call"}', "decision must be a whole number"),
+        ('{"type": "act", "decision": true, "action": "call"}', "decision must be a whole number"),
+        ('{"type": "act", "decision": 1, "action": "allin"}', "action must be one of fold, call, check, raise"),
+        ('{"type": "act", "decision": 1, "action": ["call"]}', "action must be one of fold, call, check, raise"),
+        ('{"type": "act", "decision": 1, "action": "raise", "size": 1e400}', "size must be a whole number of chips below 2147483648"),
+        ('{"type": "act", "decision": 1, "action": "raise", "size": 99999999999}', "size must be a whole number of chips below 2147483648"),
+        ('{"type": "act", "decision": 1, "action": "raise", "size": "9"}', "size must be a whole number of chips below 2147483648"),
+    ],
+)
+def test_messages_that_are_refused(raw: str | bytes, why: str) -> None:
+    with pytest.raises(MessageError) as refused:
+        parse_message(raw)
+    assert str(refused.value) == why
+
+
+def test_a_message_at_the_limit_is_read() -> None:
+    message = '{"type": "next"}'
+    assert parse_message(message + " " * (MAX_MESSAGE_BYTES - len(message))) == Next()
+
+
+def test_typed_actions() -> None:
+    limit, no_limit = State(LEDUC), State(LEDUC_NL)
+    assert parse_action("f", limit) == Action(ActionType.FOLD)
+    assert parse_action(" Check ", limit) == Action(ActionType.CALL)
+    assert parse_action("k", limit) == Action(ActionType.CALL)
+    assert parse_action("r", limit) == Action(ActionType.RAISE)
+    assert parse_action("r 650", no_limit) == Action.raise_to(650)
+    assert parse_action("r650", no_limit) == Action.raise_to(650)
+    assert parse_action("raise 1200", no_limit) == Action.raise_to(1200)
+    for text, why in [
+        ("x", "not an action: 'x'; type f, c, or r (r N raises to N in no-limit)"),
+        ("c 5", "c takes no amount here"),
+        ("r 5", "r takes no amount here"),
+    ]:
+        with pytest.raises(MessageError, match=None) as refused:
+            parse_action(text, limit)
+        assert str(refused.value) == why
+    with pytest.raises(MessageError) as refused:
+        parse_action("r", no_limit)
+    assert str(refused.value) == "say how much: r N raises to N chips (200..1200)"
+
+
+async def _match(tmp_path: Path, game_name: str, seed: int, person: object, hands: int = 2) -> tuple[HumanSeat, list[str]]:
+    """A match of the seat (seat 1) against always-call, the person being ``person(seat)``."""
+    game = load_game(game_name)
+    config = MatchConfig(
+        match_name="m", game=game, game_path=game_name, num_hands=hands, seed=seed,
+        names=("you", "bot"), log_dir=tmp_path, quiet=True,
+    )
+    seat = HumanSeat(game, config.names, 0, hands=hands, limits=LIMITS, title="test")
+    with open(tmp_path / "m.out", "w") as out, open(tmp_path / "m.err", "w") as err:
+        async with trio.open_nursery() as nursery:
+            ports = await nursery.start(lambda task_status: serve_match(config, stdout=out, stderr=err, task_status=task_status))
+            nursery.start_soon(play, "127.0.0.1", ports[1], game, make_strategy("always-call", game))
+            nursery.start_soon(seat.run, "127.0.0.1", ports[0])
+            nursery.start_soon(person, seat)  # type: ignore[arg-type]
+    states = [line for line in (tmp_path / "m.log").read_text().splitlines() if line.startswith("STATE:")]
+    return seat, states
+
+
+async def _next_decision(seat: HumanSeat) -> int:
+    while seat.decision is None:
+        await seat.wait_change(seat.version)
+    return seat.decision
+
+
+async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
+    seen: list[dict[str, object]] = []
+
+    async def person(seat: HumanSeat) -> None:
+        decision = await _next_decision(seat)
+        table = seat.snapshot()
+        seen.append(table)
+        legal = table["legal"]
+        assert legal == {
+            "decision": decision,
+            "fold": False,
+            "call": 0,
+            "raise": {"min": 200, "max": 1200, "half_pot": 200, "pot": 300, "all_in": 1200},
+        }
+        assert 0 < table["clock_ms"] <= 60_000
+        for kind, size, why in [
+            (ActionType.FOLD, 0, "fold is not legal when a check is free"),
+            (ActionType.RAISE, 100, "raise to 100 chips is outside the legal range 200..1200 in round 0"),
+            (ActionType.RAISE, 0, "a no-limit raise needs a size (chips to raise to)"),
+        ]:
+            with pytest.raises(MessageError) as refused:
+                seat.act(decision, kind, size)
+            assert str(refused.value) == why
+        with pytest.raises(MessageError, match="that decision is over"):
+            seat.act(decision + 1, ActionType.CALL)
+        assert seat.act(decision, ActionType.RAISE, 650) == Action.raise_to(650)
+        with pytest.raises(MessageError, match="it is not your turn"):
+            seat.act(decision, ActionType.CALL)
+        decision = await _next_decision(seat)
+        seat.act(decision, ActionType.CALL)  # round 2: check; the bot checks: showdown
+        while not seat.snapshot()["waiting_next"]:
+            await seat.wait_change(seat.version)
+        seen.append(seat.snapshot())
+        seat.next_hand()
+        decision = await _next_decision(seat)  # hand 2: the bot checked first
+        seat.act(decision, ActionType.RAISE, 1200)
+
+    seat, states = await _match(tmp_path, "leduc.nolimit", 5, person)
+    assert states == [
+        "STATE:0:r650c/cc:As|Ks/Qs:650|-650:you|bot",
+        "STATE:1:cr1200c/:Qs|Kh/Ah:-1200|1200:bot|you",
+    ]
+    showdown = seen[1]["hand"]
+    assert showdown["finished"] and showdown["showdown"] and showdown["board"] == ["Qs"]  # type: ignore[index]
+    assert [(p["name"], p["cards"], p["value"]) for p in showdown["players"]] == [  # type: ignore[index]
+        ("you", ["As"], 650.0),
+        ("bot", ["Ks"], -650.0),
+    ]
+    assert showdown["betting"] == [  # type: ignore[index]
+        [{"name": "you", "text": "raise to 650"}, {"name": "bot", "text": "call 550"}],
+        [{"name": "you", "text": "check"}, {"name": "bot", "text": "check"}],
+    ]
+    final = seat.snapshot()
+    assert final["over"] and final["legal"] is None and final["clock_ms"] is None
+    assert final["result"] == {"hands": 2, "total": 1850.0, "unit": "chips/hand", "mean": 925.0, "ci95": pytest.approx(1.96 * 275)}
+    assert [h["value"] for h in final["history"]] == [1200.0, 650.0]  # newest first
+    assert final["history"][1] == {
+        "hand": 1, "cards": ["As"], "board": ["Qs"], "betting": "r650c/cc", "folded": False,
+        "shown": [{"name": "bot", "cards": ["Ks"]}], "value": 650.0,
+    }

@@ -1,0 +1,106 @@
+"""``arena play --tui``: the terminal table driven by scripted input, the real
+command as a process; what it prints and what the dealer logged are checked
+exactly (leduc.nolimit, seed 5: hand 1 you hold As against Ks, board Qs; hand 2
+Kh against Qs, board Ah). Usage errors are one line with status 2."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from arena.play import main
+from tests.arena.play_process import PlayProcess
+
+
+def run_tui(tmp_path: Path, script: str | None, *args: str) -> tuple[int, str, str, PlayProcess]:
+    play = PlayProcess(tmp_path, *args, "--tui", stdin=subprocess.PIPE)
+    if script is None:  # keep the input open: nobody answers
+        status = play.process.wait(timeout=30)
+        assert play.process.stdout is not None and play.process.stderr is not None
+        return status, play.process.stdout.read(), play.process.stderr.read(), play
+    out, err = play.process.communicate(script, timeout=30)
+    return play.process.returncode, out, err, play
+
+
+def test_a_scripted_no_limit_match(tmp_path: Path) -> None:
+    script = "x\nr 5000\nf\nr650\nc\nr1200\n"
+    status, out, err, play = run_tui(tmp_path, script, "leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
+    assert status == 0, err
+    lines = [re.sub(r", \d+ s left\.", ", N s left.", line) for line in out.splitlines()]
+    assert lines[:22] == [
+        "-- hand 1 of 2: you hold A♠ against always-call",
+        "   pot 200, N s left. Your move: c check | r N raise to N (200..1200; pot 300) | q quit",
+        "   ! not an action: 'x'; type f, c, or r (r N raises to N in no-limit)",
+        "   ! raise to 5000 chips is outside the legal range 200..1200 in round 0",
+        "   ! fold is not legal when a check is free",
+        "   you: raise to 650",
+        "   always-call: call 550",
+        "   board: Q♠",
+        "   pot 1300, N s left. Your move: c check | r N raise to N (750..1200; pot 1200) | q quit",
+        "   you: check",
+        "   always-call: check",
+        "   always-call shows K♠",
+        "   you won 650 (total +650 over 1 hands)",
+        "-- hand 2 of 2: you hold K♥ against always-call",
+        "   always-call: check",
+        "   pot 200, N s left. Your move: c check | r N raise to N (200..1200; pot 300) | q quit",
+        "   you: raise to 1200",
+        "   always-call: call 1100",
+        "   board: A♥",
+        "   always-call shows Q♠",
+        "   you won 1200 (total +1850 over 2 hands; +925.000 ± 539.000 chips/hand)",
+        "-- match over after 2 hands: you +1850 chips, +925.000 ± 539.000 chips/hand (95%)",
+    ]
+    assert lines[22] == f"arena play: 2 of 2 hands played; logs in {play.run_dir} (arena analyze {play.run_dir})"
+    assert re.fullmatch(r"you +1850 +925\.000 +±539\.000", lines[24])
+    assert play.states() == [
+        "STATE:0:r650c/cc:As|Ks/Qs:650|-650:you|always-call",
+        "STATE:1:cr1200c/:Qs|Kh/Ah:-1200|1200:always-call|you",
+    ]
+    assert (play.run_dir / "match.hands.msgpack").stat().st_size > 0
+
+
+def test_the_input_ending_leaves_the_table(tmp_path: Path) -> None:
+    status, out, err, play = run_tui(tmp_path, "c\nc\n", "leduc", "--opponent", "always-call", "--hands", "3", "--seed", "11")
+    assert status == 130
+    assert err.strip().splitlines()[-1] == "arena play: the input ended; the log keeps the finished hands"
+    assert play.states() == ["STATE:0:cc/cc:Qs|Ks/Qh:1|-1:you|always-call"]
+
+
+def test_q_leaves_the_table(tmp_path: Path) -> None:
+    status, _, err, play = run_tui(tmp_path, "q\nc\n", "leduc", "--opponent", "always-call", "--hands", "3", "--seed", "11")
+    assert status == 130
+    assert err.strip().splitlines()[-1] == "arena play: you left the table; the log keeps the finished hands"
+    assert play.states() == []
+
+
+def test_the_dealers_clock_ends_the_match(tmp_path: Path) -> None:
+    status, out, err, play = run_tui(
+        tmp_path, None, "leduc", "--opponent", "always-call", "--hands", "3", "--seed", "11", "--t-response", "200"
+    )
+    assert status == 1
+    assert "could not get action from seat 1" in out  # the table says why the match ended
+    assert err.strip().splitlines()[-1].startswith(
+        "arena play: error: the dealer aborted after 0 hands: ERROR: could not get action from seat 1"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["leduc", "--opponent", "always-call", "--opponent", "always-call"], "leduc is a 2-player game: give 1 --opponent, not 2"),
+        (["leduc", "--opponent", "nobody"], "unknown strategy 'nobody'"),
+        (["nogame", "--opponent", "always-call"], "nogame"),
+        (["leduc", "--opponent", "always-call", "--seat", "3"], "--seat must be in 1..2, got 3"),
+        (["leduc", "--opponent", "always-call", "--name", "a b"], "--name 'a b': a name has no spaces, '|' or ':'"),
+        (["leduc", "--opponent", "always-call", "--port", "70000"], "must be in 0..65535"),
+        (["leduc"], "the following arguments are required: --opponent"),
+    ],
+)
+def test_usage_errors_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main([*argv, "--run-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("arena play: error: ") and message in err, err
