@@ -32,16 +32,20 @@ exactly the profile's value.
 :class:`TreeValues` is the value function of limit games whose public tree can
 be built (Kuhn, Leduc): the exact expected value, for every pair of holdings,
 of σ against a fixed opponent model (the equilibrium, say), one backward pass
-over :func:`strategies.cfr.tree.public.build_tree`. Any other
-:class:`ValueFunction` plugs in the same way. Hold'em needs one that does not
-enumerate the tree (a DeepStack-style network or an abstraction's values): the
-estimator asks it, per hand, for a vector over our holdings at each state on
-the path, at every child of our decisions and at every deal of a chance event
-(a flop: 19,600 deals; a turn or river: about 48), which is the cost to plan
-for. No-limit needs policy columns for the observed raise sizes (as in
-:mod:`analysis.importance`). Partial information (the opponent's cards unknown
-after a fold) is not implemented: it would average over the opponent's range
-under a model as well.
+over :func:`strategies.cfr.tree.public.build_tree`. :class:`EquityValues` is
+the heuristic one for two-player hold'em, limit and no-limit: our pot share by
+the exact showdown equity of each holding against the opponent's over every
+run-out, checked down from here; the expectation at a deal is then the value
+before it (no enumeration of deals), and the corrections start at the flop
+(pre-flop equities of 1326 holdings are too many run-outs to enumerate per
+hand). Any other :class:`ValueFunction` plugs in the same way (a
+DeepStack-style network, an abstraction's values); it may say from which round
+it corrects (``first_round``) and give the expectation at a deal itself
+(``expected_deal``, :class:`ExpectedDeal`), else the estimator enumerates every
+deal (a flop: 19,600). No-limit needs σ's policy columns for the observed raise
+sizes (as in :mod:`analysis.importance`). Partial information (the opponent's
+cards unknown after a fold) is not implemented: it would average over the
+opponent's range under a model as well.
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ from poker.gamedef import Game
 from poker.state import State
 from strategies.base import private_hands
 
-__all__ = ["Aivat", "AivatError", "TreeValues", "ValueFunction", "aivat"]
+__all__ = ["Aivat", "AivatError", "EquityValues", "ExpectedDeal", "TreeValues", "ValueFunction", "aivat"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -96,6 +100,93 @@ class ValueFunction(Protocol):
     It must be fixed before the hands are seen."""
 
     def __call__(self, position: int, state: State, board: tuple[int, ...], theirs: int) -> FloatArray: ...
+
+
+class ExpectedDeal(Protocol):
+    """An optional method of a value function: the exact expectation, over the
+    board cards about to be dealt at ``state`` (between rounds, ``seen`` the
+    board so far), of ``V̄`` after them for our range ``reach`` against the
+    opponent's holding ``theirs``; what :meth:`_Estimator.deal` otherwise works
+    out by enumerating every deal."""
+
+    def __call__(self, position: int, state: State, seen: tuple[int, ...], reach: FloatArray, theirs: int) -> float: ...
+
+
+class EquityValues:
+    """A heuristic value function for two-player hold'em, limit or no-limit (and
+    any other two-player game): our **pot share by showdown equity**,
+    ``V(s, h) = eq(h, o | board) · pot − our chips in``, where ``eq`` is the exact
+    equity (ties half) of our holding ``h`` against the opponent's actual holding
+    ``o`` over every run-out of the board (:func:`poker._eval_kernels.runout_outcomes`,
+    one numba pass for all our holdings); a folded hand is worth its payoff. It
+    is fixed before the data (it reads no log and no strategy), so AIVAT stays
+    unbiased; it only decides how much variance goes. It is not the value of
+    any strategy: it assumes the hand is checked down from here.
+
+    Two properties make it cheap. At a deal the pot does not change and the
+    equity before the deal is the average of the equities after it, so the
+    expectation AIVAT subtracts at a chance event is ``V̄`` before it
+    (:meth:`expected_deal`: no enumeration of deals). And the equity vector
+    depends on the board and ``o`` only, not the betting, so a street's
+    decisions share one run-out pass (cached). What it cannot afford is the
+    pre-flop equity of 1326 holdings over C(48, 5) run-outs, 2.3 G hand ranks:
+    :attr:`first_round` is the first round whose run-outs times holdings fit in
+    ``max_work`` ranks (hold'em: the flop, 1081 × 1326), and AIVAT corrects only
+    the events from there on (the deal, the pre-flop decisions and the flop
+    cards go uncorrected: each correction has mean zero on its own, so leaving
+    some out keeps the estimate unbiased and costs only variance). Kuhn and
+    Leduc start at round 0."""
+
+    def __init__(self, game: Game, *, max_work: int = 5_000_000) -> None:
+        from poker import _eval_kernels as kernels
+
+        if game.num_players != 2:
+            raise AivatError(f"EquityValues is for two players, not {game.num_players}")
+        self.game = game
+        self._kernels = kernels
+        self.holdings = private_hands(game)
+        self.sets = kernels.cardsets(np.ascontiguousarray(self.holdings))
+        self.deck = np.array(sorted(game.deck()), dtype=np.int64)
+        self.final = game.total_board_cards(game.num_rounds - 1)
+        hole = game.num_hole_cards
+        work = [
+            math.comb(self.deck.size - 2 * hole - game.total_board_cards(r), self.final - game.total_board_cards(r))
+            * len(self.holdings)
+            for r in range(game.num_rounds)
+        ]
+        #: The first round whose states AIVAT corrects (see the class docstring).
+        self.first_round = next(r for r, w in enumerate(work) if w <= max_work)
+        self._equity: dict[tuple[tuple[int, ...], int], FloatArray] = {}
+
+    def equity(self, board: Sequence[int], theirs: int) -> FloatArray:
+        """Our equity (ties half) with every holding against holding row
+        ``theirs`` over every run-out of ``board`` (0 for holdings that clash)."""
+        key = (tuple(sorted(int(c) for c in board)), theirs)
+        found = self._equity.get(key)
+        if found is not None:
+            return found
+        if len(self._equity) > 4096:
+            self._equity.clear()
+        kernels = self._kernels
+        known = np.array(key[0] + tuple(int(c) for c in self.holdings[theirs]), dtype=np.int64)
+        undealt = np.setdiff1d(self.deck, known)
+        completions = undealt[kernels.combination_indices(undealt.size, self.final - len(key[0]))]
+        board_set = int(kernels.cardsets(np.array([key[0]], dtype=np.int64))[0]) if key[0] else 0
+        theirs_wins, counts = kernels.runout_outcomes(int(self.sets[theirs]), board_set, completions, self.sets)
+        out: FloatArray = np.where(counts > 0, 1.0 - theirs_wins / np.maximum(counts, 1.0), 0.0)
+        self._equity[key] = out
+        return out
+
+    def __call__(self, position: int, state: State, board: tuple[int, ...], theirs: int) -> FloatArray:
+        if state.finished and not state.is_showdown():
+            return np.full(len(self.holdings), float(state.values()[position]))
+        share: FloatArray = self.equity(board, theirs) * float(sum(state.spent)) - float(state.spent[position])
+        return share
+
+    def expected_deal(self, position: int, state: State, seen: tuple[int, ...], reach: FloatArray, theirs: int) -> float:
+        """``V̄`` before the deal: the equity is a martingale over the run-out
+        and the pot does not move at a deal (class docstring)."""
+        return float(reach @ self(position, state, seen, theirs) / reach.sum())
 
 
 class TreeValues:
@@ -201,6 +292,9 @@ class _Estimator:
         self.sigma = CachedPolicy(sigma, game)
         self.opponent = None if opponent is None else CachedPolicy(opponent, game)
         self.values = values
+        #: Corrections start at this round (:attr:`ValueFunction` may say, e.g. :class:`EquityValues`).
+        self.first_round = int(getattr(values, "first_round", 0))
+        self.expected_deal: ExpectedDeal | None = getattr(values, "expected_deal", None)
         self.holdings = private_hands(game)
         self.hand_bits = holding_bits(self.holdings)
         self.index = {tuple(int(c) for c in h): i for i, h in enumerate(self.holdings)}
@@ -255,23 +349,30 @@ class _Estimator:
         game = self.game
         line = replay_hand(game, betting)
         reach = np.where((self.hand_bits & card_bits(theirs)) == 0, 1.0, 0.0)
-        mean = self.root_mean(position)
-        start = float(reach @ self.value(position, State(game), (), o) / reach.sum())
-        chance, baseline, decisions, against = start - mean, mean, 0.0, 0.0
+        first = self.first_round
+        if first == 0:
+            mean = self.root_mean(position)
+            start = float(reach @ self.value(position, State(game), (), o) / reach.sum())
+            chance, baseline = start - mean, mean
+        else:  # no value before round `first`: the deal goes uncorrected
+            chance = baseline = 0.0
+        decisions = against = 0.0
         seen: tuple[int, ...] = ()
         for state, action in line.steps:
             actor = state.current_player()
+            corrected = state.round >= first
             if actor == position:
                 policy, actions = self.sigma(state, seen)
-                children = np.array([self.value(position, state.apply(b), seen, o) for b in actions])  # [A, H]
                 a = actions.index(action)
                 taken = reach * policy[:, a]
                 if taken.sum() <= _TINY or taken[k] <= 0:
                     raise AivatError(f"{where}: σ gives probability 0 to {action} at {state.betting_string()!r}")
-                expected = float((reach[:, None] * policy * children.T).sum() / reach.sum())
-                decisions += float(taken @ children[a] / taken.sum()) - expected
+                if corrected:
+                    children = np.array([self.value(position, state.apply(b), seen, o) for b in actions])  # [A, H]
+                    expected = float((reach[:, None] * policy * children.T).sum() / reach.sum())
+                    decisions += float(taken @ children[a] / taken.sum()) - expected
                 reach = taken
-            elif self.opponent is not None:
+            elif self.opponent is not None and corrected:
                 policy, actions = self.opponent(state, seen)
                 level = reach.sum()
                 children = np.array([reach @ self.value(position, state.apply(b), seen, o) / level for b in actions])
@@ -279,9 +380,12 @@ class _Estimator:
             after = state.apply(action)
             shown = game.total_board_cards(after.round)
             if not after.finished and shown > len(seen):
-                correction, expected, reach = self.deal(position, after, seen, board[:shown], reach, theirs, o)
-                chance += correction
-                baseline += expected
+                if corrected:
+                    correction, expected, reach = self.deal(position, after, seen, board[:shown], reach, theirs, o)
+                    chance += correction
+                    baseline += expected
+                else:
+                    reach = self.fits(board[:shown], reach)
                 seen = board[:shown]
         values = self.terminal(position, line.final, board, theirs)
         check_value(where, betting, float(values[k]), raw)
@@ -301,23 +405,31 @@ class _Estimator:
     ) -> tuple[float, float, FloatArray]:
         """The board cards ``dealt[len(seen):]``: (correction, expectation, range after)."""
         new = dealt[len(seen) :]
-        blocked = set(seen) | set(theirs)
-        remaining = [c for c in self.deck if c not in seen]
-        # Deals that avoid the opponent's cards, the board and one holding of ours (all holdings hold as many cards).
-        deals = math.comb(len(self.deck) - len(seen) - len(theirs) - self.game.num_hole_cards, len(new))
-        total = reach.sum()
-        expected = 0.0
-        for cards in itertools.combinations(remaining, len(new)):
-            if blocked.intersection(cards):
-                continue
-            fits = np.where((self.hand_bits & card_bits(cards)) == 0, reach, 0.0)
-            expected += float(fits @ self.value(position, state, seen + cards, o))
-        expected /= total * deals
-        fits = np.where((self.hand_bits & card_bits(new)) == 0, reach, 0.0)
-        if fits.sum() <= _TINY:
-            raise AivatError(f"board {dealt} leaves no holding of ours")
+        if self.expected_deal is not None:
+            expected = float(self.expected_deal(position, state, seen, reach, o))
+        else:
+            blocked = set(seen) | set(theirs)
+            remaining = [c for c in self.deck if c not in seen]
+            # Deals that avoid the opponent's cards, the board and one holding of ours (all holdings hold as many cards).
+            deals = math.comb(len(self.deck) - len(seen) - len(theirs) - self.game.num_hole_cards, len(new))
+            total = reach.sum()
+            expected = 0.0
+            for cards in itertools.combinations(remaining, len(new)):
+                if blocked.intersection(cards):
+                    continue
+                fits = np.where((self.hand_bits & card_bits(cards)) == 0, reach, 0.0)
+                expected += float(fits @ self.value(position, state, seen + cards, o))
+            expected /= total * deals
+        fits = self.fits(new, reach)
         after = float(fits @ self.value(position, state, dealt, o) / fits.sum())
         return after - expected, expected, fits
+
+    def fits(self, cards: Sequence[int], reach: FloatArray) -> FloatArray:
+        """Our range after ``cards`` are dealt: holdings that hold one of them drop out."""
+        fits: FloatArray = np.where((self.hand_bits & card_bits(cards)) == 0, reach, 0.0)
+        if fits.sum() <= _TINY:
+            raise AivatError(f"board cards {tuple(cards)} leave no holding of ours")
+        return fits
 
 
 def aivat(
