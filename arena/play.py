@@ -40,7 +40,7 @@ import trio
 from agent.client import AgentError, play
 from agent.human.seat import HumanSeat, Limits
 from agent.human.tui import Quit, read_stdin_line, run_tui
-from agent.human.web import Pages, new_token, serve_table
+from agent.human.web import Pages, bind_table, new_token, serve_table
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from analysis.stats import format_chips, mean_ci, unit_of
 from arena.match import agent_seed, seat_names
@@ -224,10 +224,11 @@ async def _play(plan: PlayPlan, tui: bool, port: int, linger: float) -> _Session
     seat = HumanSeat(plan.game, plan.names, plan.human, hands=plan.hands, limits=plan.limits, title=title)
     shutdown = trio.Event()
     pages = Pages()
+    fd = None if tui else bind_table(HOST, port)  # a busy port fails before the dealer writes anything
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_signals, session, seat, shutdown)
-        if not tui:  # bind the table first: a busy port fails before the dealer writes anything
-            url: str = await nursery.start(serve_table, seat, HOST, port, new_token(), pages, shutdown)
+        if fd is not None:
+            url: str = await nursery.start(serve_table, seat, fd, new_token(), pages, shutdown)
             print(f"arena play: your table is at {url}", flush=True)
         config = MatchConfig(
             match_name=MATCH_NAME,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import secrets
+import socket
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -34,7 +35,7 @@ from starlette.websockets import WebSocket
 
 from agent.human.seat import MAX_MESSAGE_BYTES, Act, HumanSeat, MessageError, parse_message
 
-__all__ = ["STATIC", "Pages", "make_app", "new_token", "serve_table"]
+__all__ = ["STATIC", "Pages", "make_app", "new_token", "bind_table", "serve_table"]
 
 STATIC: Final = Path(__file__).with_name("static")
 #: WebSocket close code for a wrong token (RFC 6455 "policy violation").
@@ -125,9 +126,27 @@ async def _read_messages(seat: HumanSeat, websocket: WebSocket, send: Callable[[
             await send({"type": "error", "message": str(error)})
 
 
-def _config(host: str, port: int) -> Config:
+def bind_table(host: str, port: int) -> int:
+    """Bind the table's address now (port 0: any free one) and return the socket's
+    file descriptor for :func:`serve_table`, so that a busy port is a plain
+    ``OSError`` before anything else starts.
+
+    Raises:
+        OSError: the address cannot be bound.
+    """
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise OSError(f"cannot serve the table at {host}:{port}: {error.strerror or error}") from None
+    return listener.detach()  # Hypercorn takes the descriptor over
+
+
+def _config(fd: int) -> Config:
     config = Config()
-    config.bind = [f"{host}:{port}"]
+    config.bind = [f"fd://{fd}"]
     config.websocket_max_message_size = MAX_MESSAGE_BYTES
     config.h11_max_incomplete_size = 16 * 1024
     config.accesslog = None
@@ -138,23 +157,18 @@ def _config(host: str, port: int) -> Config:
 
 async def serve_table(
     seat: HumanSeat,
-    host: str,
-    port: int,
+    fd: int,
     token: str,
     pages: Pages,
     shutdown: trio.Event,
     *,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve the table until ``shutdown`` is set; ``task_status.started`` gets
-    the page's URL (with the port the system chose when ``port`` is 0).
-
-    Raises:
-        OSError: the address cannot be bound.
-    """
+    """Serve the table on the socket ``fd`` (from :func:`bind_table`) until
+    ``shutdown`` is set; ``task_status.started`` gets the page's URL."""
 
     app: Any = make_app(seat, token, pages)  # an ASGI app; Hypercorn's type names its own scope types
-    serve = partial(hypercorn_serve, app, _config(host, port), shutdown_trigger=shutdown.wait)
+    serve = partial(hypercorn_serve, app, _config(fd), shutdown_trigger=shutdown.wait)
     async with trio.open_nursery() as nursery:
         binds: list[str] = await nursery.start(serve)
         task_status.started(f"{binds[0]}/?token={token}")

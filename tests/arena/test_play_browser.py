@@ -158,9 +158,16 @@ def test_no_limit_raise_chosen_on_the_slider(start, page) -> None:
     expect(page.locator("#banner")).to_have_text("You won 650 at showdown")
     page.keyboard.press("Enter")
     your_turn(page)
-    page.keyboard.press("a")  # all-in shortcut, then r
+    page.keyboard.press("a")  # the all-in shortcut
     expect(page.locator("#raise-to")).to_have_value("1200")
-    page.keyboard.press("r")
+    page.keyboard.press("h")  # half the pot after calling (100 + 100) is the minimum here
+    expect(page.locator("#raise-to")).to_have_value("200")
+    page.keyboard.type("1300")  # digits type an amount into the box: above the stack, refused on the page
+    page.keyboard.press("Enter")
+    expect(page.locator("#error")).to_have_text("raise to a whole number from 200 to 1200")
+    page.fill("#raise-to", "")
+    page.keyboard.type("1200")
+    page.keyboard.press("Enter")
     expect(page.locator("#banner")).to_have_text("You won 1200 at showdown")
     finish(page, play)
     assert play.states() == [
