@@ -317,3 +317,14 @@ def test_cli_abstract_ctrl_c(
     assert _abstract("kuhn", "none", 3, tmp_path / "never") == 130
     assert "interrupted before the first iteration; nothing written" in capsys.readouterr().err
     assert not (tmp_path / "never").exists()
+
+
+def test_quiet_table_bars_follow_their_stages() -> None:
+    # `arena bots build --quiet` crashed: a disabled tqdm keeps no desc to compare stages with.
+    from strategies.cfr.cli import _Bars
+
+    bars = _Bars(disable=True)
+    for stage, done, total in [("a", 1, 3), ("a", 2, 3), ("b", 1, 2), ("a", 3, 3)]:
+        bars.stage(stage, done, total)
+        assert bars.name == stage
+    assert bars.bar is None  # the last stage finished
