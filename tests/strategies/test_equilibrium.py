@@ -247,3 +247,30 @@ def test_no_limit_match_without_warnings(files: dict[str, Path], tmp_path: Path,
     if opponent == "equilibrium":
         opponent = f"equilibrium:file={files['nl']}"  # the pot/all-in bot against the ½-pot one
     play(tmp_path, "leduc.nolimit", [f"equilibrium:file={files['nl2']}", opponent])
+
+
+@pytest.mark.parametrize("name", ["kuhn3p-cfr", "leduc3p-cfr"])
+def test_three_player_policy_is_the_files_strategy(name: str) -> None:
+    """The shipped three-player files: at every decision of the three-player tree
+    policy() is the stored strategy exactly, and act() answers with an action the
+    file plays there (the hand's own row)."""
+    from strategies.bots import LIBRARY, bot_path
+
+    path = bot_path(LIBRARY[name])
+    saved = load_strategy(path)
+    game = saved.game
+    strategy = equilibrium(path, game)
+    tree = saved.build_multi_tree()
+    hands = private_hands(game)
+    for node in tree.decision_nodes[:: max(1, len(tree.decision_nodes) // 400)]:
+        d = int(tree.decision_index[node])
+        state, board = tree.states[node], tree.boards[node]
+        actions = tuple(state.legal_actions())
+        ours = strategy.policy(PublicState(state, board, actions))
+        valid = ~np.isin(hands, board).any(axis=1)
+        assert np.array_equal(ours[valid], saved.strategy[d, : len(actions), valid]), tree.key(int(node))
+        player = state.current_player()
+        h = int(np.flatnonzero(valid)[0])
+        hole = tuple(tuple(int(c) for c in hands[h]) if p == player else () for p in range(3))
+        played = strategy.act(MatchState(player, 7, state, hole, board))
+        assert saved.strategy[d, actions.index(played), h] > 0
