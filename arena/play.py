@@ -150,12 +150,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--name", default="you", metavar="NAME", help="your name in the logs (default: you)")
     parser.add_argument("--seat", type=_positive, default=1, metavar="K", help="your seat, 1..players (default 1)")
     parser.add_argument("--run-dir", type=Path, metavar="DIR", help="default: runs/<time>-play-<game>-<seed>/")
-    parser.add_argument("--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, metavar="MS", help="per action")
-    parser.add_argument("--t-hand", type=_positive, default=DEFAULT_T_HAND_MS, metavar="MS", help="per seat and hand")
-    parser.add_argument("--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, metavar="MS", help="average per hand")
+    parser.add_argument("--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, metavar="MS", help="per action (default 600000)")
+    parser.add_argument("--t-hand", type=_positive, default=DEFAULT_T_HAND_MS, metavar="MS", help="per seat and hand (default 1800000)")
+    parser.add_argument("--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, metavar="MS", help="average per hand (default 600000)")
     parser.add_argument(
         "--linger", type=_seconds, default=DEFAULT_LINGER_S, metavar="S",
-        help="after the match, exit once no page has been open for S seconds",
+        help="after the match, exit once no page has been open for S seconds (default 10)",
     )
     return parser
 

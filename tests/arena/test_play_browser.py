@@ -25,12 +25,16 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.arena.play_process import PlayProcess
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [
@@ -52,7 +56,7 @@ expect = sync_api.expect
 
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext]:
     profile = tmp_path_factory.mktemp("chromium-profile")
     with sync_api.sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
@@ -64,8 +68,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
 
 
 @pytest.fixture
-def page(browser: object) -> Iterator[object]:
-    page = browser.new_page()  # type: ignore[attr-defined]
+def page(browser: BrowserContext) -> Iterator[Page]:
+    page = browser.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield page
@@ -75,7 +79,7 @@ def page(browser: object) -> Iterator[object]:
 
 
 @pytest.fixture
-def start(tmp_path: Path) -> Iterator[object]:
+def start(tmp_path: Path) -> Iterator[Callable[..., PlayProcess]]:
     processes: list[PlayProcess] = []
 
     def start(*args: str) -> PlayProcess:
@@ -88,19 +92,19 @@ def start(tmp_path: Path) -> Iterator[object]:
         process.stop()
 
 
-def your_turn(page: object) -> None:
-    expect(page.locator("#status")).to_have_text("Your turn.")  # type: ignore[attr-defined]
+def your_turn(page: Page) -> None:
+    expect(page.locator("#status")).to_have_text("Your turn.")
 
 
-def finish(page: object, play: PlayProcess) -> str:
+def finish(page: Page, play: PlayProcess) -> str:
     """Close the page: the command, done with its match, then exits."""
-    page.close()  # type: ignore[attr-defined]
+    page.close()
     status, out, err = play.finish()
     assert status == 0, err
     return out
 
 
-def test_limit_leduc_one_hand_won_and_one_lost(start, page) -> None:
+def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess], page: Page) -> None:
     play = start("leduc", "--opponent", "always-call", "--hands", "2", "--seed", "11")
     page.goto(play.url())
     expect(page.locator("#hand-number")).to_have_text("hand 1 of 2")
@@ -139,7 +143,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start, page) -> None:
     assert re.search(r"^you +6 +3\.000 +±7\.840$", out, re.M), out
 
 
-def test_no_limit_raise_chosen_on_the_slider(start, page) -> None:
+def test_no_limit_raise_chosen_on_the_slider(start: Callable[..., PlayProcess], page: Page) -> None:
     play = start("leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
     page.goto(play.url())
     your_turn(page)
@@ -176,7 +180,7 @@ def test_no_limit_raise_chosen_on_the_slider(start, page) -> None:
     ]
 
 
-def test_fold_then_the_next_hand(start, page) -> None:
+def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) -> None:
     play = start("leduc", "--opponent", "always-raise", "--hands", "2", "--seed", "11", "--seat", "2")
     page.goto(play.url())
     your_turn(page)
@@ -201,7 +205,7 @@ def test_fold_then_the_next_hand(start, page) -> None:
     ]
 
 
-def test_reload_mid_hand_resumes(start, page) -> None:
+def test_reload_mid_hand_resumes(start: Callable[..., PlayProcess], page: Page) -> None:
     play = start("leduc", "--opponent", "always-call", "--hands", "2", "--seed", "11")
     url = play.url()
     page.goto(url)
@@ -232,7 +236,7 @@ def test_reload_mid_hand_resumes(start, page) -> None:
     assert play.states()[0] == "STATE:0:rc/cc:Qs|Ks/Qh:3|-3:you|always-call"
 
 
-def test_three_players_to_showdown(start, page, tmp_path: Path) -> None:
+def test_three_players_to_showdown(start: Callable[..., PlayProcess], page: Page, tmp_path: Path) -> None:
     play = start("leduc.limit.3p", "--opponent", "always-call", "--opponent", "always-call", "--hands", "2", "--seed", "2")
     page.goto(play.url())
     expect(page.locator("#opponents .player")).to_have_count(2)
@@ -243,7 +247,7 @@ def test_three_players_to_showdown(start, page, tmp_path: Path) -> None:
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Js")
     shown = page.locator("#opponents .card")
     expect(shown).to_have_count(2)
-    assert sorted(shown.nth(i).get_attribute("data-card") for i in range(2)) == ["Ah", "Qs"]
+    assert sorted(shown.nth(i).get_attribute("data-card") or "" for i in range(2)) == ["Ah", "Qs"]
     screenshot = tmp_path / "table-showdown.png"
     page.screenshot(path=str(screenshot))
     assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -259,7 +263,7 @@ def test_three_players_to_showdown(start, page, tmp_path: Path) -> None:
     assert first.startswith("STATE:0:ccc/ccc:Jh|Ah|Qs/Js:2|-1|-1:you|always-call-1|always-call-2")
 
 
-def test_bad_messages_are_refused_and_the_match_goes_on(start, page) -> None:
+def test_bad_messages_are_refused_and_the_match_goes_on(start: Callable[..., PlayProcess], page: Page) -> None:
     play = start("leduc", "--opponent", "always-call", "--hands", "2", "--seed", "11")
     url = play.url()
     page.goto(url)

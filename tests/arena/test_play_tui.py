@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis.cli import main as analyze
 from arena.play import main
 from tests.arena.play_process import PlayProcess
 
@@ -25,7 +26,7 @@ def run_tui(tmp_path: Path, script: str | None, *args: str) -> tuple[int, str, s
     return play.process.returncode, out, err, play
 
 
-def test_a_scripted_no_limit_match(tmp_path: Path) -> None:
+def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = "x\nr 5000\nf\nr650\nc\nr1200\n"
     status, out, err, play = run_tui(tmp_path, script, "leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
     assert status == 0, err
@@ -60,7 +61,11 @@ def test_a_scripted_no_limit_match(tmp_path: Path) -> None:
         "STATE:0:r650c/cc:As|Ks/Qs:650|-650:you|always-call",
         "STATE:1:cr1200c/:Qs|Kh/Ah:-1200|1200:always-call|you",
     ]
-    assert (play.run_dir / "match.hands.msgpack").stat().st_size > 0
+    for source in (play.run_dir, play.run_dir / "match.hands.msgpack"):  # the log, then the hand records
+        assert analyze([str(source)]) == 0
+        table = capsys.readouterr().out.splitlines()
+        assert table[0] == "leduc.nolimit.2p: 2 hands in 1 log, chips/hand"
+        assert re.fullmatch(r"you +2 +925\.000 +388\.909 +±539\.000", table[2]), table
 
 
 def test_the_input_ending_leaves_the_table(tmp_path: Path) -> None:
