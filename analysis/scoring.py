@@ -318,9 +318,12 @@ def load_results(path: Path | str) -> Results:
 
 
 def _rates(results: Results) -> dict[Group, tuple[list[str], npt.NDArray[np.float64]]]:
-    """Per group: its players (sorted) and the per-match rates, one row per match."""
+    """Per group: its players (sorted) and the per-match rates, one row per match.
+    Groups and their matches come in a fixed order (by players, then match
+    name), not the source's: a tournament stores matches as they finish, so the
+    seeded bootstrap must not see that order."""
     rows: dict[Group, list[list[float]]] = {}
-    for m in results.matches:
+    for m in sorted(results.matches, key=lambda m: (sorted(m.group), m.match)):
         order = sorted(m.group)
         rows.setdefault(m.group, []).append([m.rate(p) for p in order])
     return {g: (sorted(g), np.asarray(r, dtype=np.float64)) for g, r in rows.items()}

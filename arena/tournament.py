@@ -41,7 +41,6 @@ import argparse
 import concurrent.futures
 import csv
 import html
-import itertools
 import json
 import multiprocessing
 import os
@@ -51,34 +50,19 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import trio
 from tqdm import tqdm
 
 from analysis.cli_rank import format_report, ranking_document
 from analysis.clitools import UsageParser, table_lines
 from analysis.report import write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
-from arena.match import (
-    EXIT_FAILED,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_USAGE,
-    Bot,
-    MatchError,
-    MatchPlan,
-    agent_seed,
-    run_plan,
-    summarize,
-)
-from arena.tournament_command import Seat, forfeit_charges, play_seatings
+from arena.match import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from arena.tournament_config import Config, ConfigError, Entrant, load_config, parse_config
+from arena.tournament_play import MatchJob, MatchRecord, play_match, schedule
 from dealer.lock import MatchInUseError, MatchLock
-from dealer.server import MatchConfig
-from poker.gamedef import format_game, parse_game
 
 __all__ = [
     "ConfigError",
@@ -104,198 +88,6 @@ _WATCH_S: Final = 0.5
 
 class UsageError(Exception):
     """Bad options, or an output directory that does not fit them."""
-
-
-# -- the schedule -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class MatchJob:
-    """One match: a pairing (or triple) in one series, in every seating. Plain
-    data, so that it pickles to a pool or a Dask worker."""
-
-    key: str  # "s<series>:<name>:<name>[:<name>]"
-    series: int
-    game_text: str
-    game_arg: str
-    game_file: str | None
-    bots: tuple[Entrant, ...]
-    seed: int
-    hands: int
-    limits: tuple[int, int, int, int]
-    in_process: bool
-    matches_dir: str  # absolute: the attempt directories go under it
-
-    @property
-    def players(self) -> tuple[str, ...]:
-        return tuple(bot.name for bot in self.bots)
-
-
-@dataclass(frozen=True)
-class MatchRecord:
-    """A finished match. ``values[i]``: ``players[i]``'s chips over all
-    seatings; ``hands``: hands each player played (hands x seatings);
-    ``seat_values[s]``: seating s's totals in seat order (its players in
-    ``seatings[s]``, indices into ``players``), forfeited hands' charges
-    included; ``forfeits``: one line per seat that forfeited a seating."""
-
-    key: str
-    players: tuple[str, ...]
-    values: tuple[float, ...]
-    hands: int
-    seatings: tuple[tuple[int, ...], ...]
-    seat_values: tuple[tuple[float, ...], ...]
-    logs: tuple[str, ...]
-    warnings: int
-    forfeits: tuple[str, ...] = ()
-
-
-def schedule(config: Config) -> list[MatchJob]:
-    """Every pairing (triple) in every series, series first: series k deals with ``seed + k``."""
-    groups = list(itertools.combinations(config.bots, config.game.num_players))
-    game_text = format_game(config.game)
-    matches_dir = str((config.output / "matches").resolve())
-    return [
-        MatchJob(
-            key=f"s{series}:{':'.join(bot.name for bot in group)}",
-            series=series,
-            game_text=game_text,
-            game_arg=config.game_arg,
-            game_file=config.game_file,
-            bots=group,
-            seed=config.seed + series,
-            hands=config.hands,
-            limits=config.limits,
-            in_process=config.in_process,
-            matches_dir=matches_dir,
-        )
-        for series in range(config.series)
-        for group in groups
-    ]
-
-
-def _claim_dir(matches_dir: Path, key: str) -> Path:
-    """A directory no other attempt at this match uses (``mkdir`` is atomic)."""
-    stem = key.replace(":", "_")
-    matches_dir.mkdir(parents=True, exist_ok=True)
-    for attempt in itertools.count(1):
-        path = matches_dir / (stem if attempt == 1 else f"{stem}.{attempt}")
-        try:
-            path.mkdir()
-        except FileExistsError:
-            continue
-        return path
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-def play_match(job: MatchJob) -> MatchRecord:
-    """Play one match in a directory of its own with fresh agents; runs
-    anywhere (a pool process, a Dask worker thread).
-
-    Raises:
-        MatchError: the dealer aborted or an agent of ours failed.
-    """
-    if any(bot.command for bot in job.bots):
-        return _play_with_commands(job)
-    game = parse_game(job.game_text, source=job.game_arg)
-    bots = tuple(Bot(bot.spec, bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
-    plan = MatchPlan(
-        game=game,
-        game_arg=job.game_arg,
-        hands=job.hands,
-        seed=job.seed,
-        bots=bots,
-        seatings=tuple(itertools.permutations(range(len(bots)))),
-        run_dir=_claim_dir(Path(job.matches_dir), job.key),
-        in_process=job.in_process,
-        t_response_ms=job.limits[0],
-        t_hand_ms=job.limits[1],
-        t_per_hand_ms=job.limits[2],
-        start_timeout_ms=job.limits[3],
-        game_file=job.game_file,
-    )
-    outcome = trio.run(run_plan, plan)
-    results = outcome.results
-    if outcome.interrupted or not all(r.complete for r in results):
-        raise MatchError(f"{job.key}: interrupted (see {plan.run_dir})")
-    rows = summarize(plan, results)
-    return MatchRecord(
-        key=job.key,
-        players=job.players,
-        values=tuple(row.total_chips for row in rows),
-        hands=job.hands * len(plan.seatings),
-        seatings=tuple(r.seating for r in results),
-        seat_values=tuple(tuple(r.totals) for r in results),
-        logs=tuple(str(plan.run_dir / f"{r.match_name}.log") for r in results),
-        warnings=sum(r.warnings for r in results),
-    )
-
-
-def _seat(job: MatchJob, index: int) -> Seat:
-    """How bot ``index`` of the match is started (the same in every seating)."""
-    bot = job.bots[index]
-    seed = agent_seed(job.seed, index)
-    if bot.command:
-        return Seat(bot.name, argv=bot.command, cwd=str(Path(bot.command[0]).parent))
-    if job.in_process:
-        return Seat(bot.name, spec=bot.spec, seed=seed)
-    game = job.game_file or job.game_arg
-    return Seat(bot.name, argv=(sys.executable, "-m", "agent", game), after=("--strategy", bot.spec, "--seed", str(seed)))
-
-
-def _play_with_commands(job: MatchJob) -> MatchRecord:
-    """A match with an external command: :mod:`arena.tournament_command`
-    plays the seatings; a seat that failed forfeits the hands of its seating
-    it did not finish (:func:`arena.tournament_command.forfeit_charges`)."""
-    game = parse_game(job.game_text, source=job.game_arg)
-    run_dir = _claim_dir(Path(job.matches_dir), job.key)
-    seatings = list(itertools.permutations(range(len(job.bots))))
-    seats = [_seat(job, i) for i in range(len(job.bots))]
-    configs = [
-        MatchConfig(
-            match_name=f"match.{k + 1}",
-            game=game,
-            game_path=job.game_arg,
-            num_hands=job.hands,
-            seed=job.seed,
-            names=tuple(job.bots[b].name for b in seating),
-            write_tlog=True,
-            t_response_ms=job.limits[0],
-            t_hand_ms=job.limits[1],
-            t_per_hand_ms=job.limits[2],
-            start_timeout_ms=job.limits[3],
-            log_dir=run_dir,
-            quiet=True,
-        )
-        for k, seating in enumerate(seatings)
-    ]
-    outcomes = play_seatings(configs, [tuple(seats[b] for b in seating) for seating in seatings], game, run_dir)
-    values = [0.0] * len(job.bots)
-    seat_values = []
-    forfeits = []
-    for seating, outcome in zip(seatings, outcomes):
-        charges = forfeit_charges(game, set(outcome.failed), outcome.hands_played, job.hands)
-        totals = tuple(total + charge for total, charge in zip(outcome.totals, charges))
-        seat_values.append(totals)
-        for seat, bot in enumerate(seating):
-            values[bot] += totals[seat]
-        for seat, reason in sorted(outcome.failed.items()):
-            forfeits.append(
-                f"{job.key} {outcome.match_name}: {job.bots[seating[seat]].name} (seat {seat + 1}) forfeits hands"
-                f" {outcome.hands_played + 1}..{job.hands}: {reason}"
-            )
-    errs = [run_dir / f"{config.match_name}.err" for config in configs]
-    return MatchRecord(
-        key=job.key,
-        players=job.players,
-        values=tuple(values),
-        hands=job.hands * len(seatings),
-        seatings=tuple(seatings),
-        seat_values=tuple(seat_values),
-        logs=tuple(str(run_dir / f"{config.match_name}.log") for config in configs),
-        warnings=sum(line.startswith("WARNING") for err in errs for line in err.read_text(errors="replace").splitlines()),
-        forfeits=tuple(forfeits),
-    )
 
 
 # -- the database -------------------------------------------------------------------

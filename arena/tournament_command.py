@@ -34,7 +34,6 @@ import re
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
 
 import trio
 

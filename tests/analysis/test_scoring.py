@@ -20,6 +20,7 @@ import pytest
 
 from analysis import cli_rank
 from analysis.scoring import (
+    Results,
     ResultsError,
     ScoringError,
     bankroll,
@@ -231,6 +232,9 @@ def test_bootstrap_is_seeded_and_complementary(tmp_path: Path) -> None:
     assert 0 < first.same["bankroll"] < 1
     assert sum(first.first["bankroll"].values()) >= 1
     assert bootstrap(results, 0).same == {"bankroll": 0, "bankroll_runoff": 0, "series_runoff": 0}
+    # a tournament stores matches as they finish: the same matches in another order resample alike
+    shuffled = Results(tuple(reversed(results.matches)), results.source)
+    assert bootstrap(shuffled, 200, seed=3) == first
 
 
 def test_incomplete_tournament_cannot_run_off(tmp_path: Path) -> None:
