@@ -47,6 +47,8 @@ from arena.match import agent_seed, seat_names
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game, GameDefError, load_game
+from poker.protocol import MatchState
+from poker.state import Action
 from strategies.base import Strategy, StrategyError, make_strategy
 
 __all__ = ["main", "PlayPlan", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_LEFT"]
@@ -285,8 +287,14 @@ async def _dealer(
 
 
 async def _bot(plan: PlayPlan, seat: int, strategy: Strategy, port: int, session: _Session) -> None:
+    """One bot's connection. Its decisions run in a worker thread, so a bot that
+    thinks for a while (a re-solving one) does not stall the web table."""
+
+    async def decide(view: MatchState) -> Action:
+        return await trio.to_thread.run_sync(strategy.act, view)
+
     try:
-        await play(HOST, port, plan.game, strategy)
+        await play(HOST, port, plan.game, strategy, decide=decide)
     except (AgentError, OSError) as error:
         if session.left is None and (session.result is None or not session.result.aborted):
             session.failures.append(f"bot {plan.names[seat]} (seat {seat + 1}) failed: {error}")

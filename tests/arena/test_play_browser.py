@@ -205,13 +205,18 @@ def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) 
     ]
 
 
-def test_reload_mid_hand_resumes(start: Callable[..., PlayProcess], page: Page) -> None:
+def test_a_dropped_connection_and_a_reload_mid_hand_resume(start: Callable[..., PlayProcess], page: Page) -> None:
     play = start("leduc", "--opponent", "always-call", "--hands", "2", "--seed", "11")
     url = play.url()
     page.goto(url)
     your_turn(page)
     page.keyboard.press("r")
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    your_turn(page)
+    assert page.evaluate("connections") == 1
+    page.evaluate("socket.close()")  # the connection drops: the page reconnects by itself
+    page.wait_for_function("connections === 2")
+    expect(page.locator("#conn")).to_have_text("connected")
     your_turn(page)
     page.reload()
     expect(page.locator("#conn")).to_have_text("connected")

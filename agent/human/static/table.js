@@ -13,6 +13,7 @@ const token = new URLSearchParams(location.search).get("token") || "";
 let socket = null;
 let table = null;
 let retries = 0;
+let connections = 0; // how many times this page has (re)connected
 let clockDeadline = null;
 let raiseDecision = null; // the decision the raise box was filled for
 let sent = null; // the decision an action was sent for (buttons wait for the answer)
@@ -51,6 +52,7 @@ function connect() {
   socket = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(token)}`);
   socket.onopen = () => {
     retries = 0;
+    connections += 1;
     setConn(true);
   };
   socket.onmessage = (event) => {
