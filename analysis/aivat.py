@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -115,52 +115,68 @@ class ExpectedDeal(Protocol):
 class EquityValues:
     """A heuristic value function for two-player hold'em, limit or no-limit (and
     any other two-player game): our **pot share by showdown equity**,
-    ``V(s, h) = eq(h, o | board) · pot − our chips in``, where ``eq`` is the exact
+    ``V(s, h) = eq(h, o | board) · pot − our chips in``, where ``eq`` is the
     equity (ties half) of our holding ``h`` against the opponent's actual holding
-    ``o`` over every run-out of the board (:func:`poker._eval_kernels.runout_outcomes`,
+    ``o`` over the run-outs of the board (:func:`poker._eval_kernels.runout_outcomes`,
     one numba pass for all our holdings); a folded hand is worth its payoff. It
-    is fixed before the data (it reads no log and no strategy), so AIVAT stays
-    unbiased; it only decides how much variance goes. It is not the value of
-    any strategy: it assumes the hand is checked down from here.
+    reads no log and no strategy, so AIVAT stays unbiased; it only decides how
+    much variance goes. It is not the value of any strategy: it assumes the
+    hand is checked down from here.
 
-    Two properties make it cheap. At a deal the pot does not change and the
-    equity before the deal is the average of the equities after it, so the
-    expectation AIVAT subtracts at a chance event is ``V̄`` before it
-    (:meth:`expected_deal`: no enumeration of deals). And the equity vector
-    depends on the board and ``o`` only, not the betting, so a street's
-    decisions share one run-out pass (cached). What it cannot afford is the
-    pre-flop equity of 1326 holdings over C(48, 5) run-outs, 2.3 G hand ranks:
-    :attr:`first_round` is the first round whose run-outs times holdings fit in
-    ``max_work`` ranks (hold'em: the flop, 1081 × 1326), and AIVAT corrects only
-    the events from there on (the deal, the pre-flop decisions and the flop
-    cards go uncorrected: each correction has mean zero on its own, so leaving
-    some out keeps the estimate unbiased and costs only variance). Kuhn and
-    Leduc start at round 0."""
+    Why it is cheap. At a deal the pot does not move and the equity before the
+    deal is the average of the equities after it, so the expectation AIVAT
+    subtracts at a chance event is ``V̄`` before it (:meth:`expected_deal`: no
+    enumeration of deals). The equity vector depends on the board and ``o``
+    only, not the betting, so a street's decisions share one run-out pass.
 
-    def __init__(self, game: Game, *, max_work: int = 5_000_000) -> None:
+    Where the run-outs are too many to enumerate (more than ``max_work`` hand
+    ranks: hold'em pre-flop, 1326 holdings × C(48, 5) run-outs, 2.3 G), the
+    equity is **sampled**: ``samples`` full boards drawn uniformly from the
+    cards ``o`` leaves, each holding's wins summed over the boards it does not
+    touch and divided by ``samples`` times the chance ``p`` that a board misses
+    it (the same for every holding). Dividing by the expected count, not the
+    count seen, keeps every holding's estimate exactly unbiased, so the three
+    corrections that use it keep mean zero: the deal (``E_o[V̄(root)]`` is
+    ``pot/2 − ours`` exactly, by symmetry: :meth:`root_mean`), our pre-flop
+    decisions (any function fixed before the decision will do) and the flop (its
+    expectation is the exact pre-flop value, which the sample estimates without
+    bias, drawn independently of the real flop). The boards come from
+    ``numpy.random.default_rng(seed)``, fresh for each opponent holding (then
+    kept), never from the hands. ``samples=0`` instead leaves those rounds
+    uncorrected (:attr:`first_round`: each correction has mean zero on its own,
+    so leaving some out costs only variance). Kuhn and Leduc are enumerated."""
+
+    def __init__(self, game: Game, *, max_work: int = 5_000_000, samples: int = 2_000, seed: int = 0) -> None:
         from poker import _eval_kernels as kernels
 
         if game.num_players != 2:
             raise AivatError(f"EquityValues is for two players, not {game.num_players}")
+        if samples < 0:
+            raise AivatError(f"samples={samples} must be at least 0")
         self.game = game
         self._kernels = kernels
         self.holdings = private_hands(game)
         self.sets = kernels.cardsets(np.ascontiguousarray(self.holdings))
         self.deck = np.array(sorted(game.deck()), dtype=np.int64)
         self.final = game.total_board_cards(game.num_rounds - 1)
+        self.samples = samples
+        self._rng = np.random.default_rng(seed)
         hole = game.num_hole_cards
         work = [
             math.comb(self.deck.size - 2 * hole - game.total_board_cards(r), self.final - game.total_board_cards(r))
             * len(self.holdings)
             for r in range(game.num_rounds)
         ]
+        #: Boards of this many cards or more are enumerated; fewer are sampled.
+        self.exact_from = next(game.total_board_cards(r) for r, w in enumerate(work) if w <= max_work)
         #: The first round whose states AIVAT corrects (see the class docstring).
-        self.first_round = next(r for r, w in enumerate(work) if w <= max_work)
+        self.first_round = 0 if samples else next(r for r, w in enumerate(work) if w <= max_work)
         self._equity: dict[tuple[tuple[int, ...], int], FloatArray] = {}
 
     def equity(self, board: Sequence[int], theirs: int) -> FloatArray:
         """Our equity (ties half) with every holding against holding row
-        ``theirs`` over every run-out of ``board`` (0 for holdings that clash)."""
+        ``theirs`` over the run-outs of ``board`` (0 for holdings that clash):
+        exact, or sampled without bias below :attr:`exact_from` board cards."""
         key = (tuple(sorted(int(c) for c in board)), theirs)
         found = self._equity.get(key)
         if found is not None:
@@ -168,12 +184,22 @@ class EquityValues:
         if len(self._equity) > 4096:
             self._equity.clear()
         kernels = self._kernels
+        hole = self.game.num_hole_cards
         known = np.array(key[0] + tuple(int(c) for c in self.holdings[theirs]), dtype=np.int64)
         undealt = np.setdiff1d(self.deck, known)
-        completions = undealt[kernels.combination_indices(undealt.size, self.final - len(key[0]))]
+        missing = self.final - len(key[0])
         board_set = int(kernels.cardsets(np.array([key[0]], dtype=np.int64))[0]) if key[0] else 0
-        theirs_wins, counts = kernels.runout_outcomes(int(self.sets[theirs]), board_set, completions, self.sets)
-        out: FloatArray = np.where(counts > 0, 1.0 - theirs_wins / np.maximum(counts, 1.0), 0.0)
+        if len(key[0]) >= self.exact_from:
+            completions = undealt[kernels.combination_indices(undealt.size, missing)]
+            theirs_wins, counts = kernels.runout_outcomes(int(self.sets[theirs]), board_set, completions, self.sets)
+            out: FloatArray = np.where(counts > 0, 1.0 - theirs_wins / np.maximum(counts, 1.0), 0.0)
+        else:
+            keys = self._rng.random((self.samples, undealt.size))
+            completions = undealt[np.argpartition(keys, missing - 1, axis=1)[:, :missing]]
+            theirs_wins, counts = kernels.runout_outcomes(int(self.sets[theirs]), board_set, completions, self.sets)
+            # P(a uniform completion misses one holding), the same for every holding that misses the board.
+            miss = math.comb(undealt.size - hole, missing) / math.comb(undealt.size, missing)
+            out = (counts - theirs_wins) / (self.samples * miss)
         self._equity[key] = out
         return out
 
@@ -187,6 +213,12 @@ class EquityValues:
         """``V̄`` before the deal: the equity is a martingale over the run-out
         and the pot does not move at a deal (class docstring)."""
         return float(reach @ self(position, state, seen, theirs) / reach.sum())
+
+    def root_mean(self, position: int) -> float:
+        """``E_o[V̄(root)]``: every pair of disjoint holdings is as likely either
+        way round and their equities sum to 1, so the mean equity is 1/2."""
+        root = State(self.game)
+        return float(sum(root.spent)) / 2 - float(root.spent[position])
 
 
 class TreeValues:
@@ -295,6 +327,7 @@ class _Estimator:
         #: Corrections start at this round (:attr:`ValueFunction` may say, e.g. :class:`EquityValues`).
         self.first_round = int(getattr(values, "first_round", 0))
         self.expected_deal: ExpectedDeal | None = getattr(values, "expected_deal", None)
+        self.values_root_mean: Callable[[int], float] | None = getattr(values, "root_mean", None)
         self.holdings = private_hands(game)
         self.hand_bits = holding_bits(self.holdings)
         self.index = {tuple(int(c) for c in h): i for i, h in enumerate(self.holdings)}
@@ -303,8 +336,11 @@ class _Estimator:
         self.results: dict[tuple[object, ...], tuple[tuple[float, float, float, float, float], float]] = {}
 
     def root_mean(self, position: int) -> float:
-        """The expectation over the deal of the opponent's holding of ``V̄(root)``."""
+        """The expectation over the deal of the opponent's holding of ``V̄(root)``
+        (the value function's own ``root_mean`` when it has one)."""
         mean = self.root_means.get(position)
+        if mean is None and self.values_root_mean is not None:
+            mean = self.root_means[position] = float(self.values_root_mean(position))
         if mean is None:
             root = State(self.game)
             total = 0.0

@@ -30,6 +30,7 @@ from poker.evaluate import hand_vs_range_equity
 from poker.gamedef import Game, load_game
 from poker.state import CALL, State
 from strategies.base import PublicState, make_strategy
+from strategies.base import private_hands as private_hands_of
 from strategies.cfr.solvers.solver import Solver
 from strategies.cfr.tree.public import Tree, build_tree
 
@@ -225,7 +226,8 @@ def test_equity_values_expected_deal_is_the_enumerated_expectation() -> None:
 
 def test_equity_values_agree_with_poker_evaluate() -> None:
     values = EquityValues(HULHE)
-    assert values.first_round == 1  # the pre-flop run-outs are too many
+    assert values.exact_from == 3 and values.first_round == 0  # pre-flop: sampled
+    assert EquityValues(HULHE, samples=0).first_round == 1  # pre-flop: left uncorrected
     board = cards_from_text("Ah7c2d")
     rows = [tuple(int(c) for c in h) for h in values.holdings]
     ours, theirs = rows.index(tuple(sorted(cards_from_text("KhKd")))), rows.index(tuple(sorted(cards_from_text("AsTs"))))
@@ -235,13 +237,29 @@ def test_equity_values_agree_with_poker_evaluate() -> None:
     assert values.equity(board, theirs)[ours] == pytest.approx(expected.value, abs=1e-12)
 
 
-def test_hulhe_always_call_against_itself_is_unbiased_with_less_variance() -> None:
+def test_sampled_preflop_equity_is_unbiased() -> None:
+    """Pre-flop the equity is sampled (``samples`` boards) and divided by the
+    expected count of boards a holding misses: over independent draws its mean
+    is the exact equity (KhKd against AsTs, every run-out enumerated)."""
+    rows = [tuple(int(c) for c in h) for h in private_hands_of(HULHE)]
+    ours, theirs = rows.index(tuple(sorted(cards_from_text("KhKd")))), rows.index(tuple(sorted(cards_from_text("AsTs"))))
+    weights = np.zeros(len(rows))
+    weights[theirs] = 1.0
+    exact = hand_vs_range_equity(cards_from_text("KhKd"), weights, (), deck=sorted(HULHE.deck()), final_board_size=5)
+    draws = np.array([EquityValues(HULHE, samples=300, seed=s).equity((), theirs)[ours] for s in range(40)])
+    assert abs(draws.mean() - exact.value) < 3 * draws.std(ddof=1) / np.sqrt(draws.size)
+    assert draws.std() > 0.005  # they are samples
+
+
+@pytest.mark.parametrize(("samples", "ratio"), [(0, 2.0), (500, 8.0)])
+def test_hulhe_always_call_against_itself_is_unbiased_with_less_variance(samples: int, ratio: float) -> None:
     """Both check every hand down: each seat's value is exactly 0 by symmetry.
-    AIVAT with the equity value function (corrections from the flop on) keeps
-    the mean within its interval of 0 and cuts the std-dev by more than 2x."""
+    AIVAT with the equity value function keeps the mean within its interval of
+    0 and cuts the std-dev by ``ratio``: more than 2x with corrections from the
+    flop on (``samples=0``), more than 8x with the pre-flop sampled."""
     call = bot("always-call", HULHE)
-    hands = simulate_hands(HULHE, [call, call], 300, seed=1, names=("a", "b"))
-    result = aivat(hands, "a", call, EquityValues(HULHE))
+    hands = simulate_hands(HULHE, [call, call], 150, seed=1, names=("a", "b"))
+    result = aivat(hands, "a", call, EquityValues(HULHE, samples=samples, seed=2))
     assert_within(result.estimate, 0.0)
-    assert np.std(result.estimate) < np.std(result.raw) / 2
+    assert np.std(result.estimate) < np.std(result.raw) / ratio
     np.testing.assert_allclose(result.decisions, 0.0, atol=1e-12)  # always-call never chooses
