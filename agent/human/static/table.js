@@ -140,6 +140,7 @@ function renderTable(t, hand) {
   $("banner").textContent = "";
   $("banner").className = "";
   if (!hand) return;
+  $("felt").classList.toggle("many", hand.players.length > 3);
   const you = hand.players.findIndex((p) => p.you);
   // opponents in seat order starting after you, so the table reads clockwise
   const order = hand.players.slice(you + 1).concat(hand.players.slice(0, you));
