@@ -31,6 +31,7 @@ import argparse
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -92,34 +93,24 @@ class _Session:
     dealer_done: trio.Event = field(default_factory=trio.Event)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _whole(low: int, high: int, note: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number in ``low..high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be in {low}..{high}{note}, got {value}")
+        return value
+
+    return parse
 
 
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value < 65536:
-        raise argparse.ArgumentTypeError(f"must be in 0..65535 (0: any free port), got {value}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if not 0 <= value < 2**32:
-        raise argparse.ArgumentTypeError(f"must be in 0..4294967295, got {value}")
-    return value
+_positive = _whole(1, 2**31 - 1)
+_port = _whole(0, 65535, " (0: any free port)")
+_seed = _whole(0, 2**32 - 1)
 
 
 def _seconds(text: str) -> float:
@@ -145,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("game", metavar="GAME", help="game file or short game name (leduc, leduc.nolimit, ...)")
     parser.add_argument("--opponent", action="append", metavar="BOT", required=True, help="a bot; once per other seat")
-    parser.add_argument("--hands", type=_positive, default=DEFAULT_HANDS, metavar="N", help=f"hands (default {DEFAULT_HANDS})")
+    parser.add_argument("--hands", type=_whole(1, 2**32 - 1), default=DEFAULT_HANDS, metavar="N", help=f"hands (default {DEFAULT_HANDS})")
     parser.add_argument("--seed", type=_seed, metavar="S", help="card seed (default: from the clock)")
     parser.add_argument("--port", type=_port, default=0, metavar="P", help="web table port on 127.0.0.1 (default: any free)")
     parser.add_argument("--tui", action="store_true", help="play in this terminal instead of a browser")
