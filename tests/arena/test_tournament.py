@@ -146,6 +146,9 @@ def test_the_report_is_arena_rank_of_the_database_and_of_the_csv(
         doc = json.loads(capsys.readouterr().out)
         documents.append({k: v for k, v in doc.items() if k != "results"})
     assert documents[0] == documents[1] == documents[2]
+    assert cli_rank.main([str(local_run), "--format", "json"]) == 0  # the database names its game
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["game"], doc["unit"]) == ("leduc.limit.2p", "chips/hand") and doc["bankroll"] == documents[0]["bankroll"]
     assert set(documents[0]["bankroll"]) == set(BOTS) and len(documents[0]["series_runoff"]) >= 2
     page = (local_run / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "src=\"http" not in page and "<script" not in page
