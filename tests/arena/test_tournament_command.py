@@ -140,18 +140,23 @@ def test_forfeit_charges_follow_the_button() -> None:
     assert charges == (1.5, 1.5, -3.0)
 
 
-def test_a_bot_that_leaves_mid_match_forfeits_what_it_did_not_finish(tmp_path: Path) -> None:
-    """A submission that connects, reads its first state and exits: the dealer aborts
-    (the peer is dead) and the bot pays its ante for every hand the log does not hold."""
+@pytest.mark.parametrize("then", ["exits", "hangs"])
+def test_a_bot_that_leaves_or_hangs_mid_match_forfeits_what_it_did_not_finish(then: str, tmp_path: Path) -> None:
+    """A submission that connects, reads its first state, then exits (the dealer sees a
+    dead peer) or never answers (the dealer's t_response runs out): the dealer aborts and
+    the bot pays its ante for every hand the log does not hold."""
     leave = (
-        "import socket, sys; s = socket.create_connection((sys.argv[1], int(sys.argv[2])));"
-        ' s.sendall(b"VERSION:2.0.0\\r\\n"); s.recv(1)'
+        "import socket, sys, time; s = socket.create_connection((sys.argv[1], int(sys.argv[2])));"
+        f' s.sendall(b"VERSION:2.0.0\\r\\n"); s.recv(1); time.sleep({60 if then == "hangs" else 0})'
     )
     quitter = script(tmp_path / "quitter" / "startme.sh", f'exec "{sys.executable}" -c \'{leave}\' "$1" "$2"\n')
-    stored, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "quitter": {"command": quitter}}, "out")
+    bots = {"cfr": "leduc-cfr", "quitter": {"command": quitter}}
+    stored, failures = tournament(tmp_path, bots, "out", limits={"t_response_ms": 2000})
     assert failures == []
     lines = forfeits(tmp_path / "out")["s0:cfr:quitter"]
     assert [line.split(": ")[1].split(" forfeits")[0] for line in lines] == ["quitter (seat 2)", "quitter (seat 1)"]
+    if then == "hangs":
+        assert all("the dealer: ERROR: could not get action from seat" in line for line in lines)
     with sqlite3.connect(tmp_path / "out" / "tournament.db") as connection:
         (seat_values,) = connection.execute("SELECT seat_values FROM matches").fetchone()
     logs = sorted((tmp_path / "out" / "matches" / "s0_cfr_quitter").glob("match.*.log"))
