@@ -74,6 +74,7 @@ def test_a_startme_script_plays_as_our_agent_does(tmp_path: Path) -> None:
     assert "SCORE:" in (run / "match.1.log").read_text()
 
 
+@pytest.mark.slow  # about 10 s: each never-connecting seating waits out the 1.5 s start timeout
 def test_a_bot_that_crashes_or_never_connects_forfeits_and_the_tournament_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
