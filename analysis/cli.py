@@ -52,10 +52,10 @@ from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
 
 if TYPE_CHECKING:
-    from analysis.aivat import TreeValues
+    from analysis.aivat import ValueFunction
     from strategies.base import Strategy
 
-__all__ = ["main", "analyze", "estimators", "aivat_column", "allin_document", "EstimatorError", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+__all__ = ["main", "analyze", "estimators", "estimator_table", "aivat_column", "allin_document", "EstimatorError", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -208,17 +208,25 @@ class EstimatorError(ValueError):
         self.usage = usage
 
 
-#: What AIVAT's value function is, for the documents.
+#: What AIVAT's value function is, for the documents: games whose public tree fits, and the others.
 AIVAT_VALUES = "TreeValues: the named strategy against itself on the public tree, fixed before the data"
+EQUITY_VALUES = (
+    "EquityValues: pot share by showdown equity against the opponent's holding (exact from the flop,"
+    " sampled without bias pre-flop), fixed before the data"
+)
 
 
-def _prepared(every: Hands, player: str, spec: str) -> tuple[Hands, Strategy, TreeValues]:
-    """``player``'s hands, the strategy ``spec`` and AIVAT's value function
-    (``spec`` against itself on the public tree), after every check of
+def _prepared(
+    every: Hands, player: str, spec: str, *, tree_only: bool = False
+) -> tuple[Hands, Strategy, ValueFunction, str]:
+    """``player``'s hands, the strategy ``spec``, AIVAT's value function (``spec``
+    against itself on the public tree where it fits, else
+    :class:`analysis.aivat.EquityValues`) and what that is, after every check of
     :func:`estimators`."""
     import strategies  # noqa: F401  (registers the built-in strategies)
-    from analysis.aivat import TreeValues
-    from strategies.base import StrategyError, make_strategy
+    from analysis.aivat import EquityValues, TreeValues
+    from poker.state import State
+    from strategies.base import PublicState, StrategyError, make_strategy
     from strategies.cfr.tree.public import TreeError, build_tree
 
     game = every.game
@@ -229,7 +237,7 @@ def _prepared(every: Hands, player: str, spec: str) -> tuple[Hands, Strategy, Tr
     except (StrategyError, ValueError, OSError) as error:
         raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
     if game.num_players != 2 or not game.is_limit:
-        raise EstimatorError("the estimators need a two-player limit game (Kuhn, Leduc)", usage=False)
+        raise EstimatorError("the estimators need a two-player limit game (Kuhn, Leduc, limit hold'em)", usage=False)
     from strategies.portfolio import PortfolioStrategy
 
     if isinstance(sigma, PortfolioStrategy):
@@ -237,28 +245,33 @@ def _prepared(every: Hands, player: str, spec: str) -> tuple[Hands, Strategy, Tr
             f"--strategy {spec!r}: a portfolio's policy changes from hand to hand (its component's); name a component",
             usage=True,
         )
-    try:
-        tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
-    except (TreeError, MemoryError) as error:
-        raise EstimatorError(f"the game is too big for the estimators: {error}", usage=False) from error
-    if tree.num_nodes * tree.num_hands * tree.num_hands > 2 * MAX_TREE_ENTRIES:
-        raise EstimatorError(
-            f"the game is too big for the estimators: {tree.num_nodes} nodes x {tree.num_hands}² hand pairs", usage=False
-        )
     held = (every.name_index == every.names.index(player)).any(axis=1)
     hands = every.take(held)
     if len(hands) < 2:
         raise EstimatorError(f"--player {player!r} played {len(hands)} hands; the estimators need two", usage=True)
     try:
-        values = TreeValues(tree, sigma, sigma)
+        tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
+        fits = tree.num_nodes * tree.num_hands * tree.num_hands <= 2 * MAX_TREE_ENTRIES
+    except (TreeError, MemoryError):
+        fits = False
+    try:
+        if fits:
+            return hands, sigma, TreeValues(tree, sigma, sigma), AIVAT_VALUES
+        if tree_only:
+            raise EstimatorError("the public tree is too big for exact values (EquityValues would be needed)", usage=False)
+        sigma.policy(PublicState(State(game), ()))  # a strategy without a policy fails here, not per hand
     except NotImplementedError as error:
         raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
-    return hands, sigma, values
+    return hands, sigma, EquityValues(game), EQUITY_VALUES
 
 
-def aivat_column(every: Hands, player: str, spec: str) -> tuple[Hands, npt.NDArray[np.float64]]:
+def aivat_column(
+    every: Hands, player: str, spec: str, *, tree_only: bool = False
+) -> tuple[Hands, npt.NDArray[np.float64]]:
     """``player``'s hands in ``every`` and their AIVAT values (chips, on-policy
-    for ``spec``; value function as in :func:`estimators`).
+    for ``spec``; value function as in :func:`estimators`; ``tree_only``: only
+    where the public tree gives exact values, which costs microseconds a hand
+    where :class:`analysis.aivat.EquityValues` costs tens of milliseconds).
 
     Raises:
         EstimatorError: as :func:`estimators`.
@@ -266,7 +279,7 @@ def aivat_column(every: Hands, player: str, spec: str) -> tuple[Hands, npt.NDArr
     from analysis.aivat import aivat
     from analysis.importance import ImportanceError
 
-    hands, sigma, values = _prepared(every, player, spec)
+    hands, sigma, values, _ = _prepared(every, player, spec, tree_only=tree_only)
     try:
         return hands, aivat(hands, player, sigma, values).estimate
     except ImportanceError as error:
@@ -274,9 +287,15 @@ def aivat_column(every: Hands, player: str, spec: str) -> tuple[Hands, npt.NDArr
 
 
 def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
+    """:func:`estimator_table`'s rows."""
+    return estimator_table(every, player, spec)[0]
+
+
+def estimator_table(every: Hands, player: str, spec: str) -> tuple[list[dict[str, Any]], str]:
     """``player``'s hands in ``every`` estimated on-policy for the strategy ``spec``:
     ``[{"name", "mean", "std", "ci95", "hands"}, …]`` in the game's unit (raw,
-    basic, early-folds, all-cards, all-cards+early-folds, aivat).
+    basic, early-folds, all-cards, all-cards+early-folds, aivat), and what
+    AIVAT's value function was (:data:`AIVAT_VALUES` or :data:`EQUITY_VALUES`).
 
     Raises:
         EstimatorError: a spec that cannot be built or has no policy, a player
@@ -286,7 +305,7 @@ def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
     from analysis.aivat import aivat
     from analysis.importance import ImportanceError, estimate
 
-    hands, sigma, values = _prepared(every, player, spec)
+    hands, sigma, values, described = _prepared(every, player, spec)
     game = every.game
     try:
         columns = dict(estimate(hands, player, sigma).columns())
@@ -299,7 +318,7 @@ def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
         ci = mean_ci(column).scaled(unit.per_chip)
         std = float(np.std(column, ddof=1)) * unit.per_chip
         rows.append({"name": name, "mean": ci.mean, "std": std, "ci95": ci.half_width, "hands": ci.n})
-    return rows
+    return rows, described
 
 
 def _number(value: float | None, digits: int = 3) -> str:
@@ -314,6 +333,12 @@ def _player_lines(players: list[dict[str, Any]], unit: str) -> list[str]:
         ci = "-" if p["ci95"] is None else f"±{p['ci95']:.3f}"
         rows.append([p["name"], str(p["hands"]), _number(p["mean"]), *([_number(p["std"])] if std else []), ci])
     return table_lines(rows)
+
+
+def _values_summary(about: dict[str, Any]) -> str:
+    if about["aivat_values"] == AIVAT_VALUES:
+        return f"{about['strategy']} against itself"
+    return "pot share by showdown equity"
 
 
 def format_report(document: dict[str, Any]) -> str:
@@ -355,7 +380,7 @@ def format_report(document: dict[str, Any]) -> str:
         about = document["estimated"]
         lines.append(
             f"estimators for {about['player']} playing {about['strategy']} (on-policy, full information;"
-            f" AIVAT values: {about['strategy']} against itself)"
+            f" AIVAT values: {_values_summary(about)})"
         )
         rows = [["estimator", "hands", unit, "std-dev", "95% CI"]]
         for e in chosen:
@@ -387,8 +412,9 @@ def main(argv: list[str]) -> int:
         return EXIT_FAILED
     if args.strategy is not None:
         try:
-            document["estimated"] = {"player": args.player, "strategy": args.strategy, "aivat_values": AIVAT_VALUES}
-            document["estimators"] = estimators(every, args.player, args.strategy)
+            rows, described = estimator_table(every, args.player, args.strategy)
+            document["estimated"] = {"player": args.player, "strategy": args.strategy, "aivat_values": described}
+            document["estimators"] = rows
         except EstimatorError as error:
             print(f"{PROG}: error: {error}", file=sys.stderr)
             return EXIT_USAGE if error.usage else EXIT_FAILED

@@ -671,7 +671,9 @@ def best_estimates(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[Be
     * no-limit: **all-in adjusted** (:mod:`analysis.allin`): hands all in
       before the board was complete valued at their expectation over the rest;
     * two-player limit games whose public tree can be built (Kuhn, Leduc):
-      **AIVAT** (:func:`analysis.cli.aivat_column`) for an agent whose strategy
+      **AIVAT** (:func:`analysis.cli.aivat_column`; hold'em's equity value
+      function costs too much per hand for the end of every match: ``arena
+      analyze --strategy`` has it) for an agent whose strategy
       states its policy, with the value function of that strategy against
       itself, fixed before the match; where both agents' strategies do, the one
       with the narrower interval; the other agent's is its negative (``-aivat
@@ -706,7 +708,7 @@ def best_estimates(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[Be
     columns: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
     for b, bot in enumerate(plan.bots):
         try:
-            hands, column = aivat_column(every, bot.name, bot.spec)
+            hands, column = aivat_column(every, bot.name, bot.spec, tree_only=True)
         except EstimatorError:
             continue
         columns[b] = (hands.hand_id, column)

@@ -167,11 +167,14 @@ def test_estimator_errors_are_one_line(
     leduc: Path, hulhe: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
+    nolimit = tmp_path / "nl.log"
+    nolimit.write_text("# name/game/hands/seed m leduc.nolimit 2 1\nSTATE:0:cc/cc:Ks|Qh/As:-100|100:a|b\nSTATE:1:cc/cc:Ks|Qh/As:100|-100:b|a\n")
     cases = [
         ([str(leduc), "--strategy", "nosuch", "--player", "leduc-cfr"], 2, "--strategy 'nosuch': unknown strategy"),
         ([str(leduc), "--strategy", "tilt:preset=nosuch", "--player", "leduc-cfr"], 2, "--strategy 'tilt:preset=nosuch'"),
         ([str(leduc), "--strategy", "leduc-cfr", "--player", "nobody"], 2, "--player 'nobody' is not in the logs"),
-        ([str(hulhe), "--strategy", "always-raise", "--player", "always-raise"], 1, "the game is too big"),
+        ([str(nolimit), "--strategy", "always-call", "--player", "a"], 1, "the estimators need a two-player limit game"),
+        ([str(leduc), "--strategy", "portfolio", "--player", "leduc-cfr"], 2, "--strategy 'portfolio': a portfolio's"),
         ([str(leduc), "--strategy", "always-raise", "--player", "leduc-cfr"], 1, "--strategy 'always-raise' could not"),
         ([str(leduc), "--report", str(tmp_path / "no" / "such" / "r.html")], 1, "cannot write the report"),
     ]
@@ -185,3 +188,15 @@ def test_estimator_errors_are_one_line(
             main(argv)
         assert raised.value.code == 2
         assert "--strategy and --player go together" in capsys.readouterr().err
+
+
+def test_hulhe_estimators_use_the_equity_value_function(hulhe: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Hold'em's public tree is too big for exact values: AIVAT runs with
+    EquityValues, and on these 80 hands its std-dev is below the money's."""
+    from analysis.cli import EQUITY_VALUES
+
+    document = analyze_json(capsys, str(hulhe), "--strategy", "always-raise", "--player", "always-raise")
+    assert document["estimated"] == {"player": "always-raise", "strategy": "always-raise", "aivat_values": EQUITY_VALUES}
+    rows = {row["name"]: row for row in document["estimators"]}  # type: ignore[union-attr]
+    assert rows["raw"]["hands"] == rows["aivat"]["hands"] == 80
+    assert rows["aivat"]["std"] < rows["raw"]["std"]
