@@ -123,6 +123,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     connection.execute("PRAGMA journal_mode=WAL")
     connection.execute("PRAGMA synchronous=FULL")
     connection.executescript(_SCHEMA)
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(matches)")}
+    if "forfeits" not in columns:  # a database from before external commands: none forfeited
+        connection.execute("ALTER TABLE matches ADD COLUMN forfeits TEXT NOT NULL DEFAULT '[]'")
     return connection
 
 

@@ -170,3 +170,21 @@ def test_a_bot_that_leaves_or_hangs_mid_match_forfeits_what_it_did_not_finish(th
         assert totals[culprit] == finished - (HANDS - len(hands.hands))  # then an ante per hand it left
         assert totals[seating] == -totals[culprit]
     assert dict((p, v) for p, v, _ in stored["s0:cfr:quitter"])["quitter"] < 0
+
+
+def test_a_database_from_before_forfeits_gains_the_column(tmp_path: Path) -> None:
+    from arena import tournament
+
+    old = tournament._SCHEMA.replace("    forfeits TEXT NOT NULL DEFAULT '[]',", "    -- (no forfeits yet)")
+    assert "forfeits TEXT" not in old
+    with sqlite3.connect(tmp_path / "tournament.db") as connection:
+        connection.executescript(old)
+        connection.execute(
+            'INSERT INTO matches (match, series, seed, players, "values", hands, seatings, seat_values, logs, warnings)'
+            " VALUES ('s0:a:b', 0, 1, '[]', '[]', 2, '[]', '[]', '[]', 0)"
+        )
+    connection = tournament._connect(tmp_path / "tournament.db")
+    try:
+        assert tournament._forfeits(connection) == []  # the old match: no forfeits
+    finally:
+        connection.close()
