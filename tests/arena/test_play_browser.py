@@ -62,7 +62,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext
         context = playwright.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
         )
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(15_000)
+        expect.set_options(timeout=15_000)  # generous: the suite shares two cores with everything else
         yield context
         context.close()
 
@@ -114,6 +115,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#btn-fold")).to_be_hidden()  # nothing to call: folding is not offered
     expect(page.locator("#btn-call")).to_have_text("Check")
     expect(page.locator("#raise-box")).to_be_hidden()  # limit: one raise size, no slider
+    expect(page.locator("#clock")).to_have_text(re.compile(r"(10:00|9:5\d) left"))  # 10 minutes an action
     page.keyboard.press("r")
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
     expect(page.locator("#betting")).to_contain_text("round 1: you raise to 3, always-call call 2")
@@ -181,9 +183,10 @@ def test_no_limit_raise_chosen_on_the_slider(start: Callable[..., PlayProcess], 
 
 
 def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) -> None:
-    play = start("leduc", "--opponent", "always-raise", "--hands", "2", "--seed", "11", "--seat", "2")
+    play = start("leduc", "--opponent", "always-raise", "--hands", "2", "--seed", "11", "--seat", "2", "--t-response", "30000")
     page.goto(play.url())
     your_turn(page)
+    expect(page.locator("#clock")).to_have_text(re.compile(r"0:(30|2\d) left"))  # the dealer's 30 s per action
     expect(page.locator("#betting")).to_contain_text("round 1: always-raise raise to 3")
     expect(page.locator("#btn-call")).to_have_text("Call 2")
     page.keyboard.press("f")
