@@ -82,7 +82,7 @@ def holdem_rows(hands: int, seed: int, opponent: str) -> tuple[str, dict[str, np
     seconds = time.perf_counter() - start
     title = (
         f"HULHE (holdem.limit.2p.reverse_blinds): always-call vs {opponent}, {hands} hands, seed {seed}; AIVAT value"
-        f" function: EquityValues (pot share by showdown equity, from the flop on); {seconds:.1f} s; mbb/hand = chips x 100"
+        f" function: EquityValues (pot share by showdown equity, pre-flop sampled); {seconds:.1f} s; mbb/hand = chips x 100"
     )
     rows = {
         "raw": one.raw,

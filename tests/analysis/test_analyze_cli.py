@@ -197,6 +197,8 @@ def test_hulhe_estimators_use_the_equity_value_function(hulhe: Path, capsys: pyt
 
     document = analyze_json(capsys, str(hulhe), "--strategy", "always-raise", "--player", "always-raise")
     assert document["estimated"] == {"player": "always-raise", "strategy": "always-raise", "aivat_values": EQUITY_VALUES}
-    rows = {row["name"]: row for row in document["estimators"]}  # type: ignore[union-attr]
+    estimators = document["estimators"]
+    assert isinstance(estimators, list)
+    rows = {row["name"]: row for row in estimators}
     assert rows["raw"]["hands"] == rows["aivat"]["hands"] == 80
     assert rows["aivat"]["std"] < rows["raw"]["std"]
