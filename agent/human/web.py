@@ -67,7 +67,7 @@ def make_app(seat: HumanSeat, token: str, pages: Pages) -> Starlette:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-store"})
 
     async def table(websocket: WebSocket) -> None:
-        if websocket.query_params.get("token") != token:
+        if not secrets.compare_digest(websocket.query_params.get("token", ""), token):
             await websocket.close(code=POLICY_VIOLATION)
             return
         await websocket.accept()
