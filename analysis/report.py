@@ -118,6 +118,47 @@ def _estimator_plot(estimators: list[dict[str, Any]], unit_name: str) -> str:
     return _png(figure)
 
 
+def _allin_parts(allin: dict[str, Any] | None, hands: int, unit: str) -> list[str]:
+    """The all-in adjusted tables (no-limit logs, :func:`analysis.cli.allin_document`)."""
+    if allin is None:
+        return []
+    parts = [
+        "<h2>All-in adjusted</h2>\n",
+        f'<p class="note">{allin["hands_adjusted"]} of {hands} hands all in before the board was complete, '
+        "valued at their exact expectation over the remaining board (analysis.allin)</p>\n",
+        _table(
+            ["player", "hands", unit, "std-dev", "95% CI ±"],
+            [[p["name"], p["hands"], p["mean"], p["std"], p["ci95"]] for p in allin["players"]],
+            "allin",
+        ),
+    ]
+    if allin["duplicate"] is not None:
+        parts += [
+            '<p class="note">duplicate, all-in adjusted: each hand averaged over its seatings</p>\n',
+            _table(
+                ["player", "hands", unit, "95% CI ±"],
+                [[p["name"], p["hands"], p["mean"], p["ci95"]] for p in allin["duplicate"]["players"]],
+                "allin-duplicate",
+            ),
+        ]
+    return parts
+
+
+def _component_parts(components: list[dict[str, Any]] | None, unit: str) -> list[str]:
+    """Per portfolio component, the hands it played (:func:`analysis.cli.component_rows`)."""
+    if not components:
+        return []
+    return [
+        "<h2>Portfolio components</h2>\n",
+        '<p class="note">the hands each component played, from the agent\'s side file beside the log</p>\n',
+        _table(
+            ["player", "component", "hands", unit, "std-dev", "95% CI ±"],
+            [[c["name"], c["component"], c["hands"], c["mean"], c["std"], c["ci95"]] for c in components],
+            "components",
+        ),
+    ]
+
+
 def render_report(document: dict[str, Any], hands: Hands) -> str:
     """The HTML text of the report of ``document`` (:func:`analysis.cli.analyze`'s,
     with ``estimators`` when computed) over ``hands`` (every hand of the logs)."""
@@ -145,6 +186,8 @@ def render_report(document: dict[str, Any], hands: Hands) -> str:
                 "duplicate",
             ),
         ]
+    parts += _allin_parts(document.get("allin"), document["hands"], unit)
+    parts += _component_parts(document.get("components"), unit)
     chosen = document.get("estimators")
     if chosen:
         about = document["estimated"]

@@ -119,3 +119,28 @@ def test_report_without_estimators(duplicate_leduc: Path, tmp_path: Path, capsys
     _, checker = parse(report)
     assert set(checker.tables) == {"players", "positions"}
     assert len(checker.images) == 1 and checker.images[0].startswith("data:image/png;base64,")
+
+
+def test_report_of_no_limit_portfolio_logs_has_all_in_and_component_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A no-limit Leduc portfolio of two components against always-raise: the
+    all-in tables (and their duplicate) and the per-component table are in the
+    report with the JSON's figures."""
+    run = tmp_path / "run"
+    bots = ["portfolio:bots=leduc-nl-pot+always-call", "always-raise:size=max"]
+    argv = ["leduc.nolimit", "--hands", "60", "--seed", "2", "--duplicate", "--in-process", "--run-dir", str(run)]
+    assert arena_match([*argv, *bots]) == 0
+    report = tmp_path / "nl.html"
+    capsys.readouterr()
+    assert main([str(run), "--report", str(report), "--format", "json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    _, checker = parse(report)
+    assert {"allin", "allin-duplicate", "components"} <= set(checker.tables)
+    assert document["allin"]["hands_adjusted"] > 0
+    assert [row[:3] for row in checker.tables["allin"][1:]] == [
+        [p["name"], str(p["hands"]), f"{p['mean']:.3f}"] for p in document["allin"]["players"]
+    ]
+    components = checker.tables["components"][1:]
+    assert {row[1] for row in components} <= {"leduc-nl-pot", "always-call"}
+    assert sum(int(row[2]) for row in components) == 120
