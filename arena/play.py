@@ -323,7 +323,8 @@ async def _linger(pages: Pages, linger: float, shutdown: trio.Event) -> None:
 async def _watch_signals(session: _Session, seat: HumanSeat, shutdown: trio.Event) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for _ in signals:
-            _leave(session, seat, "interrupted")
+            if not session.dealer_done.is_set():  # after the match, Ctrl-C just closes the table
+                _leave(session, seat, "interrupted")
             shutdown.set()
 
 
