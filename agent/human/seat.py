@@ -13,8 +13,9 @@ Everything a frontend sends goes through :func:`parse_message` (size, JSON
 shape, types) and :meth:`HumanSeat.act` (the decision it answers must be the
 open one, and the action legal by :meth:`poker.state.State.verify`), so a
 message can be refused but never take the seat down. Legality, raise bounds and
-results all come from :mod:`poker`; the pot-fraction sizes offered as
-shortcuts are clamped into :meth:`~poker.state.State.raise_bounds`.
+results all come from :mod:`poker`; the ½-pot and pot shortcuts are the
+sizes :class:`strategies.cfr.tree.public.BettingAbstraction` gives those
+fractions, clamped into :meth:`~poker.state.State.raise_bounds`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from poker.hand_rank import hand_values
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, IllegalActionError, State
 from strategies.base import Strategy
+from strategies.cfr.tree.public import BettingAbstraction
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -55,6 +57,10 @@ _ACTION_WORDS: Final = {"fold": ActionType.FOLD, "call": ActionType.CALL, "check
 _MAX_SIZE: Final = 2**31
 _TYPED: Final = re.compile(r"(f|fold|c|call|k|check|r|raise) *(\d{1,12})?")
 _LETTERS: Final = {"f": "fold", "c": "call", "k": "check", "r": "raise"}
+#: The pot-fraction shortcuts, sized as the bots' betting abstractions size them
+#: (of the pot after calling, clamped into the legal range).
+_HALF_POT: Final = BettingAbstraction((0.5,), all_in=False)
+_POT: Final = BettingAbstraction((1.0,), all_in=False)
 
 
 class MessageError(ValueError):
@@ -430,16 +436,11 @@ class HumanSeat:
         raise_: dict[str, Any] | None = None
         if bounds is not None:
             low, high = bounds
-            pot_after_call = sum(state.spent) + owed
-
-            def clamp(extra: int) -> int:
-                return max(low, min(high, state.max_spent + extra))
-
             raise_ = {
                 "min": low,
                 "max": high,
-                "half_pot": clamp(pot_after_call // 2),
-                "pot": clamp(pot_after_call),
+                "half_pot": _HALF_POT.raise_to_sizes(state)[0],
+                "pot": _POT.raise_to_sizes(state)[0],
                 "all_in": high,
             }
         return {
