@@ -11,21 +11,28 @@ the seatings, then mean and interval over hands. ``--format json`` prints the
 same as one JSON document.
 
 ``--strategy SPEC --player NAME``: NAME played the strategy SPEC (any spec
-whose ``policy()`` exists, e.g. ``leduc-cfr`` or ``tilt:preset=orange``), so
-its hands are also estimated with lower-variance, unbiased estimators, on-policy
-and with full information (an ACPC log shows every card): raw money,
+whose ``policy()`` exists, e.g. ``leduc-cfr`` or ``tilt:preset=orange``; not a
+portfolio, whose policy changes from hand to hand), so its hands are also
+estimated with lower-variance, unbiased estimators, on-policy and with full
+information (an ACPC log shows every card): raw money,
 :func:`analysis.importance.estimate`'s basic, early-folds, all-cards and
 all-cards+early-folds, and :func:`analysis.aivat.aivat`. AIVAT's value function
-must be fixed before the data: it is :class:`analysis.aivat.TreeValues` of SPEC
-against SPEC itself on the public tree (its exact values in self-play), derived
-from the named strategy alone and never from the logs or the opponent. Needs a
-two-player limit game whose public tree is small (Kuhn, Leduc). ``--report
-PATH.html`` writes a self-contained HTML report (:mod:`analysis.report`).
+must be fixed before the data: where the public tree can be built (Kuhn, Leduc)
+it is :class:`analysis.aivat.TreeValues` of SPEC against SPEC itself (its exact
+values in self-play), derived from the named strategy alone and never from the
+logs or the opponent; in limit hold'em it is :class:`analysis.aivat.EquityValues`
+(pot share by showdown equity). Needs a two-player limit game.
+
+No-limit logs also get the all-in adjusted estimate (:mod:`analysis.allin`) per
+player and, for duplicate seatings, its duplicate form. Logs with a portfolio
+agent's side files (:func:`analysis.hands.read_components`) get a table per
+component. ``--report PATH.html`` writes a self-contained HTML report
+(:mod:`analysis.report`).
 
 Exit statuses: 0 done; 1 a log that cannot be read, logs of different games,
 logs that look like one duplicate match but do not pair (one line on stderr
 naming file, line or hand), hands the named strategy could not have played, a
-game too big for the estimators, or a report that cannot be written; 2 usage
+game the estimators do not handle, or a report that cannot be written; 2 usage
 (including a strategy that cannot be built or has no policy, and a player not
 in the logs).
 """
@@ -71,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
         "duplicate estimate when the logs are the seatings of duplicate matches, and with --strategy/--player "
         "importance-sampling and AIVAT estimates of that player.",
         epilog="exit status: 0 done, 1 unreadable or mismatched logs, hands --strategy could not have played, a game "
-        "too big for the estimators or an unwritable report, 2 usage",
+        "the estimators do not handle or an unwritable report, 2 usage",
     )
     parser.add_argument("logs", nargs="+", metavar="LOG", help=".log files, *.hands.msgpack records, or folders of them")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output (default: table)")
@@ -81,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--strategy",
         metavar="SPEC",
-        help="the strategy --player played (needs policy(); Kuhn/Leduc): adds importance-sampling and AIVAT estimates",
+        help="the strategy --player played (needs policy(); two-player limit): adds importance-sampling and AIVAT"
+        " estimates",
     )
     parser.add_argument("--player", metavar="NAME", help="the seat name that played --strategy")
     parser.add_argument("--report", metavar="PATH", help="also write a self-contained HTML report to PATH")

@@ -52,6 +52,10 @@ component index)`` of every hand) and, with ``log=PATH``, one ``hand_id,componen
 line per hand appended to PATH (a duplicate match's two seatings append to the
 same file, one after the other). The dealer's hand records cannot carry it: the
 choice is the agent's private state and the ACPC protocol has no channel for it.
+So ``arena match`` gives a portfolio ``log=<match>.<name>.components.csv`` beside
+each seating's log (:func:`arena.match.agent_spec`) and
+:func:`analysis.hands.read_components` joins it to that log's hands (and its
+msgpack records): every hand record then says which component played it.
 
 :func:`play_hands` plays hands between strategies in this process, through their
 ``new_hand`` / ``observe`` / ``act`` hooks exactly as the agent client calls them
