@@ -93,18 +93,23 @@ def test_typed_actions() -> None:
     assert str(refused.value) == "say how much: r N raises to N chips (200..1200)"
 
 
-async def _match(tmp_path: Path, game_name: str, seed: int, person: object, hands: int = 2) -> tuple[HumanSeat, list[str]]:
-    """A match of the seat (seat 1) against always-call, the person being ``person(seat)``."""
+async def _match(
+    tmp_path: Path, game_name: str, seed: int, person: object, hands: int = 2, bots: tuple[str, ...] = ("always-call",)
+) -> tuple[HumanSeat, list[str]]:
+    """A match of the seat (seat 1, named you) against ``bots`` (seats 2...,
+    named bot, or by strategy in three-player games), the person being ``person(seat)``."""
     game = load_game(game_name)
+    names = ("you", *(bots if len(bots) > 1 else ("bot",)))
     config = MatchConfig(
         match_name="m", game=game, game_path=game_name, num_hands=hands, seed=seed,
-        names=("you", "bot"), log_dir=tmp_path, quiet=True,
+        names=names, log_dir=tmp_path, quiet=True,
     )
     seat = HumanSeat(game, config.names, 0, hands=hands, limits=LIMITS, title="test")
     with open(tmp_path / "m.out", "w") as out, open(tmp_path / "m.err", "w") as err:
         async with trio.open_nursery() as nursery:
             ports = await nursery.start(lambda task_status: serve_match(config, stdout=out, stderr=err, task_status=task_status))
-            nursery.start_soon(play, "127.0.0.1", ports[1], game, make_strategy("always-call", game))
+            for port, spec in zip(ports[1:], bots):
+                nursery.start_soon(play, "127.0.0.1", port, game, make_strategy(spec, game))
             nursery.start_soon(seat.run, "127.0.0.1", ports[0])
             nursery.start_soon(person, seat)  # type: ignore[arg-type]
     states = [line for line in (tmp_path / "m.log").read_text().splitlines() if line.startswith("STATE:")]
@@ -177,3 +182,30 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
         "hand": 1, "cards": ["As"], "board": ["Qs"], "betting": "r650c/cc", "folded": False,
         "shown": [{"name": "bot", "cards": ["Ks"]}], "value": 650.0,
     }
+
+
+async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Path) -> None:
+    """leduc.limit.3p, seed 2: you hold Jh, always-raise Ah, always-call Qs, board
+    Js. You check, face a raise and a call, and fold; the bots play on to a
+    showdown, whose cards your final view shows."""
+
+    async def person(seat: HumanSeat) -> None:
+        seat.act(await _next_decision(seat), ActionType.CALL)
+        decision = await _next_decision(seat)
+        assert seat.snapshot()["legal"] == {"decision": decision, "fold": True, "call": 2, "raise": {
+            "min": 5, "max": 5, "half_pot": 5, "pot": 5, "all_in": 5}}
+        seat.act(decision, ActionType.FOLD)
+
+    seat, states = await _match(tmp_path, "leduc.limit.3p", 2, person, hands=1, bots=("always-raise", "always-call"))
+    assert states == ["STATE:0:crcf/rc:Jh|Ah|Qs/Js:-1|8|-7:you|always-raise|always-call"]
+    hand = seat.snapshot()["hand"]
+    assert [(p["name"], p["cards"], p["folded"], p["value"]) for p in hand["players"]] == [
+        ("you", ["Jh"], True, -1.0),
+        ("always-raise", ["Ah"], False, 8.0),
+        ("always-call", ["Qs"], False, -7.0),
+    ]
+    assert hand["showdown"] and hand["betting"][1] == [
+        {"name": "always-raise", "text": "raise to 7"},
+        {"name": "always-call", "text": "call 4"},
+    ]
+    assert seat.snapshot()["history"][0]["folded"] is True
