@@ -22,6 +22,7 @@ import base64
 import html
 import io
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -320,9 +321,14 @@ def _p_beats_plot(doc: dict[str, Any]) -> str:
     return _png(figure)
 
 
-def render_rank_report(doc: dict[str, Any], title: str | None = None, preface: str = "") -> str:
+#: A section put before the rankings: its heading, a note (plain text), the
+#: table's header and rows (``arena tournament``'s bots and forfeits).
+Section = tuple[str, str, list[str], list[list[Any]]]
+
+
+def render_rank_report(doc: dict[str, Any], title: str | None = None, sections: Sequence[Section] = ()) -> str:
     """The HTML text of a tournament report from ``arena rank``'s document
-    (:func:`analysis.cli_rank.document`); ``preface`` is HTML put first."""
+    (:func:`analysis.cli_rank.document`), after ``sections``."""
     unit = doc["unit"]
     kind = "heads-up" if doc["players_per_match"] == 2 else "3-player"
     title = title or f"{doc['results']}: {doc['matches']} {kind} matches"
@@ -331,7 +337,11 @@ def render_rank_report(doc: dict[str, Any], title: str | None = None, preface: s
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join(f"<tr><th>{html.escape(label)}</th>{''.join(_shaded(e, unit) for e in row)}</tr>\n" for label, row in grid)
     parts = [
-        preface,
+        *(
+            f"<h2>{html.escape(heading)}</h2>\n<p class=\"note\">{html.escape(note)}</p>\n"
+            + _table(header, rows, heading.lower().replace(" ", "_"))
+            for heading, note, header, rows in sections
+        ),
         f'<p class="note">{doc["matches"]} {kind} matches among {len(doc["bankroll"])} players; unit {html.escape(unit)}'
         f"{' (' + html.escape(doc['game']) + ')' if doc['game'] else ''}; intervals: 95% over each pairing's matches</p>\n",
         "<h2>Total bankroll</h2>\n",
@@ -369,10 +379,10 @@ def render_rank_report(doc: dict[str, Any], title: str | None = None, preface: s
     return _page(title, parts)
 
 
-def write_rank_report(path: Path, doc: dict[str, Any], title: str | None = None, preface: str = "") -> None:
+def write_rank_report(path: Path, doc: dict[str, Any], title: str | None = None, sections: Sequence[Section] = ()) -> None:
     """Write :func:`render_rank_report` to ``path``.
 
     Raises:
         OSError: the file cannot be written.
     """
-    path.write_text(render_rank_report(doc, title, preface), encoding="utf-8")
+    path.write_text(render_rank_report(doc, title, sections), encoding="utf-8")

@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import csv
-import html
 import json
 import multiprocessing
 import os
@@ -57,7 +56,7 @@ from tqdm import tqdm
 
 from analysis.cli_rank import format_report, ranking_document
 from analysis.clitools import UsageParser, table_lines
-from analysis.report import write_rank_report
+from analysis.report import Section, write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
 from arena.match import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from arena.tournament_config import Config, ConfigError, Entrant, load_config, parse_config
@@ -379,16 +378,12 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
         return
     print(format_report(doc))
     path = config.output / REPORT_HTML
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>\n" for row in bots[1:])
-    preface = (
-        f'<p class="note">{html.escape(config.game_arg)}: {config.hands} hands a seating, {config.series} series from seed'
-        f" {config.seed}; output {html.escape(str(config.output))}</p>\n<h2>Bots</h2>\n<table id=\"bots\">\n"
-        f"<tr>{''.join(f'<th>{html.escape(h)}</th>' for h in bots[0])}</tr>\n{rows}</table>\n"
-    )
+    about = f"{config.game_arg}: {config.hands} hands a seating, {config.series} series from seed {config.seed}; output {config.output}"
+    sections: list[Section] = [("Bots", about, bots[0], [list(row) for row in bots[1:]])]
     if forfeits:
-        preface += "<h2>Forfeits</h2>\n<ul>\n" + "".join(f"<li>{html.escape(line)}</li>\n" for line in forfeits) + "</ul>\n"
+        sections.append(("Forfeits", "each forfeited hand costs the seat its blind", ["seating forfeited"], [[line] for line in forfeits]))
     title = f"Tournament: {config.game_arg}, {len(stored)} duplicate matches"
-    write_rank_report(path, doc, title, preface)
+    write_rank_report(path, doc, title, sections)
     print(f"\nreport: {path}")
 
 
