@@ -174,3 +174,18 @@ def test_portfolio_components_are_joined_from_the_side_file_by_hand_id(tmp_path:
     side.write_text("0,kuhn-cfr\nhand 1\n")
     with pytest.raises(HandsError, match=r"match\.1\.portfolio\.components\.csv:2: not a 'hand_id,component' line"):
         read_hands(log)
+
+
+async def test_our_dealers_log_and_the_reference_dealers_give_the_same_history(tmp_path: Path) -> None:
+    """SPEC.md §5.7's four hands played again by our dealer (the seats send the
+    log's actions): the two logs read to the same columns."""
+    from dealer.server import MatchConfig
+    from tests.dealer.dealer_clients import Script, actions_of, run_match
+
+    plan = {int(line.split(":")[1]): actions_of(line.split(":")[2]) for line in LOG_57 if line.startswith("STATE:")}
+    config = MatchConfig("ours", HULHE, "holdem.limit.2p.reverse_blinds.game", 4, 0, ("P1", "P2"), log_dir=tmp_path)
+    await run_match(config, [Script(follow=plan), Script(follow=plan)])
+    ours, reference = read_log(tmp_path / "ours.log", HULHE), read_log(write(tmp_path / "ref.log", LOG_57), HULHE)
+    for column in ("hand_id", "values", "name_index", "hole", "board", "seed"):
+        assert np.array_equal(getattr(ours, column), getattr(reference, column)), column
+    assert ours.betting == reference.betting and ours.names == reference.names and ours.score == reference.score
