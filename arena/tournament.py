@@ -393,8 +393,10 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
 def _parser() -> argparse.ArgumentParser:
     parser = UsageParser(
         prog="arena tournament",
-        description="Every pairing (triple) of the configured bots in duplicate series; results in SQLite and CSV.",
-        epilog="exit status: 0 done, 1 some matches failed (--resume retries them), 2 usage or config, 130 interrupted",
+        description="Every pairing (triple) of the configured bots (strategy specs or ACPC startme.sh commands) in duplicate "
+        "series; results in SQLite and CSV, then both rankings, the crosstable and OUTPUT/report.html.",
+        epilog="exit status: 0 done (forfeits by external bots included), 1 some matches failed (--resume retries them), "
+        "2 usage or config, 130 interrupted",
     )
     parser.add_argument("config", metavar="CONFIG", type=Path, help="tournament configuration (TOML)")
     parser.add_argument("--workers", type=int, metavar="K", help="local worker processes (default: the config's)")

@@ -270,7 +270,7 @@ def test_config_file_errors_are_one_line_with_status_2(tmp_path: Path, capsys: p
     assert main([str(tmp_path / "missing.toml")]) == 2
 
 
-@pytest.mark.parametrize("argv", [["--workers", "0"], ["--workers", "two"], ["--nosuch"], []])
+@pytest.mark.parametrize("argv", [["--workers", "0"], ["--workers", "two"], ["--bootstrap", "-1"], ["--nosuch"], []])
 def test_usage_errors_are_one_line_with_status_2(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = [str(write_config(tmp_path))] if argv else []
     assert main([*config, *argv]) == 2
