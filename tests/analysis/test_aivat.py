@@ -251,15 +251,20 @@ def test_sampled_preflop_equity_is_unbiased() -> None:
     assert draws.std() > 0.005  # they are samples
 
 
-@pytest.mark.parametrize(("samples", "ratio"), [(0, 2.0), (500, 8.0)])
-def test_hulhe_always_call_against_itself_is_unbiased_with_less_variance(samples: int, ratio: float) -> None:
+@pytest.mark.parametrize(
+    ("game", "samples", "ratio"),
+    [(HULHE, 0, 2.0), (HULHE, 500, 8.0), (load_game("holdem.nolimit.2p.reverse_blinds"), 500, 8.0)],
+    ids=["hulhe-from-the-flop", "hulhe", "hunl"],
+)
+def test_holdem_always_call_against_itself_is_unbiased_with_less_variance(game: Game, samples: int, ratio: float) -> None:
     """Both check every hand down: each seat's value is exactly 0 by symmetry.
     AIVAT with the equity value function keeps the mean within its interval of
     0 and cuts the std-dev by ``ratio``: more than 2x with corrections from the
-    flop on (``samples=0``), more than 8x with the pre-flop sampled."""
-    call = bot("always-call", HULHE)
-    hands = simulate_hands(HULHE, [call, call], 150, seed=1, names=("a", "b"))
-    result = aivat(hands, "a", call, EquityValues(HULHE, samples=samples, seed=2))
+    flop on (``samples=0``), more than 8x with the pre-flop sampled, in limit
+    and no-limit."""
+    call = bot("always-call", game)
+    hands = simulate_hands(game, [call, call], 150 if game.is_limit else 100, seed=1, names=("a", "b"))
+    result = aivat(hands, "a", call, EquityValues(game, samples=samples, seed=2))
     assert_within(result.estimate, 0.0)
     assert np.std(result.estimate) < np.std(result.raw) / ratio
     np.testing.assert_allclose(result.decisions, 0.0, atol=1e-12)  # always-call never chooses
