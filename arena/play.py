@@ -40,7 +40,7 @@ import trio
 
 from agent.client import AgentError, play
 from agent.human.seat import HumanSeat, Limits
-from agent.human.tui import Quit, read_stdin_line, run_tui
+from agent.human.tui import Quit, in_colour, read_stdin_line, run_tui
 from agent.human.web import Pages, bind_table, new_token, serve_table
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from analysis.stats import format_chips, mean_ci, unit_of
@@ -292,8 +292,10 @@ async def _bot(plan: PlayPlan, seat: int, strategy: Strategy, port: int, session
 
 
 async def _terminal(seat: HumanSeat, session: _Session) -> None:
+    colour = sys.stdout.isatty()
+
     def write(line: str) -> None:
-        print(line, flush=True)
+        print(in_colour(line) if colour else line, flush=True)
 
     try:
         await run_tui(seat, read_stdin_line, write)

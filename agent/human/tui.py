@@ -12,6 +12,7 @@ reads one line: ``f``, ``c``/``k``, ``r`` or ``r N`` (:func:`parse_action`),
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -21,9 +22,10 @@ import trio
 
 from agent.human.seat import HumanSeat, MessageError, parse_action
 
-__all__ = ["run_tui", "format_cards", "read_stdin_line", "Quit"]
+__all__ = ["run_tui", "format_cards", "in_colour", "read_stdin_line", "Quit"]
 
 SUITS: Final = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+_RED_CARD: Final = re.compile("([2-9TJQKA][♦♥])")
 
 
 class Quit(Exception):
@@ -34,6 +36,11 @@ def format_cards(cards: list[str], hidden: int = 0) -> str:
     """``["Kh", "2s"]`` -> ``"K♥ 2♠"``; ``hidden`` face-down cards show as ``??``."""
     shown = [card[0] + SUITS[card[1]] for card in cards] or ["??"] * hidden
     return " ".join(shown) or "-"
+
+
+def in_colour(line: str) -> str:
+    """``line`` with hearts and diamonds in red (ANSI), for a terminal."""
+    return _RED_CARD.sub("\033[31m\\1\033[0m", line)
 
 
 async def read_stdin_line() -> str:

@@ -20,6 +20,7 @@ from agent.human.seat import (
     parse_action,
     parse_message,
 )
+from agent.human.tui import format_cards, in_colour
 from dealer.server import MatchConfig, serve_match
 from poker.gamedef import load_game
 from poker.state import Action, ActionType, State
@@ -209,3 +210,9 @@ async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Pa
         {"name": "always-call", "text": "call 4"},
     ]
     assert seat.snapshot()["history"][0]["folded"] is True
+
+
+def test_red_suits_in_a_terminal() -> None:
+    assert format_cards(["Kh", "2s", "Td"]) == "K♥ 2♠ T♦"
+    assert format_cards([], hidden=2) == "?? ??"
+    assert in_colour("you hold K♥ 2♠ T♦") == "you hold \033[31mK♥\033[0m 2♠ \033[31mT♦\033[0m"
