@@ -6,8 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import json
+
 import pytest
 import trio
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.client import play
 from agent.human.seat import (
@@ -65,6 +69,26 @@ def test_messages_that_are_refused(raw: str | bytes, why: str) -> None:
     with pytest.raises(MessageError) as refused:
         parse_message(raw)
     assert str(refused.value) == why
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(["type", "decision", "action", "size", "x"]), inner, max_size=5),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64) | _JSON.map(json.dumps) | st.fixed_dictionaries(
+    {"type": st.sampled_from(["act", "next"]), "decision": _JSON, "action": _JSON}).map(json.dumps))
+def test_any_message_is_read_or_refused_in_one_line(raw: bytes | str) -> None:
+    """Whatever a page sends, the answer is a message or a MessageError (never another exception)."""
+    try:
+        parsed = parse_message(raw)
+    except MessageError as error:
+        assert "\n" not in str(error)
+    else:
+        assert isinstance(parsed, (Act, Next))
 
 
 def test_a_message_at_the_limit_is_read() -> None:
