@@ -761,24 +761,20 @@ def _write_results(
                 "strategy": row.bot.spec,
                 "seed": row.bot.seed,
                 "total_chips": row.total_chips,
-                "mean": row.estimate.mean * unit.per_chip,
-                "ci95": row.estimate.half_width * unit.per_chip,
-                "hands": row.estimate.n,
+                **_estimate_fields(row.estimate, unit),
             }
             for row in rows
         ],
     }
     document["best_estimates"] = [
-        {
-            "name": row.bot.name,
-            "estimator": row.estimator,
-            "mean": row.estimate.mean * unit.per_chip,
-            "ci95": row.estimate.half_width * unit.per_chip,
-            "hands": row.estimate.n,
-        }
-        for row in best
+        {"name": row.bot.name, "estimator": row.estimator, **_estimate_fields(row.estimate, unit)} for row in best
     ]
     _write_json(plan.run_dir / "results.json", document)
+
+
+def _estimate_fields(estimate: Estimate, unit: Unit) -> dict[str, Any]:
+    """``mean``, ``ci95`` (in the game's unit) and ``hands`` of results.json."""
+    return {"mean": estimate.mean * unit.per_chip, "ci95": estimate.half_width * unit.per_chip, "hands": estimate.n}
 
 
 def _write_json(path: Path, document: dict[str, Any]) -> None:

@@ -93,10 +93,10 @@ def holdem_rows(hands: int, seed: int, opponent: str) -> tuple[str, dict[str, np
     return title, rows
 
 
-def print_table(table: tuple[str, dict[str, np.ndarray]], name: str) -> float:
-    """Print a HULHE-style table (chips/hand); the per-hand-played std ratio of ``name``."""
-    title, rows = table
-    print(title)
+def print_table(rows: dict[str, np.ndarray]) -> dict[str, float]:
+    """Print one line per estimator (chips/hand) and return each one's std-dev
+    ratio to raw money's per hand played: a duplicate value costs two hands, so
+    its std-dev counts sqrt(2) times."""
     raw_std = float(np.std(rows["raw"], ddof=1))
     print(f"{'estimator':24s} {'chips/hand':>10s} {'std-dev':>8s} {'95% CI':>9s} {'raw/std':>8s} {'per hand':>8s}")
     ratios = {}
@@ -108,7 +108,7 @@ def print_table(table: tuple[str, dict[str, np.ndarray]], name: str) -> float:
             f"{label:24s} {ci.mean:+10.4f} {std:8.4f} {'±' + format(ci.half_width, '.4f'):>9s}"
             f" {raw_std / std:8.2f} {ratios[label]:8.2f}"
         )
-    return ratios[name]
+    return ratios
 
 
 def main() -> None:
@@ -161,20 +161,10 @@ def main() -> None:
         f" on-policy, full information"
     )
     print(f"exact value of the equilibrium (tree): {exact:+.4f} chips/hand")
-    print(f"{'estimator':24s} {'chips/hand':>10s} {'std-dev':>8s} {'95% CI':>9s} {'raw/std':>8s} {'per hand':>8s}")
-    raw_std = float(np.std(one.raw, ddof=1))
-    per_hand: dict[str, float] = {}
-    for name, values in rows.items():
-        ci = mean_ci(values)
-        std = float(np.std(values, ddof=1))
-        # A duplicate value costs two hands: its std-dev per hand played is std * sqrt(2).
-        per_hand[name] = raw_std / (std * np.sqrt(2 if name.startswith("duplicate") else 1))
-        print(
-            f"{name:24s} {ci.mean:+10.4f} {std:8.4f} {'±' + format(ci.half_width, '.4f'):>9s}"
-            f" {raw_std / std:8.2f} {per_hand[name]:8.2f}"
-        )
+    per_hand = print_table(rows)
     print(f"(solve {solve_s:.1f} s, play 2 x {args.hands} hands {play_s:.1f} s, estimate {estimate_s:.2f} s)")
-    holdem_ratio = print_table(holdem, "aivat")
+    print(holdem[0])
+    holdem_ratio = print_table(holdem[1])["aivat"]
     print(
         f"AIVAT std ratio: {per_hand['aivat']:.2f} (per hand played) vs the AIVAT paper's HUNL 6.7"
         f" ratio {per_hand['aivat'] / AIVAT_RATIO:.2f}"
