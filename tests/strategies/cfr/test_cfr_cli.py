@@ -65,8 +65,10 @@ def test_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "leduc is a limit game: --bet-sizes applies only to no-limit games" in capsys.readouterr().err
     assert cli.main(["nosuchgame", "--iterations", "3", "-o", out, "--quiet"]) == 1
     assert "is neither a game file nor a known game name" in capsys.readouterr().err
-    assert cli.main(["kuhn3p", "--iterations", "3", "-o", out, "--quiet"]) == 1
-    assert "handles 2 players" in capsys.readouterr().err
+    assert cli.main(["holdem.nolimit.6p", "--iterations", "3", "-o", out, "--quiet"]) == 1
+    assert "handles 2 players; the game has 6" in capsys.readouterr().err
+    assert cli.main(["holdem.nolimit.3p", "--iterations", "3", "-o", out, "--quiet"]) == 1
+    assert "three-player trees are for limit games" in capsys.readouterr().err
     assert cli_exploitability.main([str(tmp_path / "missing")]) == 1
     assert "arena exploitability:" in capsys.readouterr().err
 

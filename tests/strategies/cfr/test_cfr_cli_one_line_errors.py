@@ -29,7 +29,7 @@ def test_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_bots(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_bots.main(["build", "no-such-bot"]) == 1
     _one_line(capsys, "arena bots: ")
-    assert cli_bots.main(["build", "kuhn3p-cfr"]) == 1
+    assert cli_bots.main(["build", "holdem3p-ehs2"]) == 1
     _one_line(capsys, "arena bots: ")
 
 
