@@ -11,7 +11,7 @@ rows; ``--format json`` prints one object per information set for tools::
 
 It reads the strategy on the game's public tree (a bucket table is expanded to
 it), so it shows games whose public tree can be built: Kuhn, Leduc, no-limit
-Leduc. A file solved with ``--suit-isomorphism`` holds one board per suit class:
+Leduc, and the three-player files of 3p Kuhn and 3p Leduc. A file solved with ``--suit-isomorphism`` holds one board per suit class:
 those are the boards shown. Exit status 0, or 1 with one line when the file
 cannot be read or its game is too big to show.
 """
@@ -30,7 +30,8 @@ import numpy.typing as npt
 
 from poker.cards import cards_from_text, cards_to_text
 from strategies.cfr.solvers.pcs import tree_strategy
-from strategies.cfr.strategy_file import StrategyFileError, load_strategy
+from strategies.cfr.solvers.multiplayer import MultiTree
+from strategies.cfr.strategy_file import THREE_PLAYER, StrategyFileError, load_strategy
 from strategies.cfr.tree.public import Tree, TreeError
 
 __all__ = ["InfoSet", "information_sets", "main"]
@@ -62,14 +63,18 @@ class InfoSet:
         return _ROW.format(self.position, self.hole, self.board or "-", self.betting or "-", probabilities)
 
 
-def information_sets(tree: Tree, strategy: npt.NDArray[np.float64]) -> Iterator[InfoSet]:
+def information_sets(tree: Tree | MultiTree, strategy: npt.NDArray[np.float64]) -> Iterator[InfoSet]:
     """Every information set of ``tree`` (decision node × private hand that the
-    board leaves possible) with its row of ``strategy`` (``float64[D, A, H]``)."""
+    board leaves possible) with its row of ``strategy`` (``float64[D, A, H]``);
+    a three-player tree's actions are every legal one."""
     hands = [tuple(int(c) for c in hand) for hand in tree.hands]
     hole_text = [cards_to_text(sorted(hand, reverse=True)) for hand in hands]
     for row, node in enumerate(tree.decision_nodes):
-        board = tree.boards[tree.board_index[node]]
-        names = [str(action) for action in tree.actions(int(node))]
+        if isinstance(tree, MultiTree):
+            board, actions = tree.boards[node], tree.states[node].legal_actions()
+        else:
+            board, actions = tree.boards[tree.board_index[node]], tree.actions(int(node))
+        names = [str(action) for action in actions]
         betting = tree.states[node].betting_string()
         for h, hand in enumerate(hands):
             if set(hand) & set(board):
@@ -111,8 +116,12 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         saved = load_strategy(args.file)
-        tree = saved.build_tree()
-        strategy = tree_strategy(saved, tree)
+        tree: Tree | MultiTree
+        if saved.layout == THREE_PLAYER:
+            tree, strategy = saved.build_multi_tree(), saved.strategy
+        else:
+            tree = saved.build_tree()
+            strategy = tree_strategy(saved, tree)
     except (OSError, StrategyFileError) as error:
         print(f"arena show: {error}", file=sys.stderr)
         return 1

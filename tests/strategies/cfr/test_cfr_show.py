@@ -77,3 +77,21 @@ def test_too_big_or_bad_input_is_one_line(tmp_path: Path, capsys: pytest.Capture
     assert capsys.readouterr().err.count("\n") == 1
     assert show.main([str(path), "--hole", "Kx"]) == 2
     assert capsys.readouterr().err.startswith("arena show: ")
+
+
+def test_three_player_file(capsys: pytest.CaptureFixture[str]) -> None:
+    # The shipped 3p Kuhn bot: 12 decisions x 4 cards, each row the file's, all three positions.
+    from strategies.bots import LIBRARY, bot_path
+
+    path = bot_path(LIBRARY["kuhn3p-cfr"])
+    saved = load_strategy(path)
+    tree = saved.build_multi_tree()
+    rows = _shown(capsys, str(path))
+    assert len(rows) == 12 * 4 and {row["position"] for row in rows} == {0, 1, 2}
+    for row, (d, h) in zip(rows, [(d, h) for d in range(12) for h in range(4)], strict=True):
+        node = int(tree.decision_nodes[d])
+        assert row["betting"] == tree.states[node].betting_string()
+        names = [str(a) for a in tree.states[node].legal_actions()]
+        assert row["actions"] == {n: round(float(saved.strategy[d, a, h]), 6) for a, n in enumerate(names)}
+    (row,) = _shown(capsys, str(path), "--betting", "ccr", "--hole", "As")
+    assert row["position"] == 0 and set(row["actions"]) == {"f", "c"}
