@@ -44,7 +44,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -222,55 +222,109 @@ EQUITY_VALUES = (
     "EquityValues: pot share by showdown equity against the opponent's holding (exact from the flop,"
     " sampled without bias pre-flop), fixed before the data"
 )
+#: A portfolio's hands are estimated with the component that played each.
+PORTFOLIO_VALUES = "TreeValues: the component that played each hand against itself on the public tree, fixed before the data"
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Hands (rows of the player's hands) played with one strategy, and AIVAT's value function for it."""
+
+    rows: npt.NDArray[np.intp]
+    sigma: Strategy
+    values: ValueFunction
+    spec: str
 
 
 def _prepared(
     every: Hands, player: str, spec: str, *, tree_only: bool = False
-) -> tuple[Hands, Strategy, ValueFunction, str]:
-    """``player``'s hands, the strategy ``spec``, AIVAT's value function (``spec``
-    against itself on the public tree where it fits, else
-    :class:`analysis.aivat.EquityValues`) and what that is, after every check of
-    :func:`estimators`."""
+) -> tuple[Hands, list[_Group], str]:
+    """``player``'s hands; the strategy each was played with (``spec``, or for a
+    portfolio the component its side file names for that hand) with AIVAT's value
+    function (that strategy against itself on the public tree where it fits,
+    else :class:`analysis.aivat.EquityValues`); and what that value function is;
+    after every check of :func:`estimators`."""
     import strategies  # noqa: F401  (registers the built-in strategies)
     from analysis.aivat import EquityValues, TreeValues
     from poker.state import State
     from strategies.base import PublicState, StrategyError, make_strategy
     from strategies.cfr.tree.public import TreeError, build_tree
+    from strategies.portfolio import PortfolioStrategy
 
     game = every.game
     if player not in every.names:
         raise EstimatorError(f"--player {player!r} is not in the logs (players: {', '.join(every.names)})", usage=True)
-    try:
-        sigma = make_strategy(spec, game, seed=0)
-    except (StrategyError, ValueError, OSError) as error:
-        raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
+
+    def build(text: str) -> Strategy:
+        try:
+            return make_strategy(text, game, seed=0)
+        except (StrategyError, ValueError, OSError) as error:
+            raise EstimatorError(f"--strategy {text!r}: {error}", usage=True) from error
+
+    sigma = build(spec)
     if game.num_players != 2 or not game.is_limit:
         raise EstimatorError("the estimators need a two-player limit game (Kuhn, Leduc, limit hold'em)", usage=False)
-    from strategies.portfolio import PortfolioStrategy
-
-    if isinstance(sigma, PortfolioStrategy):
-        raise EstimatorError(
-            f"--strategy {spec!r}: a portfolio's policy changes from hand to hand (its component's); name a component",
-            usage=True,
-        )
     held = (every.name_index == every.names.index(player)).any(axis=1)
     hands = every.take(held)
     if len(hands) < 2:
         raise EstimatorError(f"--player {player!r} played {len(hands)} hands; the estimators need two", usage=True)
+    portfolio = isinstance(sigma, PortfolioStrategy)
+    if portfolio:
+        labels = hands.components.get(player)
+        if labels is None or not all(labels):
+            raise EstimatorError(
+                f"--strategy {spec!r}: a portfolio's policy is its component's, which changes from hand to hand, and"
+                f" these logs do not say which component played every hand of {player!r}"
+                " (no <match>.<name>.components.csv beside them)",
+                usage=True,
+            )
+        column = np.array(labels, dtype=object)
+        plays = [(np.flatnonzero(column == label), label.replace(";", ",")) for label in dict.fromkeys(labels)]
+    else:
+        plays = [(np.arange(len(hands)), spec)]
     try:
         tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
         fits = tree.num_nodes * tree.num_hands * tree.num_hands <= 2 * MAX_TREE_ENTRIES
     except (TreeError, MemoryError):
         fits = False
-    try:
-        if fits:
-            return hands, sigma, TreeValues(tree, sigma, sigma), AIVAT_VALUES
-        if tree_only:
-            raise EstimatorError("the public tree is too big for exact values (EquityValues would be needed)", usage=False)
-        sigma.policy(PublicState(State(game), ()))  # a strategy without a policy fails here, not per hand
-    except NotImplementedError as error:
-        raise EstimatorError(f"--strategy {spec!r}: {error}", usage=True) from error
-    return hands, sigma, EquityValues(game), EQUITY_VALUES
+    if not fits and tree_only:
+        raise EstimatorError("the public tree is too big for exact values (EquityValues would be needed)", usage=False)
+    groups = []
+    for rows, text in plays:
+        strategy = build(text) if portfolio else sigma
+        try:
+            if fits:
+                values: ValueFunction = TreeValues(tree, strategy, strategy)
+            else:
+                strategy.policy(PublicState(State(game), ()))  # a strategy without a policy fails here, not per hand
+                values = EquityValues(game)
+        except NotImplementedError as error:
+            raise EstimatorError(f"--strategy {text!r}: {error}", usage=True) from error
+        groups.append(_Group(rows, strategy, values, text))
+    return hands, groups, (PORTFOLIO_VALUES if portfolio else AIVAT_VALUES) if fits else EQUITY_VALUES
+
+
+def _stitched(hands: Hands, groups: list[_Group], player: str, *, importance: bool) -> dict[str, npt.NDArray[np.float64]]:
+    """Per-hand columns of every estimator (AIVAT only unless ``importance``), each
+    group of hands estimated with its own strategy, back in the hands' order.
+
+    Raises:
+        EstimatorError: hands a group's strategy could not have played.
+    """
+    from analysis.aivat import aivat
+    from analysis.importance import ImportanceError, estimate
+
+    columns: dict[str, npt.NDArray[np.float64]] = {}
+    for group in groups:
+        part = hands.take(group.rows)
+        try:
+            found = dict(estimate(part, player, group.sigma).columns()) if importance else {}
+            found["aivat"] = aivat(part, player, group.sigma, group.values).estimate
+        except ImportanceError as error:
+            raise EstimatorError(f"--strategy {group.spec!r} could not have played these hands: {error}", usage=False) from error
+        for name, values in found.items():
+            columns.setdefault(name, np.zeros(len(hands)))[group.rows] = values
+    return columns
 
 
 def aivat_column(
@@ -284,14 +338,8 @@ def aivat_column(
     Raises:
         EstimatorError: as :func:`estimators`.
     """
-    from analysis.aivat import aivat
-    from analysis.importance import ImportanceError
-
-    hands, sigma, values, _ = _prepared(every, player, spec, tree_only=tree_only)
-    try:
-        return hands, aivat(hands, player, sigma, values).estimate
-    except ImportanceError as error:
-        raise EstimatorError(f"--strategy {spec!r} could not have played these hands: {error}", usage=False) from error
+    hands, groups, _ = _prepared(every, player, spec, tree_only=tree_only)
+    return hands, _stitched(hands, groups, player, importance=False)["aivat"]
 
 
 def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:
@@ -303,23 +351,19 @@ def estimator_table(every: Hands, player: str, spec: str) -> tuple[list[dict[str
     """``player``'s hands in ``every`` estimated on-policy for the strategy ``spec``:
     ``[{"name", "mean", "std", "ci95", "hands"}, …]`` in the game's unit (raw,
     basic, early-folds, all-cards, all-cards+early-folds, aivat), and what
-    AIVAT's value function was (:data:`AIVAT_VALUES` or :data:`EQUITY_VALUES`).
+    AIVAT's value function was (:data:`AIVAT_VALUES`, :data:`EQUITY_VALUES` or
+    :data:`PORTFOLIO_VALUES`). A portfolio's hands are each estimated with the
+    component that played it (the logs' side files say which): the choice is
+    made before the hand's cards, so each hand's estimate stays unbiased.
 
     Raises:
         EstimatorError: a spec that cannot be built or has no policy, a player
-            not in the hands (usage); a game too big or not two-player limit,
-            hands the strategy could not have played (not usage).
+            not in the hands, a portfolio without side files (usage); a game
+            not two-player limit, hands the strategy could not have played (not usage).
     """
-    from analysis.aivat import aivat
-    from analysis.importance import ImportanceError, estimate
-
-    hands, sigma, values, described = _prepared(every, player, spec)
+    hands, groups, described = _prepared(every, player, spec)
     game = every.game
-    try:
-        columns = dict(estimate(hands, player, sigma).columns())
-        columns["aivat"] = aivat(hands, player, sigma, values).estimate
-    except ImportanceError as error:
-        raise EstimatorError(f"--strategy {spec!r} could not have played these hands: {error}", usage=False) from error
+    columns = _stitched(hands, groups, player, importance=True)
     unit = unit_of(game)
     rows = []
     for name, column in columns.items():
@@ -346,6 +390,8 @@ def _player_lines(players: list[dict[str, Any]], unit: str) -> list[str]:
 def _values_summary(about: dict[str, Any]) -> str:
     if about["aivat_values"] == AIVAT_VALUES:
         return f"{about['strategy']} against itself"
+    if about["aivat_values"] == PORTFOLIO_VALUES:
+        return "each hand's component against itself"
     return "pot share by showdown equity"
 
 

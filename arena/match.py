@@ -683,8 +683,7 @@ def best_estimates(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[Be
     as in the table. Logs the estimators cannot read give no rows."""
     from analysis.allin import AllInError, adjusted_hands
     from analysis.cli import EstimatorError, aivat_column
-    from analysis.hands import HandsError, concat
-    from analysis.hands import read_log as read_hands
+    from analysis.hands import HandsError, concat, read_hands
 
     try:
         tables = [read_hands(plan.run_dir / f"{r.match_name}.log", plan.game) for r in results if r.hands_played]

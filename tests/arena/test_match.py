@@ -705,6 +705,15 @@ def test_every_hand_of_a_portfolio_says_which_component_played_it(
     rows = json.loads(capsys.readouterr().out)["components"]
     assert {row["component"] for row in rows} <= labels
     assert sum(row["hands"] for row in rows) == 120
+    # Each hand estimated with the component that played it: AIVAT of the portfolio itself.
+    assert analyze([str(tmp_path), "--format", "json", "--strategy", "portfolio", "--player", "portfolio"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["estimated"]["aivat_values"].startswith("TreeValues: the component that played each hand")
+    estimated = {row["name"]: row for row in document["estimators"]}
+    assert estimated["aivat"]["hands"] == estimated["raw"]["hands"] == 120
+    assert estimated["aivat"]["std"] < estimated["raw"]["std"]
+    best = results(tmp_path)["best_estimates"]
+    assert isinstance(best, list) and "portfolio" in {b["name"] for b in best}
     # --force removes the side files with the rest of the run.
     assert main([*argv[:5], "always-call", "always-raise", "--in-process", "--run-dir", str(tmp_path), "--force"]) == 0
     assert not list(tmp_path.glob("*.components.csv"))
