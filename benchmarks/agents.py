@@ -36,7 +36,8 @@ and in the thread's CPU time (``time.thread_time_ns``: the work alone, which a
 busy shared machine does not inflate by preempting the process); median and
 p99 per bot in milliseconds.
 
-Run: ``.venv/bin/python benchmarks/agents.py [--hands N] [--minutes M] [--seed S]``.
+Run: ``.venv/bin/python benchmarks/agents.py [--hands N] [--minutes M] [--seed S]
+[--bots A,B]`` (``--bots``: only these bots' matchups).
 The last line is the figure: the worst p99 latency in CPU time over the bots
 against the 5 ms target for table-lookup bots, ratio = 5 / ours (above 1:
 within target); CPU time because on a shared machine the wall-clock tail
@@ -194,8 +195,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=10.0, help="stop starting rounds after this (default 10)")
     parser.add_argument("--chunk", type=int, default=500, help="deals per matchup per round (default 500)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bots", help="only these bots, comma separated (default: every bot whose file is here)")
     args = parser.parse_args(argv)
     bots = available_bots()
+    if args.bots:
+        wanted = args.bots.split(",")
+        unknown = [name for name in wanted if name not in bots]
+        if unknown:
+            parser.error(f"not a bot whose file is here: {', '.join(unknown)} (here: {', '.join(bots)})")
+        bots = wanted
     games = matchups(bots)
     print(f"bots: {', '.join(bots)}")
     missing = [n for n, b in LIBRARY.items() if n not in bots]
