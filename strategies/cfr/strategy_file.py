@@ -46,18 +46,18 @@ alone (msgpack limits of :data:`~strategies.cfr.file_io.HEADER_LIMITS`);
 every header key, its type and range (:data:`HEADER_FIELDS`: the game text at
 most :data:`MAX_GAME_TEXT` characters, at most :data:`MAX_POT_FRACTIONS` pot
 fractions, each positive, finite and at most :data:`MAX_POT_FRACTION`, whole
-iteration counts...); the game text parsed (two players, or three in a limit game with the
-``three-player`` layout); the size of the tree
-the header asks for, counted without building it
-(:func:`strategies.cfr.tree.budget.tree_size`: at most
-:data:`MAX_BETTING_NODES` betting nodes, and for ``public-tree`` files
-:data:`MAX_PUBLIC_NODES` public nodes, found out within
-:data:`MAX_TREE_WORK` steps); the tree built and its digest compared; only
-for ``three-player`` files
-the payoff tables a solve or best response would build (terminals x H^3 at
-most :data:`MAX_THREE_PLAYER_PAYOFF`); then the arrays, under limits derived from the file's size, each claimed
+iteration counts...); the game text parsed (two players, or three in a limit
+game with the ``three-player`` layout); the size of the tree the header asks
+for, counted without building it (:func:`strategies.cfr.tree.budget.tree_size`:
+at most :data:`MAX_BETTING_NODES` betting nodes, and for ``public-tree`` and
+``three-player`` files :data:`MAX_PUBLIC_NODES` public nodes, found out within
+:data:`MAX_TREE_WORK` steps; for ``three-player`` files also the payoff tables
+a solve or best response would build, terminals x H^3 at most
+:data:`MAX_THREE_PLAYER_PAYOFF`); the tree built and its digest compared; only
+then the arrays, under limits derived from the file's size, each claimed
 dtype and shape checked against the tree (``public-tree``: ``[D, A, H]``;
-``buckets``: ``[A, columns]``, ``A`` the betting tree's, all alike) before any
+``buckets``: ``[A, columns]``, ``A`` the betting tree's, all alike;
+``three-player``: ``[D, A, H]`` of its tree) before any
 array is made. Every failure is a :class:`StrategyFileError` whose message is
 one line naming the file and what is wrong (``OSError`` when it cannot be read).
 """

@@ -1,4 +1,5 @@
-"""Vanilla CFR and exact best responses for small three-player games (3p Kuhn, 3p Leduc).
+"""CFR (vanilla or CFR+) and exact best responses for small three-player games
+(3p Kuhn, 3p Leduc).
 
 Reference: Abou Risk & Szafron (2010), seed 003 §2.2: CFR is run unchanged on a
 three-player game (no convergence guarantee), and the result is checked with the
@@ -13,12 +14,19 @@ tricks: a tree node is a betting state and board, every node carries vectors ove
 the private hands of each position, and a terminal's payoff to each position is a
 dense table over the three positions' hands, ``float64[3, H, H, H]`` (0 where hands
 clash with each other or the board), filled from :meth:`poker.state.State.values`
-once per terminal and per weak ordering of the three hand ranks. That is O(H^3) per
-terminal: fine for Kuhn (4 hands) and Leduc (8), not for hold'em.
+once per betting and weak ordering of the three hand ranks (the deals themselves
+are numpy index arrays). That is O(H^3) memory and work per terminal: fine for
+Kuhn (4 hands) and Leduc (8), not for hold'em. The tables are built on first use
+(:attr:`MultiTree.payoff`), so a strategy file can be checked against its tree
+and played without them.
 
-CFR here: regret matching, uniform average, simultaneous updates (every position
-against the same profile, as in the original CFR); values in chips (antes) per hand.
-Shapes: strategies ``float64[D, A, H]`` as in :mod:`strategies.cfr.solvers.solver`.
+CFR here: simultaneous updates (every position against the same profile, as in
+the original CFR); vanilla (regret matching, uniform average: seed 003's) or
+CFR+ (regrets floored at zero, average weighted by iteration), which on 3p Leduc
+reaches a seven-step epsilon of 0.0028 in 3,000 iterations where vanilla CFR is
+at 0.0159 after 10,000 (no guarantee either way with three players). Values in
+chips (antes) per hand. Shapes: strategies ``float64[D, A, H]`` as in
+:mod:`strategies.cfr.solvers.solver`.
 """
 
 from __future__ import annotations
