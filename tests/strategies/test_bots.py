@@ -210,3 +210,17 @@ def test_readme_states_the_three_player_epsilon_of_the_shipped_file(name: str) -
     gains = " / ".join(f"{g:.6g}" for g in bot.gains)
     row = f"| `{name}` | {load_strategy(bot_path(bot)).exploitability:.6g} | {gains} |"
     assert row in readme
+
+
+@pytest.mark.slow
+def test_three_player_bot_plays_as_agent_processes_over_tcp(tmp_path: Path) -> None:
+    """`arena match` without --in-process: each seat is an `arena agent` process
+    (python -m agent) talking ACPC over TCP, in all six seatings; no WARNING."""
+    run = tmp_path / "run"
+    argv = ["leduc.limit.3p", "leduc3p-cfr", "always-raise", "probe", "--hands", "60", "--seed", "5", "--duplicate"]
+    assert match.main([*argv, "--run-dir", str(run)]) == 0
+    logs = [*run.glob("*.err"), *run.glob("*.log")]
+    assert len(list(run.glob("*.log"))) == 6
+    assert [line for log in logs for line in log.read_text().splitlines() if "WARNING" in line] == []
+    results = json.loads((run / "results.json").read_text())
+    assert "leduc3p-cfr" in json.dumps(results)
