@@ -21,7 +21,9 @@ must be fixed before the data: where the public tree can be built (Kuhn, Leduc)
 it is :class:`analysis.aivat.TreeValues` of SPEC against SPEC itself (its exact
 values in self-play), derived from the named strategy alone and never from the
 logs or the opponent; in limit hold'em it is :class:`analysis.aivat.EquityValues`
-(pot share by showdown equity). Needs a two-player limit game.
+(pot share by showdown equity), limit and no-limit (where SPEC's policy must
+have a column for every raise size seen: the minimum and all-in by default).
+Needs a two-player game.
 
 No-limit logs also get the all-in adjusted estimate (:mod:`analysis.allin`) per
 player and, for duplicate seatings, its duplicate form. Logs with a portfolio
@@ -88,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--strategy",
         metavar="SPEC",
-        help="the strategy --player played (needs policy(); two-player limit): adds importance-sampling and AIVAT"
+        help="the strategy --player played (needs policy(); two-player): adds importance-sampling and AIVAT"
         " estimates",
     )
     parser.add_argument("--player", metavar="NAME", help="the seat name that played --strategy")
@@ -262,8 +264,8 @@ def _prepared(
             raise EstimatorError(f"--strategy {text!r}: {error}", usage=True) from error
 
     sigma = build(spec)
-    if game.num_players != 2 or not game.is_limit:
-        raise EstimatorError("the estimators need a two-player limit game (Kuhn, Leduc, limit hold'em)", usage=False)
+    if game.num_players != 2:
+        raise EstimatorError(f"the estimators need a two-player game, not {game.num_players} players", usage=False)
     held = (every.name_index == every.names.index(player)).any(axis=1)
     hands = every.take(held)
     if len(hands) < 2:
@@ -282,11 +284,13 @@ def _prepared(
         plays = [(np.flatnonzero(column == label), label.replace(";", ",")) for label in dict.fromkeys(labels)]
     else:
         plays = [(np.arange(len(hands)), spec)]
-    try:
-        tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
-        fits = tree.num_nodes * tree.num_hands * tree.num_hands <= 2 * MAX_TREE_ENTRIES
-    except (TreeError, MemoryError):
-        fits = False
+    fits = False  # a no-limit tree is an abstraction: its states are not every state a log holds
+    if game.is_limit:
+        try:
+            tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
+            fits = tree.num_nodes * tree.num_hands * tree.num_hands <= 2 * MAX_TREE_ENTRIES
+        except (TreeError, MemoryError):
+            pass
     if not fits and tree_only:
         raise EstimatorError("the public tree is too big for exact values (EquityValues would be needed)", usage=False)
     groups = []
@@ -322,6 +326,8 @@ def _stitched(hands: Hands, groups: list[_Group], player: str, *, importance: bo
             found["aivat"] = aivat(part, player, group.sigma, group.values).estimate
         except ImportanceError as error:
             raise EstimatorError(f"--strategy {group.spec!r} could not have played these hands: {error}", usage=False) from error
+        except NotImplementedError as error:  # no-limit: a raise size the policy has no column for
+            raise EstimatorError(f"--strategy {group.spec!r}: {error}", usage=False) from error
         for name, values in found.items():
             columns.setdefault(name, np.zeros(len(hands)))[group.rows] = values
     return columns

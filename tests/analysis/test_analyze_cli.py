@@ -168,12 +168,15 @@ def test_estimator_errors_are_one_line(
 ) -> None:
     capsys.readouterr()
     nolimit = tmp_path / "nl.log"
-    nolimit.write_text("# name/game/hands/seed m leduc.nolimit 2 1\nSTATE:0:cc/cc:Ks|Qh/As:-100|100:a|b\nSTATE:1:cc/cc:Ks|Qh/As:100|-100:b|a\n")
+    nolimit.write_text(
+        "# name/game/hands/seed m leduc.nolimit 2 1\n"
+        "STATE:0:r300c/cc:Ks|Qh/As:300|-300:a|b\nSTATE:1:cc/cc:Ks|Qh/As:100|-100:b|a\n"
+    )
     cases = [
         ([str(leduc), "--strategy", "nosuch", "--player", "leduc-cfr"], 2, "--strategy 'nosuch': unknown strategy"),
         ([str(leduc), "--strategy", "tilt:preset=nosuch", "--player", "leduc-cfr"], 2, "--strategy 'tilt:preset=nosuch'"),
         ([str(leduc), "--strategy", "leduc-cfr", "--player", "nobody"], 2, "--player 'nobody' is not in the logs"),
-        ([str(nolimit), "--strategy", "always-call", "--player", "a"], 1, "the estimators need a two-player limit game"),
+        ([str(nolimit), "--strategy", "always-raise:size=pot", "--player", "a"], 2, "--strategy 'always-raise:size=pot'"),
         ([str(leduc), "--strategy", "portfolio", "--player", "leduc-cfr"], 2, "--strategy 'portfolio': a portfolio's"),
         ([str(leduc), "--strategy", "always-raise", "--player", "leduc-cfr"], 1, "--strategy 'always-raise' could not"),
         ([str(leduc), "--report", str(tmp_path / "no" / "such" / "r.html")], 1, "cannot write the report"),
@@ -202,3 +205,18 @@ def test_hulhe_estimators_use_the_equity_value_function(hulhe: Path, capsys: pyt
     rows = {row["name"]: row for row in estimators}
     assert rows["raw"]["hands"] == rows["aivat"]["hands"] == 80
     assert rows["aivat"]["std"] < rows["raw"]["std"]
+
+
+def test_no_limit_estimators_use_the_equity_value_function(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No-limit Leduc, ``b`` calls everything: AIVAT with EquityValues beside the all-in rows."""
+    from analysis.cli import EQUITY_VALUES
+
+    run = tmp_path / "run"
+    argv = ["leduc.nolimit", "--hands", "60", "--seed", "4", "always-call", "always-raise:size=max", "--in-process"]
+    assert arena_match([*argv, "--run-dir", str(run)]) == 0
+    document = analyze_json(capsys, str(run), "--strategy", "always-call", "--player", "always-call")
+    assert document["estimated"]["aivat_values"] == EQUITY_VALUES  # type: ignore[index]
+    estimators = document["estimators"]
+    assert isinstance(estimators, list)
+    rows = {row["name"]: row for row in estimators}
+    assert rows["aivat"]["hands"] == 60 and rows["aivat"]["std"] < rows["raw"]["std"]
