@@ -68,6 +68,10 @@ def test_a_startme_script_plays_as_our_agent_does(tmp_path: Path) -> None:
     theirs, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "raiser": "always-raise"}, "internal")
     assert failures == []
     assert ours == theirs and sum(v for _, v, _ in ours["s0:cfr:raiser"]) == 0
+    # our bot as a `python -m agent` process beside the command: the same again
+    processes, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "raiser": command}, "processes", agents="process")
+    assert failures == [] and processes == ours
+    assert (tmp_path / "processes" / "matches" / "s0_cfr_raiser" / "match.1.player1.std").exists()
     assert forfeits(tmp_path / "external") == {"s0:cfr:raiser": []}
     run = tmp_path / "external" / "matches" / "s0_cfr_raiser"
     assert (run / "match.1.player2.err").exists() and (run / "match.2.player1.err").exists()
