@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dbr": ("strategies.cfr.cli_dbr", "RNR / data-biased response counter-strategy to a player seen in match logs (Kuhn, Leduc)"),
     "lbr": ("strategies.cfr.cli_lbr", "local best response: a sampled lower bound on a strategy's exploitability (heads-up)"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
+    "train-values": ("strategies.resolve.train", "train the counterfactual-value net continual re-solving asks at the street's end (NL Leduc)"),
 }
 
 

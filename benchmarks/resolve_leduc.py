@@ -3,7 +3,8 @@ as DeepStack-Leduc (DSL) does, against its published figures (seed 002 §5.2, §
 
 The agent (``resolve``, :mod:`strategies.resolve.agent`) re-solves at every
 decision with CFR+ (1000 iterations) and the gadget on a lookahead that runs to
-the end of the hand (the *exact* evaluator; no value network yet). Its policy is
+the end of the hand (the *exact* evaluator) or, on the first street, stops at
+its end and asks an evaluator (the learned value net, or the equity heuristic). Its policy is
 asked at every public state of the best responder's tree, which re-solves along
 every public history, both seats; the engine's exact best response walks that
 tree. Lines:
@@ -20,7 +21,12 @@ tree. Lines:
 5. Burch §5.4.1: an abstract limit-Leduc strategy (``arena solve leduc
    --algorithm abstract --abstraction ehs2:2:perfect``) with its 30 subgames
    re-solved safely and unsafely;
-6. last: the like-for-like figure ``… ratio <1.37 / ours>``.
+6. the exact evaluator's figure in DSL units beside DSL's 1.37 (not like for like);
+7. the depth-limited variants: the ``equity`` heuristic and the shipped value net
+   (``strategies/data/leduc-nl-values.npz``, ``arena train-values``) at the end of
+   the first street, each against both responders, with the first street's
+   median re-solve time;
+8. last: the like-for-like figure (the value net) ``… ratio <1.37 / ours>``.
 
 Usage: ``.venv/bin/python benchmarks/resolve_leduc.py [--iterations 1000]``
 """
@@ -41,7 +47,7 @@ from poker.gamedef import load_game  # noqa: E402
 from strategies.base import make_strategy  # noqa: E402
 from strategies.cfr.best_response.exact import exploitability, strategy_from_policy  # noqa: E402
 from strategies.cfr.solvers.solver import Solver, uniform_strategy  # noqa: E402
-from strategies.cfr.tree.public import build_tree  # noqa: E402
+from strategies.cfr.tree.public import Tree, build_tree  # noqa: E402
 from strategies.resolve.agent import ResolvingStrategy  # noqa: E402
 from strategies.resolve.measure import dsl_factor, dsl_uniform_exploitability, exploitability_on_tree  # noqa: E402
 from strategies.resolve.subgames import resolve_subgames  # noqa: E402
@@ -72,6 +78,7 @@ def main() -> None:
     agent = ResolvingStrategy(limit, iterations=args.iterations, seed=1)
     measured = exploitability_on_tree(limit, agent)
     root = agent.root_solve()
+    assert isinstance(root.tree, Tree)  # the exact evaluator's lookahead is the engine's tree
     print(
         f"limit Leduc, continual re-solving (exact): {measured.chips:.6f} chips/hand (BR values"
         f" {measured.values[0]:.5f}, {measured.values[1]:.5f}) vs its root CFR+ solve"
@@ -123,9 +130,33 @@ def main() -> None:
         f" re-solving {safe:.3f}, unsafe {unsafe:.3f} chips/hand (2000 iterations per subgame) vs Burch {BURCH}"
     )
     print(
-        f"NL Leduc continual re-solving, EXACT evaluator (lookahead to the end of the hand; no value net yet),"
-        f" exploitability vs fold/call/pot/all-in responder in DSL units: {fcpa.dsl:.4f} vs DeepStack-Leduc"
-        f" (value net) {DSL_RESOLVING} ratio {DSL_RESOLVING / fcpa.dsl:.1f}"
+        f"NL Leduc continual re-solving, EXACT evaluator (lookahead to the end of the hand), exploitability vs"
+        f" fold/call/pot/all-in responder in DSL units: {fcpa.dsl:.4f} (not like for like: DSL's"
+        f" {DSL_RESOLVING} has a value net at the first street's end)"
+    )
+
+    figures = {}
+    for kind in ("equity", "net"):
+        spec = f"resolve:evaluator={kind},iterations={args.iterations}"
+        limited = make_strategy(spec, nl, seed=1)
+        assert isinstance(limited, ResolvingStrategy)
+        started = time.perf_counter()
+        narrow = exploitability_on_tree(nl, limited)
+        walk = time.perf_counter() - started
+        first_street = [r.seconds for r in limited._cache.values() if r is not None and r.tree.states[0].round == 0]
+        broad = exploitability_on_tree(nl, limited, (0.5, 1.0, 2.0))
+        figures[kind] = narrow
+        print(
+            f"NL Leduc, continual re-solving, {kind} evaluator at the first street's end ({spec}): responder"
+            f" fold/call/pot/all-in {narrow.chips:.4f} true chips = {narrow.dsl:.4f} DSL units; responder with 1/2, 1,"
+            f" 2 pots and all-in {broad.chips:.4f} true chips = {broad.dsl:.4f} DSL units; first-street re-solve median"
+            f" {statistics.median(first_street):.3f} s; walk {walk:.1f} s"
+        )
+    net = figures["net"]
+    print(
+        f"NL Leduc continual re-solving, learned value net at the first street's end (like for like), exploitability"
+        f" vs fold/call/pot/all-in responder in DSL units: {net.dsl:.4f} vs DeepStack-Leduc {DSL_RESOLVING} ratio"
+        f" {DSL_RESOLVING / net.dsl:.3f}"
     )
 
 

@@ -41,12 +41,13 @@ from __future__ import annotations
 import secrets
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from poker.gamedef import Game
+from poker.gamedef import Game, shipped_name
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, private_hands, register
@@ -55,9 +56,13 @@ from strategies.equilibrium import board_key
 from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
+    from strategies.resolve.evaluators import Evaluator, HandTable
     from strategies.resolve.resolver import Resolution
 
 __all__ = ["Carry", "ResolvingStrategy"]
+
+#: Run-outs an all-in showdown before the last street, or the ``equity`` evaluator, enumerates at most.
+DEFAULT_MAX_BOARDS = 64
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,12 @@ class ResolvingStrategy(Strategy):
         iterations: CFR+ iterations per re-solve.
         seconds: a time budget per re-solve instead (> 0; not deterministic).
         seed: seeds the draws of :meth:`act`.
+        evaluator: None for the exact lookahead (to the end of the hand), or an
+            :class:`strategies.resolve.evaluators.Evaluator` that values the
+            end of every street but the last (the lookahead then stops there;
+            on the last street it is exact anyway).
+        max_boards: run-outs of all-in showdowns before the last street, at
+            most this many boards (a seeded sample beyond; all of them in Leduc).
     """
 
     name = "resolve"
@@ -99,6 +110,8 @@ class ResolvingStrategy(Strategy):
         iterations: int = 1000,
         seconds: float = 0.0,
         seed: int | None = None,
+        evaluator: Evaluator | None = None,
+        max_boards: int = DEFAULT_MAX_BOARDS,
     ) -> None:
         if game.num_players != 2:
             raise StrategyError(f"strategy 'resolve' plays two-player games; the game has {game.num_players}")
@@ -109,6 +122,9 @@ class ResolvingStrategy(Strategy):
         self.iterations = iterations
         self.seconds = seconds
         self.seed = secrets.randbits(63) if seed is None else seed
+        self.evaluator = evaluator
+        self.max_boards = max_boards
+        self._table: HandTable | None = None
         self._rng = np.random.default_rng(self.seed)
         self._n_hands = len(private_hands(game))
         self._hand_row = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
@@ -123,15 +139,36 @@ class ResolvingStrategy(Strategy):
         from strategies.resolve.resolver import resolve_tree
 
         start = time.perf_counter()
-        tree = build_lookahead(self.game, state, board, self.sizes)
-        result = resolve_tree(
-            tree,
-            state.current_player(),
-            carry.range,
-            constraint=carry.values,
-            iterations=self.iterations,
-            seconds=self.seconds,
-        )
+        result: Resolution
+        if self.evaluator is None or state.round == self.game.num_rounds - 1:
+            tree = build_lookahead(self.game, state, board, self.sizes)
+            result = resolve_tree(
+                tree,
+                state.current_player(),
+                carry.range,
+                constraint=carry.values,
+                iterations=self.iterations,
+                seconds=self.seconds,
+            )
+        else:
+            from strategies.resolve.depth_limited import build_street_tree, solve_street
+            from strategies.resolve.evaluators import HandTable
+
+            if self._table is None:
+                self._table = HandTable(self.game)
+            abstraction = lookahead_abstraction(self.game, state, self.sizes)
+            street = build_street_tree(self.game, state, board, abstraction, self._table)
+            result = solve_street(
+                street,
+                self.evaluator,
+                state.current_player(),
+                carry.range,
+                constraint=carry.values,
+                iterations=self.iterations,
+                seconds=self.seconds,
+                max_boards=self.max_boards,
+                seed=self.seed,
+            )
         self.solve_seconds.append(time.perf_counter() - start)
         return result
 
@@ -232,15 +269,17 @@ class ResolvingStrategy(Strategy):
         return out
 
 
-def _normalised(carry: Carry, reach: npt.NDArray[np.float64], source: Resolution, node: int, scale: float) -> Carry | None:
-    """The carry with our new (unnormalised) ``reach`` and the opponent's values
-    at ``node`` of ``source``, both divided by the reach's total."""
+def _normalised(
+    carry: Carry, reach: npt.NDArray[np.float64], values: npt.NDArray[np.float64], source: Resolution, node: int, scale: float
+) -> Carry | None:
+    """The carry with our new (unnormalised) ``reach`` and the opponent's
+    ``values`` (at ``node`` of ``source``, in units ``scale`` times the carried
+    ones), both divided by the reach's total."""
     total = float(reach.sum())
     if not total > 0:
         return None
     new_scale = scale * total
-    values = source.br_values[1 - carry.position, node] / new_scale
-    return Carry(carry.position, reach / total, values, source, node, new_scale)
+    return Carry(carry.position, reach / total, values / new_scale, source, node, new_scale)
 
 
 def _after_our_action(carry: Carry, resolved: Resolution, action: Action) -> Carry | None:
@@ -252,7 +291,7 @@ def _after_our_action(carry: Carry, resolved: Resolution, action: Action) -> Car
     child = int(tree.action_child[0, a])
     # In the units of the re-solve's own root range (1 per hand in the root solve).
     reach = resolved.ranges[resolved.position] * resolved.root_policy()[:, a]
-    return _normalised(carry, reach, resolved, child, 1.0)
+    return _normalised(carry, reach, resolved.br_values[1 - carry.position, child], resolved, child, 1.0)
 
 
 def _after_opponent_action(carry: Carry, action: Action) -> Carry:
@@ -276,19 +315,24 @@ def _after_chance(carry: Carry, board: tuple[int, ...], game: Game, round_: int)
             "continual re-solving lost the lookahead before a chance event (an opponent action off the"
             " lookahead ended the round)"
         )
-    tree = source.tree
-    wanted = board_key(game, board, round_)
-    for child in tree.children(carry.node):
-        if board_key(game, tree.boards[tree.board_index[child]], round_) == wanted:
-            mask = tree.board_mask[tree.board_index[child]]
-            return _normalised(carry, carry.range * mask, source, child, carry.scale)
-    raise TreeError(f"board {list(board)} is not a deal of the lookahead's chance node")
+    mask, values, child = source.values_after_chance(carry.node, board_key(game, board, round_))
+    after = _normalised(carry, carry.range * mask, values, source, child, carry.scale)
+    if after is None or child >= 0:
+        return after
+    return Carry(after.position, after.range, after.values, None, 0, after.scale)  # no tree below a depth limit
+
+
+#: The value net shipped for NL Leduc (``arena train-values``; its header records the command).
+SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data" / "leduc-nl-values.npz"}
 
 
 def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     sizes_text = options.text("sizes", "1", meta="F+F/F") or "1"
     iterations_text = options.text("iterations", "1000", meta="N") or "1000"
     seconds_text = options.text("seconds", "0", meta="S") or "0"
+    kind = options.choice("evaluator", ("exact", "net", "equity"), "exact")
+    model = options.text("model", None, meta="PATH")
+    boards_text = options.text("boards", str(DEFAULT_MAX_BOARDS), meta="K") or str(DEFAULT_MAX_BOARDS)
     try:
         sizes = parse_sizes(sizes_text)
     except TreeError as error:
@@ -296,17 +340,45 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     try:
         iterations = int(iterations_text)
         seconds = float(seconds_text)
+        boards = int(boards_text)
     except ValueError:
         raise StrategyError(
-            f"strategy 'resolve': iterations={iterations_text!r} and seconds={seconds_text!r} must be numbers"
+            f"strategy 'resolve': iterations={iterations_text!r}, seconds={seconds_text!r} and boards={boards_text!r}"
+            " must be numbers"
         ) from None
-    return ResolvingStrategy(game, sizes=sizes, iterations=iterations, seconds=seconds, seed=seed)
+    if boards < 1:
+        raise StrategyError(f"strategy 'resolve': boards must be at least 1, got {boards}")
+    if model is not None and kind != "net":
+        raise StrategyError("strategy 'resolve': model=PATH goes with evaluator=net")
+    from strategies.resolve.evaluators import EquityEvaluator, NetEvaluator  # numba: only for a resolve agent
+
+    evaluator: Evaluator | None = None
+    if kind == "equity":
+        evaluator = EquityEvaluator(game, max_boards=boards, seed=0 if seed is None else seed)
+    elif kind == "net":
+        from strategies.resolve.values import ValueNetError
+
+        name = shipped_name(game)
+        if model is None and (name is None or name not in SHIPPED_NETS):
+            raise StrategyError(
+                f"strategy 'resolve': no value net ships for this game; give evaluator=net,model=PATH"
+                f" (arena train-values) or use evaluator=equity"
+            )
+        try:
+            evaluator = NetEvaluator(game, model if model is not None else SHIPPED_NETS[str(name)])
+        except ValueNetError as error:
+            raise StrategyError(f"strategy 'resolve': {error}") from None
+    return ResolvingStrategy(
+        game, sizes=sizes, iterations=iterations, seconds=seconds, seed=seed, evaluator=evaluator, max_boards=boards
+    )
 
 
 @register(
     "resolve",
-    "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead to the end of the hand;"
-    " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S",
+    "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead from the real state;"
+    " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S; evaluator=exact (to the"
+    " end of the hand, default), net (learned values at the street's end; model=PATH, default the shipped one) or"
+    " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs)",
 )
 def _resolve(game: Game, options: Options, *, seed: int | None) -> Strategy:
     return _parse(game, options, seed)

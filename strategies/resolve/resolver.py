@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -38,9 +39,12 @@ from poker.gamedef import Game
 from poker.state import State
 from strategies.cfr.solvers.solver import Algorithm, Solver, SolverError, to_kernel_layout
 from strategies.cfr.tree import _kernels as _engine
-from strategies.cfr.tree.public import Tree
+from strategies.cfr.tree.public import Tree, TreeError
 from strategies.resolve import _kernels
 from strategies.resolve.lookahead import build_lookahead
+
+if TYPE_CHECKING:
+    from strategies.resolve.depth_limited import StreetTree
 
 __all__ = ["Resolution", "ResolveError", "resolve", "resolve_tree"]
 
@@ -77,7 +81,7 @@ class Resolution:
         seconds: wall time of the solve.
     """
 
-    tree: Tree
+    tree: Tree | StreetTree
     position: int
     strategy: npt.NDArray[np.float64]
     ranges: npt.NDArray[np.float64]
@@ -101,6 +105,22 @@ class Resolution:
         """The opponent's best-response counterfactual values at the root."""
         values: npt.NDArray[np.float64] = self.br_values[self.opponent, 0].copy()
         return values
+
+    def values_after_chance(
+        self, node: int, board: tuple[int, ...]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]:
+        """At chance node ``node``, for the deal that made ``board`` (each
+        round's cards ascending, as the tree lists them): the mask of the hands
+        that survive it, the opponent's values below it, in this re-solve's
+        units (per-board values, not weighted by the deal's probability), and
+        the node below (-1 where the lookahead stops at the chance node)."""
+        tree = self.tree
+        for child in tree.children(node):
+            if isinstance(tree, Tree) and tree.boards[tree.board_index[child]] == board:
+                mask = tree.board_mask[tree.board_index[child]]
+                values: npt.NDArray[np.float64] = self.br_values[self.opponent, child]
+                return mask, values, child
+        raise TreeError(f"board {list(board)} is not a deal of the lookahead's chance node")
 
     def constraint_excess(self) -> float:
         """``max_h (best-response value - constraint)`` over the opponent hands
@@ -172,29 +192,17 @@ def resolve_tree(
     Raises:
         ResolveError: a range or constraint of the wrong shape, or a negative range.
     """
-    n_hands = tree.num_hands
-    if position not in (0, 1):
-        raise ResolveError(f"the re-solving position must be 0 or 1, got {position}")
     if tree.kind[0] != _engine.DECISION:
         raise ResolveError("the lookahead's root is not a decision")
+    ranges, constraint_vector = check_inputs(tree.num_hands, position, our_range, constraint, opponent_range, iterations, seconds)
     opponent = 1 - position
-    ranges = np.ones((2, n_hands))
-    ranges[position] = _vector(our_range, n_hands, "our range")
-    if opponent_range is not None:
-        if constraint is not None:
-            raise ResolveError("a gadget solve takes the opponent's range from the gadget, not opponent_range")
-        ranges[opponent] = _vector(opponent_range, n_hands, "the opponent's range")
-    if (ranges < 0).any():
-        raise ResolveError("ranges must be non-negative")
-    if iterations < 1 and seconds <= 0:
-        raise ResolveError(f"a re-solve needs at least one iteration, got {iterations}")
     start = time.perf_counter()
     try:
         solver: Solver
-        if constraint is None:
+        if constraint_vector is None:
             solver = Solver(tree, Algorithm.CFR_PLUS, ranges=ranges)
         else:
-            solver = _GadgetSolver(tree, ranges, opponent, _vector(constraint, n_hands, "the constraint"))
+            solver = _GadgetSolver(tree, ranges, opponent, constraint_vector)
     except SolverError as error:
         raise ResolveError(str(error)) from None
     _run_budget(solver, iterations, seconds)
@@ -208,7 +216,7 @@ def resolve_tree(
         position=position,
         strategy=strategy,
         ranges=used,
-        constraint=None if constraint is None else np.asarray(constraint, dtype=np.float64).copy(),
+        constraint=constraint_vector,
         br_values=br_values,
         iterations=solver.iteration,
         seconds=time.perf_counter() - start,
@@ -242,6 +250,37 @@ def resolve(
     )
 
 
+def check_inputs(
+    n_hands: int,
+    position: int,
+    our_range: npt.NDArray[np.float64],
+    constraint: npt.NDArray[np.float64] | None,
+    opponent_range: npt.NDArray[np.float64] | None,
+    iterations: int,
+    seconds: float,
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64] | None]:
+    """The root ranges ``[2, H]`` (the opponent's 1 per hand unless
+    ``opponent_range`` is given) and the constraint vector, checked.
+
+    Raises:
+        ResolveError: a bad position, shape, negative range or iteration count.
+    """
+    if position not in (0, 1):
+        raise ResolveError(f"the re-solving position must be 0 or 1, got {position}")
+    ranges = np.ones((2, n_hands))
+    ranges[position] = _vector(our_range, n_hands, "our range")
+    if opponent_range is not None:
+        if constraint is not None:
+            raise ResolveError("a gadget solve takes the opponent's range from the gadget, not opponent_range")
+        ranges[1 - position] = _vector(opponent_range, n_hands, "the opponent's range")
+    if (ranges < 0).any():
+        raise ResolveError("ranges must be non-negative")
+    if iterations < 1 and seconds <= 0:
+        raise ResolveError(f"a re-solve needs at least one iteration, got {iterations}")
+    vector = None if constraint is None else _vector(constraint, n_hands, "the constraint").copy()
+    return ranges, vector
+
+
 def _vector(values: npt.NDArray[np.float64], n_hands: int, what: str) -> npt.NDArray[np.float64]:
     array = np.asarray(values, dtype=np.float64)
     if array.shape != (n_hands,):
@@ -251,11 +290,21 @@ def _vector(values: npt.NDArray[np.float64], n_hands: int, what: str) -> npt.NDA
     return array
 
 
-def _best_response_values(
+def profile_values(
     tree: Tree, strategy: npt.NDArray[np.float64], ranges: npt.NDArray[np.float64]
 ) -> npt.NDArray[np.float64]:
+    """Both positions' counterfactual values ``float64[2, N, H]`` when both play
+    ``strategy`` from the root ``ranges`` (zero-sum: at the root
+    ``ranges[0] . v[0] + ranges[1] . v[1] = 0``)."""
+    return _best_response_values(tree, strategy, ranges, _engine.MODE_VALUE)
+
+
+def _best_response_values(
+    tree: Tree, strategy: npt.NDArray[np.float64], ranges: npt.NDArray[np.float64], mode: int = _engine.MODE_BEST_RESPONSE
+) -> npt.NDArray[np.float64]:
     """Each position's best-response counterfactual values at every node against
-    the other's part of ``strategy``, ``float64[2, N, H]``."""
+    the other's part of ``strategy``, ``float64[2, N, H]`` (with ``mode``
+    ``MODE_VALUE``: the values of ``strategy`` itself)."""
     width = max(_engine.FIXED_HANDS, tree.num_hands)
     arrays = tree.kernel_arrays if width == tree.num_hands else tree.padded_kernel_arrays(width)
     kernel_strategy = np.zeros((tree.max_actions, tree.num_decisions, width))
@@ -266,7 +315,7 @@ def _best_response_values(
     values = np.zeros((2, tree.num_nodes, width))
     for position in range(2):
         _POSITION_VALUES(
-            arrays, tree.payoff, kernel_strategy, _engine.MODE_BEST_RESPONSE, root, reach, values[position], position
+            arrays, tree.payoff, kernel_strategy, np.int64(mode), root, reach, values[position], position
         )
     result: npt.NDArray[np.float64] = values[..., : tree.num_hands].copy()
     return result

@@ -50,7 +50,7 @@ def test_every_resolve_meets_its_constraints(name: str) -> None:
     for result in solves:
         assert result.constraint is not None
         scale = np.abs(result.constraint).max()
-        assert result.constraint_excess() <= 0.005 * scale, result.tree.key(0)
+        assert result.constraint_excess() <= 0.005 * scale, result.tree.states[0].betting_string()
 
 
 def test_the_root_solve_gives_the_first_constraints() -> None:

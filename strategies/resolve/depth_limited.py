@@ -1,0 +1,377 @@
+"""A lookahead cut at the end of the current street, and CFR+ with the gadget on it.
+
+DeepStack (Burch thesis ch6; seed 002 §5.1-§5.3) never looks past the end of
+the street it is on: its lookahead stops at the chance node that deals the next
+board cards and asks an evaluator (:mod:`strategies.resolve.evaluators`) for
+both players' counterfactual values there, given the two ranges that reach it
+and the pot. Those values depend on the ranges, which change every iteration,
+so the leaves cannot be payoff tables of the engine's kernels; this module
+walks the (small) street tree itself, vectorised over private hands: per
+iteration one numpy operation per decision node and action, one batched call
+per terminal kind (folds: two matrix products; showdowns: the run-out kernel)
+and one batched evaluator call for all depth-limit leaves.
+
+:class:`StreetTree` is the betting of the current street from the real state
+(fold, call, the depth's pot fractions, all-in; every legal action in a limit
+game), with four node kinds: decision, *chance* (the street ended with betting
+still to come: the depth limit), fold, and showdown (on the last street, or an
+all-in call before it, valued over the board's run-outs). It offers the part of
+:class:`strategies.cfr.tree.public.Tree`'s interface the agent reads (actions,
+children, kinds), so :class:`strategies.resolve.resolver.Resolution` and the
+continual re-solving agent treat both lookaheads alike.
+
+:func:`solve_street` is :func:`strategies.resolve.resolver.resolve_tree` for this
+tree: CFR+ (regret-matching+, alternating updates, linear averaging) with the
+re-solving gadget at the root when constraints are given.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from poker.gamedef import Game
+from poker.state import Action, State
+from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
+from strategies.resolve.evaluators import Evaluator, HandTable, Runouts, fold_reach
+from strategies.resolve.resolver import Resolution, ResolveError, check_inputs
+
+__all__ = ["DepthLimitedResolution", "StreetTree", "build_street_tree", "solve_street"]
+
+
+@dataclass(frozen=True, eq=False)
+class StreetTree:
+    """The current street's betting below a real state (module docstring).
+    Nodes are numbered breadth first (a parent before its children)."""
+
+    game: Game
+    board: tuple[int, ...]
+    states: tuple[State, ...]
+    kind: npt.NDArray[np.int8]
+    player: npt.NDArray[np.int8]
+    action_child: npt.NDArray[np.int32]
+    num_children: npt.NDArray[np.int32]
+    decision_index: npt.NDArray[np.int32]
+    spent: npt.NDArray[np.int64]
+    table: HandTable
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.kind)
+
+    @property
+    def num_hands(self) -> int:
+        return self.table.num_hands
+
+    @property
+    def board_index(self) -> npt.NDArray[np.int32]:
+        """Every node is on the root's board (row 0 of :attr:`board_mask`)."""
+        return np.zeros(self.num_nodes, dtype=np.int32)
+
+    @property
+    def board_mask(self) -> npt.NDArray[np.float64]:
+        return self.table.board_mask(self.board)[None, :]
+
+    @property
+    def num_decisions(self) -> int:
+        return int(np.count_nonzero(self.kind == NodeKind.DECISION))
+
+    @property
+    def max_actions(self) -> int:
+        return int(self.num_children.max()) if self.num_nodes else 0
+
+    def children(self, node: int) -> list[int]:
+        return [int(c) for c in self.action_child[node, : self.num_children[node]]]
+
+    def actions(self, node: int) -> tuple[Action, ...]:
+        return tuple(self.states[c].actions[self.states[node].round][-1] for c in self.children(node))
+
+
+def build_street_tree(
+    game: Game, state: State, board: Sequence[int], abstraction: BettingAbstraction | None, table: HandTable
+) -> StreetTree:
+    """The street tree below ``state`` (a decision) with ``board`` dealt."""
+    board = tuple(board)
+    states: list[State] = [state]
+    kinds: list[int] = []
+    children: list[list[int]] = []
+    i = 0
+    while i < len(states):
+        s = states[i]
+        if s.finished:
+            kind = NodeKind.SHOWDOWN if s.is_showdown() else NodeKind.FOLD
+        elif s.round > state.round:
+            kind = NodeKind.CHANCE
+        else:
+            kind = NodeKind.DECISION
+        kinds.append(kind)
+        below: list[int] = []
+        if kind == NodeKind.DECISION:
+            for action in tree_actions(s, abstraction):
+                below.append(len(states))
+                states.append(s.apply(action))
+        children.append(below)
+        i += 1
+    if kinds[0] != NodeKind.DECISION:
+        raise ResolveError("the lookahead's root is not a decision")
+    n_nodes = len(states)
+    width = max(len(c) for c in children)
+    action_child = np.full((n_nodes, width), -1, dtype=np.int32)
+    for node, below in enumerate(children):
+        action_child[node, : len(below)] = below
+    kind_array = np.array(kinds, dtype=np.int8)
+    decision_index = np.full(n_nodes, -1, dtype=np.int32)
+    decisions = np.flatnonzero(kind_array == NodeKind.DECISION)
+    decision_index[decisions] = np.arange(len(decisions), dtype=np.int32)
+    player = np.full(n_nodes, -1, dtype=np.int8)
+    for node, s in enumerate(states):
+        if kinds[node] == NodeKind.DECISION:
+            player[node] = s.current_player()
+        elif kinds[node] == NodeKind.FOLD:
+            player[node] = s.folded.index(True)
+    return StreetTree(
+        game=game,
+        board=board,
+        states=tuple(states),
+        kind=kind_array,
+        player=player,
+        action_child=action_child,
+        num_children=np.array([len(c) for c in children], dtype=np.int32),
+        decision_index=decision_index,
+        spent=np.array([s.spent for s in states], dtype=np.int64).reshape(n_nodes, 2),
+        table=table,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class DepthLimitedResolution(Resolution):
+    """A :class:`Resolution` on a :class:`StreetTree`.
+
+    Its ``br_values`` (what continual re-solving carries) are DeepStack's: each
+    position's counterfactual values under the *current* strategies, averaged
+    over the iterations (linear weights, as the average strategy), not the best
+    response to the average strategy. Through evaluator leaves a best response
+    is only as good as the evaluator's values for the average strategy's
+    ranges, and where a range all but vanishes at a leaf (a branch the average
+    strategy never takes, which the best responder walks anyway) those values
+    say nothing; the iterations' values were each asked at ranges that CFR was
+    actually playing. ``best_response`` still holds the best-response values
+    (exact where no leaf is an evaluator's: on the last street), ``reach`` both
+    positions' reach ``[2, N, H]`` under the average strategy, and ``deals`` /
+    ``deal_values`` the evaluator's iteration-averaged values per deal of the
+    next street at each leaf (``leaves``), ``[2, B, L, H]``."""
+
+    evaluator: Evaluator | None = None
+    reach: npt.NDArray[np.float64] | None = None
+    deals: tuple[tuple[int, ...], ...] = ()
+    deal_values: npt.NDArray[np.float64] | None = None
+    leaves: npt.NDArray[np.int64] | None = None
+    best_response: npt.NDArray[np.float64] | None = None
+
+    def values_after_chance(
+        self, node: int, board: tuple[int, ...]
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]:
+        """The evaluator's values for the deal that came, asked with the
+        average strategy's reach at the leaf (DeepStack-Leduc's
+        ``get_chance_action_cfv``)."""
+        tree = self.tree
+        if self.evaluator is None or self.reach is None or not isinstance(tree, StreetTree):
+            raise ResolveError("a depth-limited resolution without its evaluator")
+        mask = tree.table.board_mask(board)
+        if self.deal_values is not None and self.leaves is not None and board in self.deals:
+            leaf = int(np.flatnonzero(self.leaves == node)[0])
+            averaged: npt.NDArray[np.float64] = self.deal_values[self.opponent, self.deals.index(board), leaf]
+            return mask, averaged, -1
+        pot = float(tree.spent[node, 0])
+        values = self.evaluator.board_values(board, pot, self.reach[:, node] * mask[None, :])
+        opponent_values: npt.NDArray[np.float64] = values[self.opponent]
+        return mask, opponent_values, -1
+
+
+class _StreetSolver:
+    """CFR+ state on a street tree (module docstring)."""
+
+    def __init__(self, tree: StreetTree, evaluator: Evaluator | None, ranges: npt.NDArray[np.float64], max_boards: int, seed: int):
+        self.tree = tree
+        self.evaluator = evaluator
+        self.root_reach = ranges.copy()
+        n_hands = tree.num_hands
+        kind = tree.kind
+        self.decisions = [
+            (int(node), int(tree.decision_index[node]), int(tree.player[node]), tree.action_child[node, : tree.num_children[node]].astype(np.int64))
+            for node in np.flatnonzero(kind == NodeKind.DECISION)
+        ]
+        self.folds = np.flatnonzero(kind == NodeKind.FOLD)
+        folder = tree.player[self.folds].astype(np.int64)
+        lost = tree.spent[self.folds, folder].astype(np.float64)
+        self.fold_payoff = np.stack([np.where(folder == p, -lost, lost) for p in range(2)])  # [2, F]
+        self.showdowns = np.flatnonzero(kind == NodeKind.SHOWDOWN)
+        self.stakes = tree.spent[self.showdowns].min(axis=1).astype(np.float64)
+        self.runouts = Runouts(tree.table, tree.board, max_boards=max_boards, seed=seed) if len(self.showdowns) else None
+        self.leaves = np.flatnonzero(kind == NodeKind.CHANCE)
+        self.pots = tree.spent[self.leaves, 0].astype(np.float64)
+        if len(self.leaves) and evaluator is None:
+            raise ResolveError("a lookahead cut at the street's end needs an evaluator")
+        shape = (tree.num_decisions, tree.max_actions, n_hands)
+        self.regret = np.zeros(shape)
+        self.cumulative = np.zeros(shape)
+        self.sigma = np.zeros(shape)
+        for _, d, _, children in self.decisions:
+            self.sigma[d, : len(children)] = 1.0 / len(children)
+        self.iteration = 0
+        # Iteration-averaged (linear weights) values of each position at every
+        # node under the current strategies, and per deal at the leaves.
+        self.value_sum = np.zeros((2, tree.num_nodes, n_hands))
+        self.deals: list[tuple[int, ...]] = []
+        self.deal_sum: npt.NDArray[np.float64] | None = None
+        self.weight_sum = 0.0
+
+    def reach(self, sigma: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Both positions' reach ``[2, N, H]`` under ``sigma`` from the root reach."""
+        reach = np.zeros((2, self.tree.num_nodes, self.tree.num_hands))
+        reach[:, 0] = self.root_reach
+        for node, d, player, children in self.decisions:
+            reach[:, children] = reach[:, node][:, None, :]
+            reach[player, children] *= sigma[d, : len(children)]
+        return reach
+
+    def terminal_values(
+        self, reach: npt.NDArray[np.float64], positions: tuple[int, ...], weight: float = 0.0
+    ) -> npt.NDArray[np.float64]:
+        """Values ``[2, N, H]`` at the terminals and depth-limit leaves (0
+        elsewhere) for ``positions``; with ``weight`` > 0 the evaluator's
+        per-deal values of ``positions`` are added to their running sums."""
+        values = np.zeros((2, self.tree.num_nodes, self.tree.num_hands))
+        for p in positions:
+            if len(self.folds):
+                values[p, self.folds] = self.fold_payoff[p][:, None] * fold_reach(self.tree.table, reach[1 - p, self.folds])
+            if self.runouts is not None:
+                values[p, self.showdowns] = self.runouts.values(reach[1 - p, self.showdowns], self.stakes)
+        if len(self.leaves):
+            assert self.evaluator is not None
+            leaf, deals, deal_values = self.evaluator.values_by_deal(self.tree.board, self.pots, reach[:, self.leaves])
+            for p in positions:
+                values[p, self.leaves] = leaf[p]
+            if deal_values is not None and weight > 0:
+                self.deals = deals
+                if self.deal_sum is None:
+                    self.deal_sum = np.zeros_like(deal_values)
+                for p in positions:
+                    self.deal_sum[p] += weight * deal_values[p]
+        return values
+
+    def iterate(self, opponent: int, gadget: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]] | None) -> None:
+        """One CFR+ iteration: a pass per position (alternating updates), each
+        updating that position's regrets and average, and after the opponent's
+        pass the gadget's follow probabilities."""
+        self.iteration += 1
+        weight = float(self.iteration)
+        self.weight_sum += weight
+        for p in range(2):
+            reach = self.reach(self.sigma)
+            values = self.terminal_values(reach, (p,), weight)[p]
+            for node, d, player, children in reversed(self.decisions):
+                n = len(children)
+                child = values[children]
+                if player != p:
+                    values[node] = child.sum(axis=0)
+                    continue
+                sigma = self.sigma[d, :n]
+                value = (sigma * child).sum(axis=0)
+                values[node] = value
+                self.cumulative[d, :n] += weight * reach[p, node] * sigma
+                regret = np.maximum(self.regret[d, :n] + child - value, 0.0)
+                self.regret[d, :n] = regret
+                total = regret.sum(axis=0)
+                self.sigma[d, :n] = np.where(total > 0, regret / np.where(total > 0, total, 1.0), 1.0 / n)
+            self.value_sum[p] += weight * values
+            if gadget is not None and p == opponent:
+                constraint, mask, gadget_regret = gadget
+                follow = self.root_reach[opponent]
+                mixed = follow * values[0] + (1.0 - follow) * constraint
+                gadget_regret[0] = np.maximum(gadget_regret[0] + values[0] - mixed, 0.0)
+                gadget_regret[1] = np.maximum(gadget_regret[1] + constraint - mixed, 0.0)
+                total = gadget_regret.sum(axis=0)
+                follow = np.where(total > 0, gadget_regret[0] / np.where(total > 0, total, 1.0), 0.5)
+                self.root_reach[opponent] = follow * mask
+
+    def average_strategy(self) -> npt.NDArray[np.float64]:
+        average = np.zeros_like(self.cumulative)
+        for _, d, _, children in self.decisions:
+            n = len(children)
+            total = self.cumulative[d, :n].sum(axis=0)
+            average[d, :n] = np.where(total > 0, self.cumulative[d, :n] / np.where(total > 0, total, 1.0), 1.0 / n)
+        return average
+
+    def best_response_values(self, strategy: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Each position's best-response values ``[2, N, H]`` against the other's
+        part of ``strategy`` (leaf values asked with both positions' reach under
+        ``strategy``), and that reach."""
+        reach = self.reach(strategy)
+        values = self.terminal_values(reach, (0, 1))
+        for node, _, player, children in reversed(self.decisions):
+            for q in range(2):
+                child = values[q, children]
+                values[q, node] = child.max(axis=0) if player == q else child.sum(axis=0)
+        return values, reach
+
+
+def solve_street(
+    tree: StreetTree,
+    evaluator: Evaluator | None,
+    position: int,
+    our_range: npt.NDArray[np.float64],
+    *,
+    constraint: npt.NDArray[np.float64] | None = None,
+    opponent_range: npt.NDArray[np.float64] | None = None,
+    iterations: int = 1000,
+    seconds: float = 0.0,
+    max_boards: int = 64,
+    seed: int = 0,
+) -> DepthLimitedResolution:
+    """:func:`strategies.resolve.resolver.resolve_tree` on a street tree whose
+    depth-limit leaves ``evaluator`` values (``max_boards`` and ``seed`` set the
+    run-outs of all-in showdowns before the last street)."""
+    start = time.perf_counter()
+    ranges, constraint_vector = check_inputs(tree.num_hands, position, our_range, constraint, opponent_range, iterations, seconds)
+    opponent = 1 - position
+    mask = tree.board_mask[0]
+    ranges *= mask[None, :]  # hands that clash with the board are not held
+    gadget = None
+    if constraint_vector is not None:
+        ranges[opponent] = 0.5 * mask
+        gadget = (constraint_vector, mask, np.zeros((2, tree.num_hands)))
+    solver = _StreetSolver(tree, evaluator, ranges, max_boards, seed)
+    if seconds > 0:
+        # The clock is read every iteration: one costs far more than reading it.
+        deadline = time.perf_counter() + seconds
+        while True:
+            solver.iterate(opponent, gadget)
+            if time.perf_counter() >= deadline:
+                break
+    else:
+        for _ in range(iterations):
+            solver.iterate(opponent, gadget)
+    strategy = solver.average_strategy()
+    best_response, reach = solver.best_response_values(strategy)
+    total = max(solver.weight_sum, 1e-300)
+    return DepthLimitedResolution(
+        tree=tree,
+        position=position,
+        strategy=strategy,
+        ranges=solver.root_reach.copy(),
+        constraint=constraint_vector,
+        br_values=solver.value_sum / total,
+        iterations=solver.iteration,
+        seconds=time.perf_counter() - start,
+        evaluator=evaluator,
+        reach=reach,
+        deals=tuple(solver.deals),
+        deal_values=None if solver.deal_sum is None else solver.deal_sum / total,
+        leaves=solver.leaves,
+        best_response=best_response,
+    )

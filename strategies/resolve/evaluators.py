@@ -1,0 +1,273 @@
+"""Evaluators at a lookahead's depth limit: both players' counterfactual values
+at the end of the current street, given both ranges and the pot.
+
+Continual re-solving (Burch thesis §6.1.1, seed 002 §5.1) cuts its lookahead at
+the end of the street and asks an *evaluator* for both players' counterfactual
+value vectors at each cut, the chance node that deals the next board cards. The
+evaluator sees the public state (board and pot) and the two range vectors and
+answers values of one equilibrium of the rest of the hand. Three kinds:
+
+* ``exact``: no cut at all; the lookahead recurses to the end of the hand
+  (:func:`strategies.resolve.lookahead.build_lookahead`). It is not an object here:
+  the agent builds the engine's full tree instead.
+* ``net`` (:class:`NetEvaluator`): a learned value network
+  (:mod:`strategies.resolve.values`), trained by ``arena train-values`` on
+  situations the engine solves exactly (DeepStack-Leduc's set-up).
+* ``equity`` (:class:`EquityEvaluator`): a *weaker heuristic*, for games without a
+  trained network (HUNL): every hand's value is what it would win if the pot were
+  shown down now, averaged over the remaining boards (all of them, or a seeded
+  sample), i.e. its pot share by equity against the opponent's range. It ignores
+  all later betting, so it undervalues hands that play well and overvalues
+  drawing hands that could be bet off their equity.
+
+Values are counterfactual in the engine's units (:mod:`strategies.cfr.tree._kernels`):
+``v_p(h) = sum_o reach_other(o) * (chips p wins with h against o)``, opponent
+hands that clash with ``h`` or the board weighing nothing, and averaged over the
+deals below with the probability of each deal given both private hands. In
+those units ``reach_0 . v_0 + reach_1 . v_1 = 0`` for any zero-sum evaluation.
+
+The run-outs (:class:`Runouts`) also give the lookahead its terminal values:
+showdowns on the last street (one board: the real one) and all-in calls before
+it (every completion of the board).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from poker.evaluate import rank_hands
+from poker.gamedef import Game
+from strategies.base import private_hands
+from strategies.resolve import _kernels
+
+__all__ = ["EquityEvaluator", "Evaluator", "HandTable", "NetEvaluator", "Runouts", "fold_reach"]
+
+_RUNOUT_VALUES: Callable[..., None] = _kernels.runout_values
+_FOLD_REACH: Callable[..., None] = _kernels.fold_reach_rows
+
+#: Boards an ``equity`` evaluation enumerates at most; beyond this it draws a seeded sample.
+DEFAULT_MAX_BOARDS = 64
+
+
+class HandTable:
+    """The private hands of a game with the arrays the vectorised value code
+    needs: ``cards`` (``int8[H, k]``) and ``slots`` (each card's index in the
+    sorted deck, ``int64[H, k]``, as the engine's kernels number cards)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.cards = private_hands(game)
+        self.deck = np.array(sorted(game.deck()), dtype=np.int64)
+        self.slots = np.searchsorted(self.deck, self.cards).astype(np.int64)
+
+    @property
+    def num_hands(self) -> int:
+        return len(self.cards)
+
+    def board_mask(self, board: tuple[int, ...]) -> npt.NDArray[np.float64]:
+        """1 for the hands that share no card with ``board``, ``float64[H]``."""
+        if not board:
+            return np.ones(self.num_hands)
+        clash = (self.cards[:, :, None] == np.array(board, dtype=np.int64)[None, None, :]).any(axis=(1, 2))
+        mask: npt.NDArray[np.float64] = (~clash).astype(np.float64)
+        return mask
+
+
+def fold_reach(table: HandTable, opp_reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """For each row of ``opp_reach`` (``[L, H]``) and each hand ``h``, the opponent
+    reach over hands sharing no card with ``h``: the total minus the per-card sums
+    of ``h``'s cards, plus ``h`` itself once for two-card hands
+    (inclusion-exclusion; seed 000 §5.3), in the engine's numba kernel
+    (single-threaded: a BLAS product here stalls on a busy machine)."""
+    reach = np.ascontiguousarray(opp_reach, dtype=np.float64)
+    out = np.empty_like(reach)
+    _FOLD_REACH(reach, table.slots, out)
+    return out
+
+
+class Runouts:
+    """Showdown values averaged over the completions of ``board`` to a full
+    board: every completion if there are at most ``max_boards``, else
+    ``max_boards`` completions drawn with a generator seeded by ``seed`` and the
+    board (so a lookahead's values do not depend on what ran before). Each
+    completion is weighted so the sum estimates the expectation given both
+    private hands: ``comb(n, k) / (K * comb(n - 2 * hole, k))`` with ``n``
+    cards left, ``k`` to deal and ``K`` completions kept (``1 / comb(n - 2 * hole,
+    k)`` when all are kept, the engine's chance weight)."""
+
+    def __init__(self, table: HandTable, board: tuple[int, ...], *, max_boards: int = DEFAULT_MAX_BOARDS, seed: int = 0):
+        game = table.game
+        self.table = table
+        self.board = board
+        missing = game.total_board_cards(game.num_rounds - 1) - len(board)
+        remaining = np.array([c for c in sorted(game.deck()) if c not in board], dtype=np.int64)
+        n = len(remaining)
+        total = math.comb(n, missing)
+        if total <= max_boards:
+            completions = np.array(list(itertools.combinations(remaining, missing)), dtype=np.int64).reshape(total, missing)
+        else:
+            rng = np.random.default_rng([seed, *board])
+            keys = rng.random((max_boards, n))
+            completions = np.sort(remaining[np.argsort(keys, axis=1)[:, :missing]], axis=1)
+        boards = np.concatenate([np.tile(np.array(board, dtype=np.int64), (len(completions), 1)), completions], axis=1)
+        self.boards = boards
+        self.weight = total / (len(boards) * math.comb(n - 2 * game.num_hole_cards, missing))
+        k_boards, n_hands = len(boards), table.num_hands
+        hands = table.cards.astype(np.int64)
+        clash = (hands[None, :, :, None] == boards[:, None, None, :]).any(axis=(2, 3))  # [K, H]
+        ranks = np.full((k_boards, n_hands), -1, dtype=np.int32)
+        valid = np.flatnonzero(~clash.ravel())
+        rows = np.concatenate([np.repeat(hands[None], k_boards, axis=0), np.repeat(boards[:, None, :], n_hands, axis=1)], axis=2)
+        ranks.ravel()[valid] = rank_hands(rows.reshape(k_boards * n_hands, -1)[valid])
+        # Valid hands by rank, weakest first; the clashing ones after them, never read.
+        self.n_valid = (~clash).sum(axis=1).astype(np.int32)
+        self.order = np.argsort(np.where(clash, np.iinfo(np.int32).max, ranks), axis=1, kind="stable").astype(np.int32)
+        self.ranks = ranks
+
+    def values(self, opp_reach: npt.NDArray[np.float64], stakes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Counterfactual values ``[L, H]`` of the hands of the player whose
+        opponent has ``opp_reach`` (``[L, H]``) when ``stakes[l]`` chips each are
+        shown down at node ``l`` (the engine's sorted sweep per board and node:
+        boards x hands work, no H x H table)."""
+        reach = np.ascontiguousarray(opp_reach, dtype=np.float64)
+        out = np.empty_like(reach)
+        _RUNOUT_VALUES(reach, np.asarray(stakes, dtype=np.float64), self.table.slots, self.ranks, self.order, self.n_valid, self.weight, out)
+        return out
+
+    def both(self, reach: npt.NDArray[np.float64], stakes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Both players' values ``[2, L, H]`` for the reaches ``[2, L, H]``."""
+        return np.stack([self.values(reach[1], stakes), self.values(reach[0], stakes)])
+
+
+class Evaluator(ABC):
+    """Both players' counterfactual values where a lookahead stops at the end of
+    a street (see the module docstring for the units)."""
+
+    #: The name in ``resolve:evaluator=NAME``.
+    name: str
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.table = HandTable(game)
+
+    @abstractmethod
+    def leaf_values(
+        self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        """Values ``[2, L, H]`` at ``L`` depth-limit leaves on ``board`` (the
+        cards dealt so far; the next street's cards are still to come), each
+        with ``pots[l]`` chips committed by each player and the reaches
+        ``reach[2, L, H]``."""
+
+    def values_by_deal(
+        self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.float64], list[tuple[int, ...]], npt.NDArray[np.float64] | None]:
+        """:meth:`leaf_values`, with the values behind them per deal of the next
+        street's cards (the boards and ``values[2, B, L, H]``) for an evaluator
+        that has them (else ``[]`` and None): a re-solve averages them over its
+        iterations, to carry the values of the deal that comes."""
+        return self.leaf_values(board, pots, reach), [], None
+
+    @abstractmethod
+    def board_values(
+        self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        """Values ``[2, H]`` just after the next street's cards came (``board``
+        includes them), with ``pot`` chips each and reaches ``[2, H]``
+        (already zero on hands that clash with ``board``): what continual
+        re-solving carries across a chance event."""
+
+
+class EquityEvaluator(Evaluator):
+    """The ``equity`` heuristic (module docstring): a showdown now, averaged over
+    the remaining boards (at most ``max_boards`` of them, a seeded sample beyond)."""
+
+    name = "equity"
+
+    def __init__(self, game: Game, *, max_boards: int = DEFAULT_MAX_BOARDS, seed: int = 0) -> None:
+        super().__init__(game)
+        self.max_boards = max_boards
+        self.seed = seed
+        self._runouts: dict[tuple[int, ...], Runouts] = {}
+
+    def runouts(self, board: tuple[int, ...]) -> Runouts:
+        """The (cached) run-outs of ``board``."""
+        known = self._runouts.get(board)
+        if known is None:
+            known = self._runouts[board] = Runouts(self.table, board, max_boards=self.max_boards, seed=self.seed)
+        return known
+
+    def leaf_values(
+        self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        return self.runouts(board).both(reach, pots)
+
+    def board_values(self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        values: npt.NDArray[np.float64] = self.runouts(board).both(reach[:, None, :], np.array([pot]))[:, 0]
+        return values
+
+
+class NetEvaluator(Evaluator):
+    """A learned value network (:class:`strategies.resolve.values.ValueNet`) at
+    the start of the street it was trained for: for each deal of that street's
+    cards the network gives both players' values per hand as fractions of the
+    pot for the two ranges (each masked by the new board and normalised), the
+    zero-sum correction makes ``r_0 . y_0 + r_1 . y_1 = 0``, and the values are
+    scaled back to counterfactual chips and averaged over the deals (DeepStack-
+    Leduc's ``next_round_value``)."""
+
+    name = "net"
+
+    def __init__(self, game: Game, path: str | Path) -> None:
+        from strategies.resolve.values import load_value_net
+
+        super().__init__(game)
+        self.net = load_value_net(path, game)
+
+    @cached_property
+    def _deal_weight(self) -> float:
+        game = self.game
+        n = len(game.deck()) - game.total_board_cards(self.net.round - 1)
+        return 1.0 / math.comb(n - 2 * game.num_hole_cards, game.num_board_cards[self.net.round])
+
+    def _deals(self, board: tuple[int, ...]) -> list[tuple[int, ...]]:
+        game = self.game
+        if len(board) != game.total_board_cards(self.net.round - 1):
+            raise ValueError(
+                f"the value net evaluates the start of round {self.net.round + 1}; board {list(board)} is not the one before it"
+            )
+        remaining = [c for c in sorted(game.deck()) if c not in board]
+        return [board + deal for deal in itertools.combinations(remaining, game.num_board_cards[self.net.round])]
+
+    def leaf_values(
+        self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        return self.values_by_deal(board, pots, reach)[0]
+
+    def values_by_deal(
+        self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
+    ) -> tuple[npt.NDArray[np.float64], list[tuple[int, ...]], npt.NDArray[np.float64]]:
+        deals = self._deals(board)
+        masks = np.stack([self.table.board_mask(d) for d in deals])  # [B, H]
+        n_leaves, n_hands = reach.shape[1], reach.shape[2]
+        # Every (deal, leaf) pair is one row of the network's batch.
+        masked = reach[:, None, :, :] * masks[None, :, None, :]  # [2, B, L, H]
+        boards = np.repeat(np.arange(len(deals)), n_leaves)
+        values = self.net.values(
+            masked.reshape(2, -1, n_hands), np.tile(pots, len(deals)), [deals[b] for b in boards]
+        ).reshape(2, len(deals), n_leaves, n_hands)
+        leaf: npt.NDArray[np.float64] = self._deal_weight * values.sum(axis=1)
+        return leaf, deals, values
+
+    def board_values(self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        masked = reach * self.table.board_mask(board)[None, :]
+        values: npt.NDArray[np.float64] = self.net.values(masked[:, None, :], np.array([float(pot)]), [board])[:, 0]
+        return values
