@@ -16,7 +16,8 @@ stderr (``arena agent: ...``), never a traceback:
 2      usage: bad arguments, an unreadable game, an unknown strategy or options.
 3      the connection: the dealer could not be reached (refused, unknown host,
        unreachable) or the connection was reset or failed during the match.
-130    interrupted (Ctrl-C, SIGINT).
+130    interrupted (Ctrl-C, SIGINT), at any moment: while the modules import,
+       while connecting, during the match.
 =====  ==========================================================================
 
 An exception from a strategy's own code is a bug: it keeps Python's traceback
@@ -74,14 +75,27 @@ def _single(error: BaseException) -> BaseException:
 
 
 def main(argv: list[str]) -> int:
+    """Play one seat; the exit status is one of the table above.
+
+    A person presses Ctrl-C whenever they like, so a KeyboardInterrupt anywhere
+    in here (parsing the arguments, reading a game, building a strategy, inside
+    trio.run or just after it) gives the same one line and 130. The import of
+    this module comes before: ``arena`` (arena/cli.py) and ``python -m agent``
+    (agent/__main__.py) catch it there.
+    """
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        return _fail(EXIT_INTERRUPTED, "interrupted")
+
+
+def _main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         game = load_game(args.game)
         strategy = make_strategy(args.strategy, game, seed=args.seed)
     except (GameDefError, StrategyError) as error:
         return _fail(EXIT_USAGE, f"error: {error}")
-    except KeyboardInterrupt:
-        return _fail(EXIT_INTERRUPTED, "interrupted")
     try:
         trio.run(play, args.host, args.port, game, strategy)
     except BaseException as raised:

@@ -8,7 +8,6 @@ pay for compiling solvers.
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import sys
 
 # command -> (module, one-line help)
@@ -45,14 +44,20 @@ def main(argv: list[str] | None = None) -> int:
         print(_usage())
         return 0 if args else 2
     if args[0] in ("-V", "--version"):
-        print(f"arena {importlib.metadata.version('acpc-arena')}")
+        from importlib.metadata import version  # here, not at the top: slow, and a Ctrl-C while it loads is a traceback
+
+        print(f"arena {version('acpc-arena')}")
         return 0
     command, rest = args[0], args[1:]
     if command not in COMMANDS:
         print(f"arena: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)
         return 2
-    module = importlib.import_module(COMMANDS[command][0])
-    result: int = module.main(rest)
+    try:
+        module = importlib.import_module(COMMANDS[command][0])
+        result: int = module.main(rest)
+    except KeyboardInterrupt:  # Ctrl-C before the command's own handling is in place (while it imports)
+        print(f"arena {command}: interrupted", file=sys.stderr)
+        return 130
     return result
 
 

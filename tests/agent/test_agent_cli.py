@@ -23,9 +23,16 @@ NOT_OUR_TURN = b"MATCHSTATE:1:0::|Ks\r\n"  # Kuhn: position 0 acts first
 OUR_TURN = b"MATCHSTATE:0:0::Ks|\r\n"
 
 
-async def _dealer(lines: bytes, ending: str, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-    """Accept one agent, wait for its version line, send ``lines``, then end the
-    connection: ``"reset"`` (RST, SO_LINGER 0), ``"close"`` (FIN) or ``"wait"``."""
+async def _dealer(
+    lines: bytes,
+    ending: str,
+    sent: trio.Event | None = None,
+    *,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Accept one agent, wait for its version line, send ``lines`` (then set
+    ``sent``: the agent is in its match), then end the connection: ``"reset"``
+    (RST, SO_LINGER 0), ``"close"`` (FIN) or ``"wait"``."""
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     task_status.started(listeners[0].socket.getsockname()[1])
     stream = await listeners[0].accept()
@@ -37,6 +44,8 @@ async def _dealer(lines: bytes, ending: str, *, task_status: trio.TaskStatus[int
         received += data
     assert received == VERSION
     await stream.send_all(lines)
+    if sent is not None:
+        sent.set()
     await trio.sleep(0.2)
     if ending == "reset":
         stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
@@ -45,15 +54,15 @@ async def _dealer(lines: bytes, ending: str, *, task_status: trio.TaskStatus[int
     await stream.aclose()
 
 
-async def _agent(port: int, *extra: str) -> trio.Process:
-    command = [*ARENA, "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "always-call", *extra]
+async def _agent(port: int, *extra: str, python: tuple[str, ...] = tuple(ARENA)) -> trio.Process:
+    command = [*python, "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "always-call", *extra]
     return await trio.lowlevel.open_process(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
 
 
 async def _finish(process: trio.Process) -> tuple[int, str]:
     assert process.stderr is not None
     err = b""
-    with trio.fail_after(20):
+    with trio.fail_after(120):  # only guards against a hang: CI runs on 2 loaded cores
         while data := await process.stderr.receive_some():
             err += data
         status = await process.wait()
@@ -85,14 +94,61 @@ async def test_connection_refused_is_one_line_and_status_3() -> None:
 
 
 async def test_sigint_is_one_line_and_status_130() -> None:
+    """Ctrl-C in the match: once the agent has sent its version line and been
+    sent a state (waited for, not slept for: a loaded machine can take seconds to
+    start Python)."""
+    sent = trio.Event()
     async with trio.open_nursery() as nursery:
-        port = await nursery.start(_dealer, NOT_OUR_TURN, "wait")
+        port = await nursery.start(_dealer, NOT_OUR_TURN, "wait", sent)
         process = await _agent(port)
-        await trio.sleep(1.0)  # connected, waiting for the dealer's next line
+        with trio.fail_after(120):
+            await sent.wait()
         process.send_signal(signal.SIGINT)
         status, err = await _finish(process)
         nursery.cancel_scope.cancel()
     assert status == EXIT_INTERRUPTED
+    _assert_one_line(err, "interrupted")
+
+
+# Sends this process a SIGINT the first time the audit event EVENT (with first
+# argument ARG, ``*`` for any) happens, then runs the command named by ENTRY:
+# `arena` (arena/cli.py) or `python -m agent` (agent/__main__.py). An exact
+# moment, where a sleep before the signal would land anywhere on a loaded machine.
+_SIGINT_AT = """
+import os, runpy, signal, sys
+event, arg, entry = sys.argv[1:4]
+del sys.argv[1:4]
+fired = []
+def hook(name, args):
+    if name == event and not fired and (arg == "*" or args[0] == arg):
+        fired.append(name)
+        os.kill(os.getpid(), signal.SIGINT)
+sys.addaudithook(hook)
+if entry == "agent":
+    del sys.argv[1]  # python -m agent takes no command name
+runpy.run_module(entry, run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("event", "arg", "entry"),
+    [
+        ("import", "trio", "arena.cli"),  # the first import of agent/cli.py's: mid-import
+        ("import", "trio", "agent"),
+        ("import", "strategies.base", "arena.cli"),
+        ("socket.connect", "*", "arena.cli"),  # inside trio.run, opening the connection
+    ],
+    ids=["importing-arena", "importing-python-m-agent", "importing-strategies", "connecting"],
+)
+async def test_sigint_while_starting_is_one_line_and_status_130(event: str, arg: str, entry: str) -> None:
+    """A person can press Ctrl-C before the match has started: while the modules
+    import and while the agent connects, it is the same line and status."""
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_dealer, NOT_OUR_TURN, "wait")
+        process = await _agent(port, python=(sys.executable, "-c", _SIGINT_AT, event, arg, entry))
+        status, err = await _finish(process)
+        nursery.cancel_scope.cancel()
+    assert status == EXIT_INTERRUPTED, err
     _assert_one_line(err, "interrupted")
 
 
