@@ -12,7 +12,7 @@ Lines:
    always-call, in big blinds per hand, vs Lisý & Bowling's "about 50 big
    blinds a hand" (ratio ours / theirs: 1 is a reproduction).
 
-Usage: ``.venv/bin/python benchmarks/resolve_hunl.py [--hands 100] [--call-hands 1000]``
+Usage: ``.venv/bin/python benchmarks/resolve_hunl.py [--hands 40] [--call-hands 1000]``
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ SPEC = "resolve:evaluator=equity,iterations=100,boards=16"
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--hands", type=int, default=100, help="LBR hands against the re-solving agent")
+    parser.add_argument("--hands", type=int, default=40, help="LBR hands against the re-solving agent")
     parser.add_argument("--call-hands", type=int, default=1000, help="LBR hands against always-call")
     args = parser.parse_args()
     hunl = load_game("hunl")

@@ -1,5 +1,8 @@
 """Numba kernels of the re-solver: CFR+ on a lookahead with the re-solving gadget
-at its root, and one position's values at every node.
+at its root, and one position's values at every node; for the depth-limited
+lookahead (:mod:`strategies.resolve.depth_limited`), showdown values over a set
+of run-outs and fold values per node; and for ``arena train-values``
+(:mod:`strategies.resolve.train`), one epoch of Adam on the value network.
 
 They reuse the engine's inline building blocks (:mod:`strategies.cfr.tree._kernels`:
 ``_propagate_reach``, ``_counterfactual_values``, ``_scratch``) so the tree
@@ -217,105 +220,6 @@ def runout_values(opp_reach, stakes, hand_cards, ranks, order, n_valid, weight, 
             row[h] *= scale
 
 
-#: Adam's constants (Kingma & Ba's defaults), for :func:`train_epoch`.
-ADAM_BETA1, ADAM_BETA2, ADAM_EPSILON = 0.9, 0.999, 1e-8
-
-
-@njit(cache=True, nogil=True)
-def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learning_rate, batch):
-    """One pass of Adam over the rows in ``order`` (batches of ``batch``);
-    ``weights`` are ``(w0, w1, w2)``, ``biases`` ``(b0, b1, b2)``, ``moments``
-    and ``squares`` Adam's first and second moments, ``(weights, biases)``
-    tuples of the same shapes (all updated in place). Returns the next step
-    number. Plain loops: the same sums in the same order on every machine."""
-    w0, w1, w2 = weights
-    b0, b1, b2 = biases
-    n_in, n1 = w0.shape
-    n2 = w1.shape[1]
-    n_out = w2.shape[1]
-    grad_w = (np.zeros_like(w0), np.zeros_like(w1), np.zeros_like(w2))
-    grad_b = (np.zeros_like(b0), np.zeros_like(b1), np.zeros_like(b2))
-    h1 = np.empty((batch, n1))
-    h2 = np.empty((batch, n2))
-    d_out = np.empty((batch, n_out))
-    d2 = np.empty((batch, n2))
-    d1 = np.empty((batch, n1))
-    for start in range(0, order.shape[0], batch):
-        rows = order[start : start + batch]
-        size = rows.shape[0]
-        count = 0.0
-        for i in range(size):
-            for k in range(n_out):
-                count += m[rows[i], k]
-        if count == 0.0:
-            continue
-        for i in range(size):
-            r = rows[i]
-            for j in range(n1):
-                s = b0[j]
-                for k in range(n_in):
-                    s += x[r, k] * w0[k, j]
-                h1[i, j] = s if s > 0.0 else 0.0
-            for j in range(n2):
-                s = b1[j]
-                for k in range(n1):
-                    s += h1[i, k] * w1[k, j]
-                h2[i, j] = s if s > 0.0 else 0.0
-            for j in range(n_out):
-                s = b2[j]
-                for k in range(n2):
-                    s += h2[i, k] * w2[k, j]
-                d_out[i, j] = 2.0 * (s - y[r, j]) * m[r, j] / count
-            for k in range(n2):
-                s = 0.0
-                for j in range(n_out):
-                    s += d_out[i, j] * w2[k, j]
-                d2[i, k] = s if h2[i, k] > 0.0 else 0.0
-            for k in range(n1):
-                s = 0.0
-                for j in range(n2):
-                    s += d2[i, j] * w1[k, j]
-                d1[i, k] = s if h1[i, k] > 0.0 else 0.0
-        for g in grad_w:
-            g[...] = 0.0
-        for g in grad_b:
-            g[...] = 0.0
-        for i in range(size):
-            r = rows[i]
-            for k in range(n_in):
-                for j in range(n1):
-                    grad_w[0][k, j] += x[r, k] * d1[i, j]
-            for j in range(n1):
-                grad_b[0][j] += d1[i, j]
-            for k in range(n1):
-                for j in range(n2):
-                    grad_w[1][k, j] += h1[i, k] * d2[i, j]
-            for j in range(n2):
-                grad_b[1][j] += d2[i, j]
-            for k in range(n2):
-                for j in range(n_out):
-                    grad_w[2][k, j] += h2[i, k] * d_out[i, j]
-            for j in range(n_out):
-                grad_b[2][j] += d_out[i, j]
-        step += 1
-        correction1 = 1.0 - ADAM_BETA1**step
-        correction2 = 1.0 - ADAM_BETA2**step
-        for i in range(3):
-            adam(weights[i].ravel(), moments[0][i].ravel(), squares[0][i].ravel(), grad_w[i].ravel(), learning_rate, correction1, correction2)
-            adam(biases[i], moments[1][i], squares[1][i], grad_b[i], learning_rate, correction1, correction2)
-    return step
-
-
-@njit(cache=True, nogil=True)
-def adam(param, moment, square, grad, learning_rate, correction1, correction2):
-    """One Adam step on flat arrays (in place)."""
-    for q in range(param.shape[0]):
-        moment[q] = ADAM_BETA1 * moment[q] + (1.0 - ADAM_BETA1) * grad[q]
-        square[q] = ADAM_BETA2 * square[q] + (1.0 - ADAM_BETA2) * grad[q] * grad[q]
-        param[q] -= learning_rate * (moment[q] / correction1) / (np.sqrt(square[q] / correction2) + ADAM_EPSILON)
-
-
-
 @njit(cache=True, nogil=True)
 def fold_reach_rows(opp_reach, hand_cards, out):
     """``out[l, h]``: the opponent reach ``opp_reach[l]`` over hands sharing no
@@ -325,6 +229,7 @@ def fold_reach_rows(opp_reach, hand_cards, out):
     for node in range(opp_reach.shape[0]):
         fold_values(opp_reach[node], hand_cards, 1.0, out[node], card_sum)
 
+
 #: Adam's constants (Kingma & Ba's defaults), for :func:`train_epoch`.
 ADAM_BETA1, ADAM_BETA2, ADAM_EPSILON = 0.9, 0.999, 1e-8
 
@@ -421,34 +326,3 @@ def adam(param, moment, square, grad, learning_rate, correction1, correction2):
         moment[q] = ADAM_BETA1 * moment[q] + (1.0 - ADAM_BETA1) * grad[q]
         square[q] = ADAM_BETA2 * square[q] + (1.0 - ADAM_BETA2) * grad[q] * grad[q]
         param[q] -= learning_rate * (moment[q] / correction1) / (np.sqrt(square[q] / correction2) + ADAM_EPSILON)
-
-
-@njit(cache=True, nogil=True)
-def runout_matrix(hand_cards, ranks, out):
-    """``out[h, o] = sum_b sign(rank_b(h) - rank_b(o))`` over the boards where
-    both hands are valid (rank >= 0) and share no card: the showdown of every
-    pair of hands summed over a set of run-outs, so that a node's run-out values
-    are one matrix product (``weight * stake * out @ opp_reach``)."""
-    n_hands, n_hole = hand_cards.shape
-    out[:] = 0.0
-    for h in range(n_hands):
-        for o in range(h + 1, n_hands):
-            clash = False
-            for i in range(n_hole):
-                for j in range(n_hole):
-                    if hand_cards[h, i] == hand_cards[o, j]:
-                        clash = True
-            if clash:
-                continue
-            total = 0.0
-            for b in range(ranks.shape[0]):
-                rh = ranks[b, h]
-                ro = ranks[b, o]
-                if rh < 0 or ro < 0:
-                    continue
-                if rh > ro:
-                    total += 1.0
-                elif rh < ro:
-                    total -= 1.0
-            out[h, o] = total
-            out[o, h] = -total

@@ -40,6 +40,7 @@ from tqdm import tqdm
 
 from poker.gamedef import Game, load_game
 from poker.state import CALL, Action, State
+from strategies.cfr.cli_dbr import _positive  # the one positive-integer option parser
 from strategies.resolve import _kernels
 
 __all__ = ["Dataset", "generate", "main", "train"]
@@ -189,16 +190,6 @@ def train(
         "training_mse": masked_mse(_predict(packed, fit.x), fit),
     }
     return packed, figures
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
-    return value
 
 
 def main(argv: list[str]) -> int:
