@@ -97,12 +97,16 @@ async def run_match(
     config: MatchConfig,
     scripts: Sequence[Script],
     *,
-    timeout_s: float = 30.0,
+    timeout_s: float = 60.0,
     before: Callable[[tuple[int, ...]], Awaitable[object]] | None = None,
+    stderr: io.StringIO | None = None,
 ) -> Capture:
     """Serve ``config`` with one scripted agent per seat; returns what happened.
-    ``before(ports)`` runs once the dealer listens, before the agents connect."""
-    out, err = io.StringIO(), io.StringIO()
+    ``before(ports)`` runs once the dealer listens, before the agents connect;
+    it can wait for the dealer to have said something with :func:`until_said`
+    on ``stderr`` (the dealer's stderr, which the capture then holds). The
+    timeout only guards against a hang: CI runs on two loaded cores."""
+    out, err = io.StringIO(), io.StringIO() if stderr is None else stderr
     received: list[list[str]] = [[] for _ in scripts]
     results: list[MatchResult] = []
 
@@ -117,3 +121,12 @@ async def run_match(
             for port, script, lines in zip(ports, scripts, received):
                 nursery.start_soon(scripted_agent, port, config.game, script, lines)
     return Capture(results[0], out.getvalue(), err.getvalue(), received)
+
+
+async def until_said(stderr: io.StringIO, pattern: re.Pattern[str], count: int = 1) -> None:
+    """Wait until the dealer has written ``count`` lines matching ``pattern`` on
+    ``stderr``: a condition, where a sleep would guess how long the dealer
+    takes, and lose on a loaded machine (trio may then run the sleeper and
+    the dealer's pending work in either order)."""
+    while len(pattern.findall(stderr.getvalue())) < count:
+        await trio.sleep(0.01)
