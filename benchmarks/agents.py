@@ -206,7 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         bots = wanted
     games = matchups(bots)
     print(f"bots: {', '.join(bots)}")
-    missing = [n for n, b in LIBRARY.items() if n not in bots]
+    here = available_bots()
+    missing = [n for n in LIBRARY if n not in here]
     print(f"not here (not built or not available): {', '.join(missing) or 'none'}")
     latency: dict[str, list[tuple[int, int]]] = {}
     started = time.perf_counter()
