@@ -6,7 +6,11 @@ each of our private hands given our own actions so far, normalised) and the
 next re-solve, in the units of that range). At each of its decisions it builds
 the lookahead at the real public state (:mod:`strategies.resolve.lookahead`),
 solves it with CFR+ and the gadget (:mod:`strategies.resolve.resolver`) and
-plays the average strategy of its own hand. The carried pair is updated:
+plays the average strategy of its own hand. With an evaluator
+(:mod:`strategies.resolve.evaluators`) the lookahead stops at the end of the
+street before the last (:mod:`strategies.resolve.depth_limited`); the values
+carried across the chance event are then the evaluator's for the deal that
+came. The carried pair is updated:
 
 * after **our action** ``a``: range ← range ⊙ σ(a) (Bayes), opponent values ←
   its best-response counterfactual values in the child after ``a`` (values

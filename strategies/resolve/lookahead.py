@@ -9,7 +9,8 @@ tree (:func:`strategies.cfr.tree.public.build_tree`) rooted at the real state an
 board; :class:`DepthAbstraction` gives it pot fractions per depth, depth counted
 in actions below the lookahead's root (depth 0 is the decision being made).
 The lookahead runs to the end of the hand: the *exact* evaluation of its leaves
-(seed 002 §7), which is cheap in Leduc and isolates the error of re-solving.
+(seed 002 §7), which is cheap in Leduc and isolates the error of re-solving;
+:mod:`strategies.resolve.depth_limited` cuts it at the street's end instead.
 """
 
 from __future__ import annotations

@@ -197,7 +197,7 @@ def main(argv: list[str]) -> int:
         prog="arena train-values", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("game", help="a two-player no-limit game with few private hands (leduc.nolimit)")
-    parser.add_argument("--situations", type=_positive, default=10000, help="random situations solved (default 10000)")
+    parser.add_argument("--situations", type=_positive, default=20000, help="random situations solved (default 20000)")
     parser.add_argument("--epochs", type=_positive, default=100, help="passes over the training situations (100)")
     parser.add_argument("--iterations", type=_positive, default=300, help="CFR+ iterations per situation (300)")
     parser.add_argument("--hidden", type=_positive, default=128, help="units per hidden layer (128)")
