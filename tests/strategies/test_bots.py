@@ -32,7 +32,8 @@ def test_the_library_holds_the_small_and_large_bots() -> None:
     assert set(LIBRARY) <= set(strategy_names())
 
 
-def test_listing_table(capsys: pytest.CaptureFixture[str]) -> None:
+def test_listing_table(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))  # an empty cache, whatever this machine has built
     assert cli_bots.main([]) == 0
     out = capsys.readouterr().out
     for name, bot in LIBRARY.items():
