@@ -56,6 +56,15 @@ def test_street_solver_is_the_engine_on_the_last_street(name: str, gadget: bool)
     assert np.abs(engine.ranges - result.ranges).max() < 1e-4
 
 
+def test_a_street_time_budget_reads_the_clock_every_iteration() -> None:
+    state = State(NL)
+    table = HandTable(NL)
+    street = build_street_tree(NL, state, (), lookahead_abstraction(NL, state, ((1.0,),)), table)
+    result = solve_street(street, EquityEvaluator(NL), 0, np.ones(6), iterations=1, seconds=1e-9)
+    assert result.iterations == 1
+    assert street.kind.tolist().count(1) > 0 and result.deal_values is None  # equity has no per-deal values
+
+
 def test_runouts_are_the_exact_expectation_over_boards() -> None:
     """Leduc's all-in before the board: every board card, weighted 1/4 given both
     hands, by brute force over (hand, opponent hand, board)."""
