@@ -262,33 +262,49 @@ def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learnin
                 count += m[rows[i], k]
         if count == 0.0:
             continue
+        w1t = np.ascontiguousarray(w1.T)  # the weights change only after the batch
         for i in range(size):
             r = rows[i]
+            # Each sum runs over the same terms in the same order as a dot product
+            # per output would; the loops only put the contiguous index innermost,
+            # where the compiler can process several outputs at once.
+            a1 = h1[i]
+            a1[:] = b0
+            for k in range(n_in):
+                xk = x[r, k]
+                for j in range(n1):
+                    a1[j] += xk * w0[k, j]
             for j in range(n1):
-                s = b0[j]
-                for k in range(n_in):
-                    s += x[r, k] * w0[k, j]
-                h1[i, j] = s if s > 0.0 else 0.0
+                a1[j] = a1[j] if a1[j] > 0.0 else 0.0
+            a2 = h2[i]
+            a2[:] = b1
+            for k in range(n1):
+                hk = a1[k]
+                for j in range(n2):
+                    a2[j] += hk * w1[k, j]
             for j in range(n2):
-                s = b1[j]
-                for k in range(n1):
-                    s += h1[i, k] * w1[k, j]
-                h2[i, j] = s if s > 0.0 else 0.0
+                a2[j] = a2[j] if a2[j] > 0.0 else 0.0
+            out = d_out[i]
+            out[:] = b2
+            for k in range(n2):
+                hk = a2[k]
+                for j in range(n_out):
+                    out[j] += hk * w2[k, j]
             for j in range(n_out):
-                s = b2[j]
-                for k in range(n2):
-                    s += h2[i, k] * w2[k, j]
-                d_out[i, j] = 2.0 * (s - y[r, j]) * m[r, j] / count
+                out[j] = 2.0 * (out[j] - y[r, j]) * m[r, j] / count
             for k in range(n2):
                 s = 0.0
                 for j in range(n_out):
-                    s += d_out[i, j] * w2[k, j]
-                d2[i, k] = s if h2[i, k] > 0.0 else 0.0
+                    s += out[j] * w2[k, j]
+                d2[i, k] = s if a2[k] > 0.0 else 0.0
+            back = d1[i]
+            back[:] = 0.0
+            for j in range(n2):
+                dj = d2[i, j]
+                for k in range(n1):
+                    back[k] += dj * w1t[j, k]
             for k in range(n1):
-                s = 0.0
-                for j in range(n2):
-                    s += d2[i, j] * w1[k, j]
-                d1[i, k] = s if h1[i, k] > 0.0 else 0.0
+                back[k] = back[k] if a1[k] > 0.0 else 0.0
         for g in grad_w:
             g[...] = 0.0
         for g in grad_b:
