@@ -235,12 +235,16 @@ ADAM_BETA1, ADAM_BETA2, ADAM_EPSILON = 0.9, 0.999, 1e-8
 
 
 @njit(cache=True, nogil=True)
-def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learning_rate, batch):
+def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learning_rate, batch, zero_sum):
     """One pass of Adam over the rows in ``order`` (batches of ``batch``);
     ``weights`` are ``(w0, w1, w2)``, ``biases`` ``(b0, b1, b2)``, ``moments``
     and ``squares`` Adam's first and second moments, ``(weights, biases)``
     tuples of the same shapes (all updated in place). Returns the next step
-    number. Plain loops: the same sums in the same order on every machine."""
+    number. With ``zero_sum`` the loss is on the zero-sum corrected outputs
+    (:mod:`strategies.resolve.values`: ``y -= (r . y) / 2`` with the ranges
+    ``r``, the first ``n_out`` inputs), as DeepStack trains its outer layer, so
+    the net fits what play reads. Plain loops: the same sums in the same order
+    on every machine."""
     w0, w1, w2 = weights
     b0, b1, b2 = biases
     n_in, n1 = w0.shape
@@ -290,8 +294,17 @@ def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learnin
                 hk = a2[k]
                 for j in range(n_out):
                     out[j] += hk * w2[k, j]
+            error = 0.0
+            if zero_sum:
+                for j in range(n_out):
+                    error += x[r, j] * out[j]
+            total = 0.0
             for j in range(n_out):
-                out[j] = 2.0 * (out[j] - y[r, j]) * m[r, j] / count
+                out[j] = 2.0 * (out[j] - 0.5 * error - y[r, j]) * m[r, j] / count
+                total += out[j]
+            if zero_sum:
+                for j in range(n_out):
+                    out[j] -= 0.5 * x[r, j] * total
             for k in range(n2):
                 s = 0.0
                 for j in range(n_out):
