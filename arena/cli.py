@@ -8,6 +8,8 @@ pay for compiling solvers.
 from __future__ import annotations
 
 import importlib
+import os
+import signal
 import sys
 
 # command -> (module, one-line help)
@@ -58,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C before the command's own handling is in place (while it imports)
         print(f"arena {command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`arena show FILE | head`): stop quietly, as a C tool killed
+        # by SIGPIPE would, and keep the interpreter's final flush from printing a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 128 + signal.SIGPIPE
     return result
 
 

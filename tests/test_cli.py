@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -45,3 +48,19 @@ def test_games_unknown_name_is_a_clear_error(capsys: pytest.CaptureFixture[str])
 def test_version_is_the_installed_distribution(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out == f"arena {importlib.metadata.version('acpc-arena')}\n"
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly() -> None:
+    """`arena show FILE | head`: the pipe closes after a line; no traceback, status 141 (128 + SIGPIPE)."""
+    strategy = Path(__file__).resolve().parents[1] / "strategies" / "data" / "leduc3p-cfr.strategy"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "show", str(strategy)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b"pos")
+    process.stdout.close()  # 1.5 MB of output: the next writes find the pipe closed
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 141, err
+    assert err == ""
