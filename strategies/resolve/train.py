@@ -167,6 +167,30 @@ def masked_mse(prediction: npt.NDArray[np.float64], data: Dataset) -> float:
     return float((((prediction - data.y) ** 2) * data.m).sum() / data.m.sum())
 
 
+def average_nets(nets: list[tuple[npt.NDArray[np.float64], ...]]) -> tuple[npt.NDArray[np.float64], ...]:
+    """One two-hidden-layer network whose output is the mean of ``nets``' outputs:
+    the first layers side by side, the second block-diagonal, the last stacked
+    over the count. The file format and inference stay those of one network
+    (the zero-sum correction is linear, so it commutes with the mean)."""
+    def block_diagonal(blocks: list[npt.NDArray[np.float64]]) -> npt.NDArray[np.float64]:
+        out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)))
+        row = col = 0
+        for b in blocks:
+            out[row : row + b.shape[0], col : col + b.shape[1]] = b
+            row, col = row + b.shape[0], col + b.shape[1]
+        return out
+
+    k = float(len(nets))
+    return (
+        np.concatenate([n[0] for n in nets], axis=1),
+        np.concatenate([n[1] for n in nets]),
+        block_diagonal([n[2] for n in nets]),
+        np.concatenate([n[3] for n in nets]),
+        np.concatenate([n[4] for n in nets]) / k,
+        np.mean([n[5] for n in nets], axis=0),
+    )
+
+
 def train(
     data: Dataset,
     *,
@@ -174,32 +198,41 @@ def train(
     epochs: int,
     rng: np.random.Generator,
     zero_sum: bool = True,
+    nets: int = 1,
     progress: Callable[[int], object] | None = None,
 ) -> tuple[tuple[npt.NDArray[np.float64], ...], dict[str, float]]:
     """Fit the network to the first 90 % of ``data``'s situations (on the zero-sum
     corrected outputs unless ``zero_sum`` is False); returns its parameters
     ``(w0, b0, w1, b1, w2, b2)`` and the validation errors on the rest
-    (``validation_mse`` and ``constant_mse``, the best constant's)."""
+    (``validation_mse`` and ``constant_mse``, the best constant's). With
+    ``nets`` > 1, that many networks are fitted one after the other (each
+    from the next draws of ``rng``) and averaged (:func:`average_nets`):
+    exploitability moves a lot between nets of the same error, and their
+    mean is steadier."""
     n = len(data.x)
     cut = max(1, n - n // 10)
     fit = Dataset(data.x[:cut], data.y[:cut], data.m[:cut])
     held = Dataset(data.x[cut:], data.y[cut:], data.m[cut:]) if cut < n else fit
     sizes = [data.x.shape[1], hidden, hidden, data.y.shape[1]]
-    params: list[npt.NDArray[np.float64]] = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
-        params.append(rng.standard_normal((fan_in, fan_out)) * np.sqrt(2.0 / fan_in))
-        params.append(np.zeros(fan_out))
-    packed = tuple(params)
-    weights, biases = (packed[0], packed[2], packed[4]), (packed[1], packed[3], packed[5])
-    moments = (tuple(np.zeros_like(w) for w in weights), tuple(np.zeros_like(b) for b in biases))
-    squares = (tuple(np.zeros_like(w) for w in weights), tuple(np.zeros_like(b) for b in biases))
-    step = 0
-    for epoch in range(epochs):
-        order = rng.permutation(cut).astype(np.int64)
-        rate = LEARNING_RATE if epoch < DECAY_AT * epochs else LEARNING_RATE / 10  # a last, finer quarter
-        step = _EPOCH(fit.x, fit.y, fit.m, order, weights, biases, moments, squares, step, rate, BATCH, zero_sum)
-        if progress is not None:
-            progress(1)
+    fitted = []
+    for _ in range(nets):
+        params: list[npt.NDArray[np.float64]] = []
+        for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+            params.append(rng.standard_normal((fan_in, fan_out)) * np.sqrt(2.0 / fan_in))
+            params.append(np.zeros(fan_out))
+        packed = tuple(params)
+        weights, biases = (packed[0], packed[2], packed[4]), (packed[1], packed[3], packed[5])
+        moments = (tuple(np.zeros_like(w) for w in weights), tuple(np.zeros_like(b) for b in biases))
+        squares = (tuple(np.zeros_like(w) for w in weights), tuple(np.zeros_like(b) for b in biases))
+        step = 0
+        for epoch in range(epochs):
+            order = rng.permutation(cut).astype(np.int64)
+            rate = LEARNING_RATE if epoch < DECAY_AT * epochs else LEARNING_RATE / 10  # a last, finer quarter
+            step = _EPOCH(fit.x, fit.y, fit.m, order, weights, biases, moments, squares, step, rate, BATCH, zero_sum)
+            if progress is not None:
+                progress(1)
+        fitted.append(packed)
+    packed = fitted[0] if nets == 1 else average_nets(fitted)
     mean = (fit.y * fit.m).sum(axis=0) / np.maximum(fit.m.sum(axis=0), 1.0)
     figures = {
         "validation_mse": masked_mse(_predict(packed, held.x, zero_sum), held),
@@ -218,6 +251,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--epochs", type=_positive, default=100, help="passes over the training situations (100)")
     parser.add_argument("--iterations", type=_positive, default=300, help="CFR+ iterations per situation (300)")
     parser.add_argument("--hidden", type=_positive, default=128, help="units per hidden layer (128)")
+    parser.add_argument("--nets", type=_positive, default=1, help="networks fitted and averaged into one (1)")
     parser.add_argument("--seed", type=int, default=0, help="seeds every random draw (0)")
     parser.add_argument("-o", "--output", required=True, help="the model file (.npz) to write")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -238,14 +272,14 @@ def main(argv: list[str]) -> int:
     started = time.perf_counter()
     with tqdm(total=args.situations, desc="solving situations", unit="situation", disable=args.no_progress) as bar:
         data = generate(game, args.situations, iterations=args.iterations, rng=rng, progress=bar.update)
-    with tqdm(total=args.epochs, desc="training", unit="epoch", disable=args.no_progress) as bar:
-        params, figures = train(data, hidden=args.hidden, epochs=args.epochs, rng=rng, progress=bar.update)
+    with tqdm(total=args.epochs * args.nets, desc="training", unit="epoch", disable=args.no_progress) as bar:
+        params, figures = train(data, hidden=args.hidden, epochs=args.epochs, rng=rng, nets=args.nets, progress=bar.update)
     command = shlex.join(
         ["arena", "train-values", args.game, "--situations", str(args.situations), "--epochs", str(args.epochs),
-         "--iterations", str(args.iterations), "--hidden", str(args.hidden), "--seed", str(args.seed), "-o", output.name]
+         "--iterations", str(args.iterations), "--hidden", str(args.hidden), "--nets", str(args.nets), "--seed", str(args.seed), "-o", output.name]
     )
     extra = {"command": command, "situations": args.situations, "epochs": args.epochs, "seed": args.seed,
-             "iterations": args.iterations, **{k: round(v, 8) for k, v in figures.items()}}
+             "iterations": args.iterations, "nets": args.nets, **{k: round(v, 8) for k, v in figures.items()}}
     try:
         save_value_net(output, game, game.num_rounds - 1, list(params[0::2]), list(params[1::2]), extra)
     except OSError as error:

@@ -24,7 +24,7 @@ Counterfactual chips come back by undoing the normalisation: ``v_p = y_p * pot *
 (sum of the other player's reach)``, since values are linear in the other
 player's reach.
 
-**File** (``.npz``, read with ``allow_pickle=False``): ``header`` (a JSON string:
+**File** (``.npz``, compressed, read with ``allow_pickle=False``): ``header`` (a JSON string:
 ``format`` (``resolve-values/2``), ``game`` as a game-definition text, ``round`` (0-based) whose start
 the net evaluates, ``layers`` (the widths), the ``command`` that wrote it, and
 training figures) and ``w0, b0, w1, b1, ...`` (float64). :func:`load_value_net`
@@ -111,16 +111,44 @@ class ValueNet:
     biases: tuple[npt.NDArray[np.float64], ...]
     header: dict[str, Any] = field(default_factory=dict)
     _orders: dict[tuple[int, ...], npt.NDArray[np.int64]] = field(default_factory=dict)
+    _block_cache: list[npt.NDArray[np.float64] | None] = field(default_factory=list)
 
     def forward(self, inputs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The raw outputs ``[N, 2H]`` (pot fractions, before the zero-sum correction)."""
         x = inputs
         last = len(self.weights) - 1
+        blocks = self._blocks()
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            x = x @ w + b
+            block = blocks[i] if 0 < i < last else None
+            if block is not None:  # [N, K*n] as K products of [N, n] by [n, n]
+                x = np.matmul(x.reshape(len(x), block.shape[0], -1).transpose(1, 0, 2), block).transpose(1, 0, 2).reshape(len(x), -1) + b
+            else:
+                x = x @ w + b
             if i < last:
                 x = np.maximum(x, 0.0)
         return x
+
+    def _blocks(self) -> list[npt.NDArray[np.float64] | None]:
+        """The hidden layers of an averaged file (``nets`` > 1 in the header,
+        :func:`strategies.resolve.train.average_nets`) as their diagonal
+        blocks ``[K, n, n]`` where every weight off the blocks is 0, so
+        inference multiplies K small matrices instead of one K times the
+        work (the zeros it skips add nothing); None for other layers."""
+        known = self._block_cache
+        if known:
+            return known
+        k = self.header.get("nets", 1)
+        for w in self.weights:
+            block: npt.NDArray[np.float64] | None = None
+            if isinstance(k, int) and k > 1 and w.shape[0] == w.shape[1] and w.shape[0] % k == 0:
+                n = w.shape[0] // k
+                diagonal = np.stack([w[j * n : (j + 1) * n, j * n : (j + 1) * n] for j in range(k)])
+                off = w.copy()
+                for j in range(k):
+                    off[j * n : (j + 1) * n, j * n : (j + 1) * n] = 0.0
+                block = diagonal if not off.any() else None
+            known.append(block)
+        return known
 
     def pot_fractions(
         self, ranges: npt.NDArray[np.float64], pots: npt.NDArray[np.float64], boards: list[tuple[int, ...]]
@@ -194,7 +222,7 @@ def save_value_net(
         arrays[f"w{i}"] = np.ascontiguousarray(w, dtype=np.float64)
         arrays[f"b{i}"] = np.ascontiguousarray(b, dtype=np.float64)
     with open(path, "wb") as handle:
-        np.savez(handle, **arrays)  # type: ignore[arg-type]
+        np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]  # an averaged file is mostly zeros
 
 
 def load_value_net(path: str | Path, game: Game) -> ValueNet:
