@@ -67,7 +67,7 @@ def main() -> None:
 
         for workers in (1, 2):
             with LocalCluster(  # type: ignore[no-untyped-call]
-                n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+                n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
             ) as cluster:
                 on_dask[workers], matches = rate(args.hands, args.series, workers, str(cluster.scheduler_address))
             print(f"{f'dask, {workers} worker(s)':<24} {matches:>7} {on_dask[workers]:>12.1f}")

@@ -176,8 +176,10 @@ def test_resume_refuses_another_tournament(local_run: Path, tmp_path: Path, caps
 def test_dask_local_cluster_gives_the_same_results(local_run: Path, tmp_path: Path) -> None:
     distributed = pytest.importorskip("dask.distributed")
     config = load_config(write_config(tmp_path))
+    # The scheduler's HTTP server on a free port: dashboard_address=None still means 8787,
+    # and a second cluster on the machine would make that a warning (an error here).
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
     ) as cluster:
         stored, failures = run_tournament(config, dask=cluster.scheduler_address, progress=False)
     assert failures == []
