@@ -12,7 +12,10 @@ solve the three-player public tree (:mod:`strategies.cfr.solvers.multiplayer`,
 simultaneous updates) and write a ``three-player`` strategy file; the figure
 measured is seed 003's seven-step epsilon (the mean over positions of a best
 response's gain against the other two, each found by an exact tree walk),
-stored with each position's gain.
+stored with each position's gain. ``--algorithm es-mccfr --abstraction SPEC``
+(``--max-raises`` the raise caps of a cut betting tree, ``--seed``) is sampled
+three-player CFR over card buckets for games too big for that, 3p limit
+hold'em (:mod:`strategies.cfr.cli_sampled`).
 
 ``--algorithm abstract --abstraction SPEC`` (required) solves the abstract game
 of a perfect-recall card abstraction with CFR+ (:mod:`strategies.cfr.solvers.abstract_game`;
@@ -56,10 +59,13 @@ from strategies.cfr.solvers import abstract_game, pcs
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
 from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
+from strategies.cfr.solvers.sampled_multiplayer import ALGORITHM as SAMPLED
+from strategies.cfr.solvers.sampled_multiplayer import BettingGraph
 from strategies.cfr.solvers.solver import Algorithm, Solver
 from strategies.cfr.strategy_file import (
     BUCKETS,
     THREE_PLAYER,
+    THREE_PLAYER_BUCKETS,
     StrategyFile,
     StrategyFileError,
     load_strategy,
@@ -74,6 +80,8 @@ _BATCH_SECONDS = 0.25  # aim for progress updates (and Ctrl-C checks) about this
 PCS = "pcs"
 #: The settings key of ``--every`` in the files this command writes.
 EVERY = "every"
+#: Every kind of tree a strategy file's arrays are on.
+AnyTree = Tree | BettingTree | MultiTree | BettingGraph
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,7 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("game", nargs="?", help="short game name or .game file (not needed with --resume)")
     parser.add_argument(
         "--algorithm",
-        choices=[a.value for a in Algorithm] + [PCS, ABSTRACT],
+        choices=[a.value for a in Algorithm] + [PCS, ABSTRACT, SAMPLED],
         help=f"default {Algorithm.CFR_PLUS.value} (with --resume: the file's)",
     )
     parser.add_argument(
@@ -91,7 +99,12 @@ def _parser() -> argparse.ArgumentParser:
         help="card abstraction spec for pcs (default none: no abstraction) and abstract (required),"
         " e.g. ehs2:5:perfect",
     )
-    parser.add_argument("--seed", type=int, default=0, help="board sampler seed for pcs (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="board sampler seed for pcs and es-mccfr (default 0)")
+    parser.add_argument(
+        "--max-raises",
+        help="es-mccfr: raise caps per round of the solved betting tree, comma separated (default the game's;"
+        " PR2's river cut in 3p hold'em: 3,4,4,3); the agent calls where the real game goes past them",
+    )
     parser.add_argument(
         "--iterations", type=int, required=True, help="total iterations to reach (counting resumed ones)"
     )
@@ -110,6 +123,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="--algorithm abstract: terminal matrix products in float32 (about twice as fast for hold'em;"
         " the measured exploitability is then float32-accurate)",
+    )
+    parser.add_argument(
+        "--plus",
+        action="store_true",
+        help="--algorithm pcs: regret-matching+ (regrets clipped at zero) instead of vanilla regret matching",
+    )
+    parser.add_argument(
+        "--linear", action="store_true", help="--algorithm pcs: average weight max(t - delay, 0) instead of 1"
     )
     parser.add_argument("--delay", type=int, default=0, help="iterations the average leaves out (default 0)")
     parser.add_argument(
@@ -189,13 +210,13 @@ class _Run(abc.ABC):
     details = ""
 
     @abc.abstractmethod
-    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, AnyTree]:
         """The file to write (a checkpoint) and the tree its arrays are on."""
 
     def save(self, path: Path, measured: float | None) -> None:
         self.write(path, *self.strategy_file(measured))
 
-    def write(self, path: Path, strategy_file: StrategyFile, tree: Tree | BettingTree | MultiTree) -> None:
+    def write(self, path: Path, strategy_file: StrategyFile, tree: AnyTree) -> None:
         settings = {**strategy_file.settings, EVERY: self.every}
         save_strategy(path, dataclasses.replace(strategy_file, settings=settings), tree)
 
@@ -234,7 +255,7 @@ class _PCSRun(_Run):
             return None
         return exploitability(self.tree, self.solver.strategy().tree_strategy(self.tree))
 
-    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, AnyTree]:
         return pcs.strategy_file(self.solver, measured), self.solver.tree
 
     @property
@@ -261,7 +282,7 @@ class _AbstractRun(_Run):
 
     def strategy_file(
         self, measured: float | None, real: float | None = None
-    ) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
+    ) -> tuple[StrategyFile, AnyTree]:
         """``measured`` is the abstract game's figure, ``real`` the real game's."""
         written = self.solve.strategy_file(self.solver, exploitability=real, abstract_exploitability=measured)
         return written, self.solve.game.tree
@@ -308,7 +329,7 @@ class _MultiRun(_Run):
     def describe(self, value: float) -> str:
         return f"{self.unit.format(value)} (seven-step epsilon)"
 
-    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, AnyTree]:
         solver, check = self.solver, self.check()
         written = StrategyFile(
             game=solver.tree.game,
@@ -374,7 +395,10 @@ class _Bars:
 def _pcs_setup(args: argparse.Namespace, game: Game) -> _PCSRun:
     betting = _betting(args, game)
     abstraction = load_abstraction(args.abstraction or "none", game)
-    return _PCSRun(pcs.PCSSolver(game, abstraction, betting=betting, seed=args.seed, delay=args.delay))
+    solver = pcs.PCSSolver(
+        game, abstraction, betting=betting, seed=args.seed, plus=args.plus, linear=args.linear, delay=args.delay
+    )
+    return _PCSRun(solver)
 
 
 def _abstract_setup(args: argparse.Namespace, game: Game, bars: _Bars) -> _AbstractRun:
@@ -397,6 +421,12 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
             return _AbstractRun(*AbstractSolve.resume(saved, build_progress=bars.stage, progress=bars.tables))
         if saved.layout == BUCKETS:
             return _PCSRun(pcs.resume_solver(saved))
+        if saved.layout == THREE_PLAYER_BUCKETS:
+            from strategies.cfr import cli_sampled
+
+            if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
+                raise StrategyFileError(f"{args.resume}: holds no regrets and cumulative strategy to resume from")
+            return cli_sampled.resume(saved, bars)
         if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
             raise StrategyFileError(f"{args.resume}: holds no regrets and cumulative strategy to resume from")
         if saved.layout == THREE_PLAYER:
@@ -424,6 +454,16 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     args.algorithm = args.algorithm or Algorithm.CFR_PLUS.value
     if args.float32 and args.algorithm != ABSTRACT:
         raise TreeError("--float32 applies to --algorithm abstract only")
+    if (args.plus or args.linear) and args.algorithm != PCS:
+        raise TreeError("--plus and --linear apply to --algorithm pcs only (cfr+ is always both)")
+    if args.max_raises is not None and args.algorithm != SAMPLED:
+        raise TreeError(f"--max-raises applies to --algorithm {SAMPLED} only")
+    if game.num_players == 3 and args.algorithm == SAMPLED:
+        from strategies.cfr import cli_sampled
+
+        return cli_sampled.setup(args, game, bars)
+    if args.algorithm == SAMPLED:
+        raise TreeError(f"--algorithm {SAMPLED} solves three-player limit games")
     if game.num_players == 3:
         return _multi_setup(args, game)
     if args.algorithm == PCS:
@@ -479,7 +519,7 @@ class _TreeRun(_Run):
     def exploitability(self) -> float | None:
         return exploitability(self.tree, self.solver.average_strategy())
 
-    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, Tree | BettingTree | MultiTree]:
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, AnyTree]:
         solver, tree = self.solver, self.tree
         written = StrategyFile(
             game=tree.game,

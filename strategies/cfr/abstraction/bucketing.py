@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,8 +61,10 @@ __all__ = [
     "Feature",
     "Recall",
     "build_bucket_tables",
+    "hand_classes",
     "kernel_data",
     "percentile_buckets",
+    "spec_name",
 ]
 
 
@@ -76,28 +79,69 @@ class Recall(enum.StrEnum):
     IMPERFECT = "imperfect"
 
 
+#: The bucket count of a round-0 ``lossless`` entry in :attr:`AbstractionSpec.buckets`
+#: (resolved to the game's number of hand classes by :meth:`AbstractionSpec.buckets_per_round`).
+LOSSLESS = 0
+#: How a lossless first round is spelt in a spec (``ehs2:lossless,50,50,50:imperfect``).
+LOSSLESS_WORD = "lossless"
+
+
 @dataclass(frozen=True)
 class AbstractionSpec:
     """A parsed spec ``FEATURE:BUCKETS:RECALL``; ``buckets`` has one entry (every
-    round) or one per round."""
+    round) or one per round. A first entry :data:`LOSSLESS` (spelt ``lossless``)
+    makes round 0 lossless: one bucket per suit-isomorphism class of private
+    hands (hold'em: the 169 classes), numbered by the feature (weakest first)."""
 
     feature: Feature
     buckets: tuple[int, ...]
     recall: Recall
 
+    @property
+    def lossless(self) -> bool:
+        """Round 0 has one bucket per class of private hands."""
+        return self.buckets[0] == LOSSLESS
+
     def __str__(self) -> str:
-        counts = ",".join(str(k) for k in self.buckets)
-        return f"{self.feature}:{counts}:{self.recall}"
+        return spec_name(self.feature, self.buckets, self.recall, self.lossless)
 
     def buckets_per_round(self, game: Game) -> tuple[int, ...]:
-        if len(self.buckets) == 1:
+        """The bucket count of every round (a lossless round 0: the game's number of hand classes)."""
+        if len(self.buckets) == 1 and not self.lossless:
             return self.buckets * game.num_rounds
         if len(self.buckets) != game.num_rounds:
             raise AbstractionError(
                 f"card abstraction {str(self)!r} lists {len(self.buckets)} bucket counts but the game has "
                 f"{game.num_rounds} rounds; give one count for every round or one per round"
+                + (" (lossless is round 0's only)" if self.lossless else "")
             )
+        if self.lossless and game.num_rounds < 2:
+            raise AbstractionError(
+                f"card abstraction {str(self)!r}: a lossless round 0 needs a game of 2 rounds or more"
+            )
+        if self.lossless:
+            return (len(hand_classes(card_tables(game))[1]), *self.buckets[1:])
         return self.buckets
+
+
+def spec_name(feature: Feature, buckets: Sequence[int], recall: Recall, lossless: bool = False) -> str:
+    """The spec's text: ``ehs2:5:perfect`` (one count when every round has it),
+    ``ehs2:lossless,50,50,50:imperfect`` (``lossless`` for round 0's count when ``lossless``)."""
+    words = [str(k) for k in buckets]
+    if lossless:
+        words[0] = LOSSLESS_WORD
+    counts = words[0] if len(set(words)) == 1 and not lossless else ",".join(words)
+    return f"{feature}:{counts}:{recall}"
+
+
+def hand_classes(cards: CardTables) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """(class of every private hand, the class's representative): hands one suit
+    permutation maps onto each other share a class (hold'em: 13 pairs of 6
+    hands, 78 suited of 4, 78 offsuit of 12); the representative is the
+    smallest hand index of the class, and classes are numbered by it."""
+    smallest = cards.hand_map.min(axis=0).astype(np.int64)
+    representatives, classes = np.unique(smallest, return_inverse=True)
+    return classes.astype(np.int64), representatives
 
 
 def percentile_buckets(values: npt.ArrayLike, weights: npt.ArrayLike, k: int) -> npt.NDArray[np.int32]:
@@ -266,6 +310,9 @@ class _Builder:
     def add_round(self, q: int) -> None:
         boards, orbit = self.cards.canonical[int(self.cards.total_cards[q])]
         values = self.raw_features(q, boards)
+        if q == 0 and self.spec.lossless:
+            self.add_lossless_round(values[0])
+            return
         splits = self.splits(q) if q > 0 else np.zeros((1, boards.shape[1]), dtype=np.int64)
         per_board = len(splits) * self.cards.valid_per_board(boards.shape[1])
         value_bits, weight_bits = _bits(int(values.max(initial=0))), _bits(int(orbit.max()))
@@ -299,6 +346,26 @@ class _Builder:
         self.local.append(local.reshape(-1))
         if q + 1 < len(self.local_start):
             self.local_start[q + 1 :] = self.local_start[q] + local.size
+
+    def add_lossless_round(self, feature: npt.NDArray[np.int64]) -> None:
+        """Round 0 with one bucket per hand class: the classes ranked by ``feature``
+        (ties by class number), a threshold between every two, so the look-up
+        gives each hand its class's rank. The feature is equal within a class
+        (suit symmetry), so it never splits one."""
+        classes, representatives = hand_classes(self.cards)
+        rank = np.empty(len(representatives), dtype=np.int64)
+        rank[np.lexsort((np.arange(len(representatives)), feature[representatives]))] = np.arange(len(rank))
+        values = rank[classes]
+        merged = np.arange(1, len(rank), dtype=np.int64)
+        local = np.arange(len(rank), dtype=np.int32)
+        self.keys.append(self.cards.masks(np.zeros((1, 0), dtype=np.int64)))
+        self.tables.append(values.reshape(1, -1))
+        self.key_start[1:] = self.key_start[0] + 1
+        self.merged.append(merged)
+        self.merged_start[1:] = self.merged_start[0] + merged.size
+        self.local.append(local)
+        if len(self.local_start) > 1:
+            self.local_start[1:] = self.local_start[0] + local.size
 
     def add_final_round(self) -> None:
         last = self.cards.last

@@ -34,12 +34,15 @@ from strategies.base import private_hands
 from strategies.cfr.abstraction import _kernels as _k
 from strategies.cfr.abstraction.abstraction_file import ABSTRACTION_FIELDS, check_bucket_tables, expect_bucket_array
 from strategies.cfr.abstraction.bucketing import (
+    LOSSLESS,
+    LOSSLESS_WORD,
     AbstractionSpec,
     BucketTables,
     Feature,
     Recall,
     build_bucket_tables,
     kernel_data,
+    spec_name,
 )
 from strategies.cfr.abstraction.cache_files import CacheFileError, default_cache_dir, read_arrays, write_arrays
 from strategies.cfr.abstraction.card_tables import AbstractionError, CardTables, Progress, card_tables
@@ -60,8 +63,9 @@ NULL_SPEC = "none"
 
 
 def parse_abstraction_spec(text: str) -> AbstractionSpec | None:
-    """Parse ``FEATURE:BUCKETS:RECALL`` (``ehs2:5:perfect``, ``ehs:8,8,8,8:imperfect``)
-    or ``none`` (every private hand its own bucket; returns None).
+    """Parse ``FEATURE:BUCKETS:RECALL`` (``ehs2:5:perfect``, ``ehs:8,8,8,8:imperfect``,
+    ``ehs2:lossless,50,50,50:imperfect``: round 0 one bucket per class of private
+    hands) or ``none`` (every private hand its own bucket; returns None).
 
     Raises:
         AbstractionError: (a ValueError) naming the part that is wrong.
@@ -81,10 +85,17 @@ def parse_abstraction_spec(text: str) -> AbstractionSpec | None:
             + ", ".join(f.value for f in Feature)
         )
     counts = buckets.split(",")
-    if not all(c.isdigit() and int(c) >= 1 for c in counts):
+    lossless = counts[0] == LOSSLESS_WORD
+    if lossless:
+        counts[0] = str(LOSSLESS)
+    if not all(c.isdigit() and (int(c) >= 1 or (i == 0 and lossless)) for i, c in enumerate(counts)):
         raise AbstractionError(
             f"buckets {buckets!r} in card abstraction spec {text!r} must be a positive whole number "
-            "or a comma-separated list of them, one per round"
+            f"or a comma-separated list of them, one per round (the first may be {LOSSLESS_WORD!r})"
+        )
+    if lossless and len(counts) == 1:
+        raise AbstractionError(
+            f"card abstraction spec {text!r}: {LOSSLESS_WORD!r} is for round 0 only; give a count for every round"
         )
     if recall not in set(Recall):
         raise AbstractionError(f"recall {recall!r} in card abstraction spec {text!r} must be 'perfect' or 'imperfect'")
@@ -124,18 +135,20 @@ class CardAbstraction:
     order dealt (hold'em: flop, turn, river). With perfect recall the bucket is
     the index of the whole bucket sequence of rounds 0..r, so round r has
     ``k_0 * ... * k_r`` buckets and ``bucket // k_r`` is round r-1's bucket; with
-    imperfect recall it is round r's own bucket (``k_r`` of them)."""
+    imperfect recall it is round r's own bucket (``k_r`` of them). ``lossless``:
+    round 0's buckets are the classes of private hands (``k_0`` of them)."""
 
     game: Game
     feature: Feature
     buckets_per_round: tuple[int, ...]
     recall: Recall
     tables: BucketTables = field(repr=False)
+    lossless: bool = False
 
     @property
     def name(self) -> str:
-        """The spec, e.g. ``"ehs2:5:perfect"``."""
-        return _spec_name(self.feature, self.buckets_per_round, self.recall)
+        """The spec, e.g. ``"ehs2:5:perfect"``, ``"ehs2:lossless,50,50,50:imperfect"``."""
+        return spec_name(self.feature, self.buckets_per_round, self.recall, self.lossless)
 
     @cached_property
     def cards(self) -> CardTables:
@@ -234,7 +247,12 @@ class CardAbstraction:
         )
         if problem is not None:
             raise AbstractionError(f"{path}: {problem}")
-        return cls(game, Feature(header["feature"]), buckets, Recall(header["recall"]), tables)
+        try:
+            spec = parse_abstraction_spec(header["spec"])
+        except AbstractionError as error:
+            raise AbstractionError(f"{path}: {error}") from None
+        lossless = spec is not None and spec.lossless
+        return cls(game, Feature(header["feature"]), buckets, Recall(header["recall"]), tables, lossless)
 
     @classmethod
     def build(
@@ -247,12 +265,7 @@ class CardAbstraction:
         core) share the boards."""
         threads = workers or os.cpu_count() or 1
         tables = build_bucket_tables(game, spec, cache_dir=cache_dir, workers=threads, progress=progress)
-        return cls(game, spec.feature, spec.buckets_per_round(game), spec.recall, tables)
-
-
-def _spec_name(feature: Feature, buckets: tuple[int, ...], recall: Recall) -> str:
-    counts = str(buckets[0]) if len(set(buckets)) == 1 else ",".join(map(str, buckets))
-    return f"{feature}:{counts}:{recall}"
+        return cls(game, spec.feature, spec.buckets_per_round(game), spec.recall, tables, spec.lossless)
 
 
 def file_slug(name: str) -> str:
@@ -319,7 +332,7 @@ def load_abstraction(
     if parsed is None:
         return NullAbstraction(game)
     directory = cache_dir or default_cache_dir()
-    name = _spec_name(parsed.feature, parsed.buckets_per_round(game), parsed.recall)
+    name = spec_name(parsed.feature, parsed.buckets_per_round(game), parsed.recall, parsed.lossless)
     path = directory / f"{file_slug(name)}-{card_tables(game).digest}.abstraction"
     if path.exists():
         try:

@@ -10,24 +10,25 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 import pytest
 
-from poker.cards import cards_from_text
+from poker.cards import cards_from_text, rank_of, suit_of
 from poker.evaluate import hand_vs_range_equity, rank_hand, rank_hands
 from poker.gamedef import Game, load_game, parse_game
 from strategies.base import private_hands
-from strategies.cfr.abstraction.bucketing import AbstractionSpec, Feature, Recall, percentile_buckets
+from strategies.cfr.abstraction.bucketing import AbstractionSpec, Feature, Recall, hand_classes, percentile_buckets
 from strategies.cfr.abstraction.card_abstraction import (
     CardAbstraction,
     NullAbstraction,
     load_abstraction,
     parse_abstraction_spec,
 )
-from strategies.cfr.abstraction.card_tables import AbstractionError
+from strategies.cfr.abstraction.card_tables import AbstractionError, card_tables
 from strategies.cfr.abstraction.hand_features import hand_features
 
 HULHE = load_game("holdem.limit.2p.reverse_blinds")
@@ -392,3 +393,103 @@ def test_a_damaged_abstraction_file_is_reported_not_crashed_on(tmp_path: Path, c
     path.write_bytes(content)
     with pytest.raises(AbstractionError, match="not a card abstraction file: .*bad.abstraction"):
         CardAbstraction.load(path)
+
+
+# Lossless round 0 (``ehs2:lossless,50,50,50:imperfect``: the 169 pre-flop classes of hold'em).
+
+
+def _shape(hand: np.ndarray) -> tuple[int, int, bool]:
+    """The class key of a two-card hand as people name it: high rank, low rank, suited."""
+    a, b = (int(c) for c in hand)
+    high, low = sorted((rank_of(a), rank_of(b)), reverse=True)
+    return high, low, suit_of(a) == suit_of(b)
+
+
+def test_holdem_hands_fall_into_the_169_classes_exactly() -> None:
+    classes, representatives = hand_classes(card_tables(HULHE))
+    hands = private_hands(HULHE)
+    assert len(representatives) == 169 and classes.shape == (1326,)
+    shapes = [_shape(h) for h in hands]
+    # One class per shape and one shape per class: the map is the suit-isomorphism quotient.
+    by_class: dict[int, set[tuple[int, int, bool]]] = {}
+    for c, shape in zip(classes.tolist(), shapes, strict=True):
+        by_class.setdefault(c, set()).add(shape)
+    assert all(len(s) == 1 for s in by_class.values())
+    assert len({next(iter(s)) for s in by_class.values()}) == 169
+    sizes = Counter(classes.tolist())
+    kinds = Counter(
+        ("pair" if shape[0] == shape[1] else "suited" if shape[2] else "offsuit", sizes[c])
+        for i, (c, shape) in enumerate(zip(classes.tolist(), shapes, strict=True))
+        if representatives[c] == i
+    )
+    assert kinds == {("pair", 6): 13, ("suited", 4): 78, ("offsuit", 12): 78}
+    assert all(classes[representatives[c]] == c for c in range(169))
+
+
+@pytest.fixture(scope="module")
+def lossless(tmp_path_factory: pytest.TempPathFactory) -> CardAbstraction:
+    spec = parse_abstraction_spec("ehs2:lossless,3,3,4:imperfect")
+    assert spec is not None
+    return CardAbstraction.build(SMALL, spec, cache_dir=tmp_path_factory.mktemp("cache"))
+
+
+def test_lossless_round_zero_gives_each_class_its_own_bucket_by_strength(
+    lossless: CardAbstraction, tmp_path: Path
+) -> None:
+    assert lossless.name == "ehs2:lossless,3,3,4:imperfect"
+    assert lossless.buckets_per_round == (25, 3, 3, 4) and lossless.num_buckets(0) == 25
+    classes, representatives = hand_classes(card_tables(SMALL))
+    buckets = lossless.buckets(0, [])
+    # Bucket = the class's rank by pre-flop E[HS^2] (ties by class number): a bijection.
+    ehs2 = hand_features(SMALL, (), cache_dir=tmp_path).ehs2[representatives]
+    expected = np.empty(25, dtype=np.int64)
+    expected[np.lexsort((np.arange(25), ehs2))] = np.arange(25)
+    assert buckets.tolist() == expected[classes].tolist()
+    top = max(rank_of(c) for c in SMALL.deck())
+    best_pair = [i for i, h in enumerate(private_hands(SMALL)) if _shape(h)[:2] == (top, top)]
+    assert set(buckets[best_pair].tolist()) == {24}
+
+
+def test_lossless_round_zero_leaves_the_later_rounds_as_they_were(lossless: CardAbstraction, tmp_path: Path) -> None:
+    spec = AbstractionSpec(Feature.EHS2, (2, 3, 3, 4), Recall.IMPERFECT)
+    percentile = CardAbstraction.build(SMALL, spec, cache_dir=tmp_path)
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        board = rng.choice(np.array(SMALL.deck()), size=5, replace=False).tolist()
+        ours, theirs = lossless.bucket_rounds(board), percentile.bucket_rounds(board)
+        assert ours[1:].tolist() == theirs[1:].tolist()
+
+
+def test_lossless_with_perfect_recall_nests_under_the_classes(tmp_path: Path) -> None:
+    abstraction = load_abstraction("ehs2:lossless,2,2,2:perfect", SMALL, cache_dir=tmp_path)
+    assert [abstraction.num_buckets(r) for r in range(4)] == [25, 50, 100, 200]
+    board = [int(c) for c in SMALL.deck()[:5]]
+    rounds = abstraction.bucket_rounds(board)
+    fits = rounds[3] >= 0
+    assert (rounds[1][fits] // 2 == abstraction.buckets(0, [])[fits]).all()
+
+
+def test_the_lossless_spec_survives_the_cache(lossless: CardAbstraction, tmp_path: Path) -> None:
+    path = tmp_path / "a.abstraction"
+    lossless.save(path)
+    again = CardAbstraction.load(path)
+    assert (again.name, again.lossless, again.buckets_per_round) == (lossless.name, True, (25, 3, 3, 4))
+    built = load_abstraction("EHS2:lossless,3,3,4:imperfect", SMALL, cache_dir=tmp_path)
+    read = load_abstraction("ehs2:lossless,3,3,4:imperfect", SMALL, cache_dir=tmp_path)
+    assert read.name == built.name == lossless.name
+    assert read.buckets(0, []).tolist() == lossless.buckets(0, []).tolist()
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("ehs2:lossless:imperfect", "'lossless' is for round 0 only; give a count for every round"),
+        ("ehs2:5,lossless,5,5:imperfect", r"must be a positive whole number .* \(the first may be 'lossless'\)"),
+        ("ehs2:lossless,5:imperfect", r"lists 2 bucket counts but the game has 4 rounds; .*\(lossless is round 0's"),
+    ],
+)
+def test_bad_lossless_specs_are_one_clear_error(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parsed = parse_abstraction_spec(spec)
+        assert parsed is not None
+        parsed.buckets_per_round(HULHE)
