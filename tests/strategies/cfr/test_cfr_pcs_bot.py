@@ -21,7 +21,10 @@ from strategies.cfr.strategy_file import load_strategy
 BOT = "hulhe-ir50"
 
 
-def test_pcs_plus_and_linear_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_pcs_plus_and_linear_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "l.strategy"
     argv = ["leduc", "--algorithm", "pcs", "--abstraction", "ehs2:lossless,2:imperfect", "--plus", "--linear"]
     assert solve_cli.main([*argv, "--iterations", "20", "-o", str(out), "--quiet"]) == 0
@@ -33,7 +36,8 @@ def test_pcs_plus_and_linear_from_the_command_line(tmp_path: Path, capsys: pytes
     assert "--plus and --linear apply to --algorithm pcs only" in capsys.readouterr().err
 
 
-def test_an_imperfect_recall_pcs_file_plays_a_match_over_tcp(tmp_path: Path) -> None:
+def test_an_imperfect_recall_pcs_file_plays_a_match_over_tcp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
     strategy = tmp_path / "ir.strategy"
     argv = ["leduc", "--algorithm", "pcs", "--abstraction", "ehs2:lossless,2:imperfect", "--iterations", "200"]
     assert solve_cli.main([*argv, "-o", str(strategy), "--quiet"]) == 0
