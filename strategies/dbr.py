@@ -49,8 +49,9 @@ strategy file (:mod:`strategies.cfr.strategy_file`, algorithm ``"rnr"`` or
 
 Scope: two-player games whose public tree can be built without suit
 isomorphism (Kuhn, Leduc, limit or within a no-limit betting abstraction whose
-sizes the logs use exactly). Hold'em would need the model counted per card
-abstraction bucket and solved in the abstract game; that is not done here.
+sizes the logs use exactly). Hold'em goes through a card abstraction:
+:mod:`strategies.dbr_abstract` counts the model per abstract information set
+and solves in the abstract game, with the same ``P_conf`` functions.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -73,12 +74,14 @@ if TYPE_CHECKING:
     from analysis.hands import Hands
 
 __all__ = [
+    "CountedModel",
     "DBRError",
     "METHODS",
     "PCONF_FUNCTIONS",
     "DEFAULT_ITERATIONS",
     "OpponentModel",
     "count_model",
+    "observed_hands",
     "p_conf",
     "restriction_arrays",
     "solve_restricted",
@@ -139,20 +142,19 @@ def _lookup(tree: Tree) -> dict[tuple[str, tuple[int, ...]], int]:
     }
 
 
-def count_model(tree: Tree, hands: Hands, opponent: str, *, showdown_only: bool = False) -> OpponentModel:
-    """Count ``opponent``'s actions per information set over ``hands``.
+def observed_hands(
+    hands: Hands, opponent: str, private: npt.NDArray[np.integer[Any]], *, showdown_only: bool = False
+) -> tuple[Counter[tuple[str, tuple[int, ...], int, int]], int]:
+    """The hands ``opponent`` played, grouped: ``(betting, board, its position,
+    its row in private)`` -> number of hands, and how many hands it played
+    (showdowns only if ``showdown_only``).
 
     Raises:
-        DBRError: the opponent is not in the hands, the game is not the tree's,
-            or a hand's betting or cards leave the tree (a raise size outside
-            the betting abstraction).
+        DBRError: the opponent is not in the hands, or its hole cards are no row of ``private``.
     """
-    if hands.game != tree.game:
-        raise DBRError("the hands are of a different game than the tree")
     if opponent not in hands.names:
         raise DBRError(f"no player {opponent!r} in the hands; players: {', '.join(hands.names)}")
-    lookup = _lookup(tree)
-    hand_index = {tuple(int(c) for c in row): h for h, row in enumerate(tree.hands)}
+    hand_index = {tuple(int(c) for c in row): h for h, row in enumerate(private)}
     who = hands.names.index(opponent)
     seen: Counter[tuple[str, tuple[int, ...], int, int]] = Counter()
     played = 0
@@ -168,8 +170,22 @@ def count_model(tree: Tree, hands: Hands, opponent: str, *, showdown_only: bool 
         hole = hand_index.get(tuple(sorted(int(c) for c in hands.hole[i, position])))
         if hole is None:
             raise DBRError(f"{hands.where(i)}: hole cards do not form a private hand of the game")
-        board = tuple(int(c) for c in hands.board[i])
-        seen[betting, board, position, hole] += 1
+        seen[betting, tuple(int(c) for c in hands.board[i]), position, hole] += 1
+    return seen, played
+
+
+def count_model(tree: Tree, hands: Hands, opponent: str, *, showdown_only: bool = False) -> OpponentModel:
+    """Count ``opponent``'s actions per information set over ``hands``.
+
+    Raises:
+        DBRError: the opponent is not in the hands, the game is not the tree's,
+            or a hand's betting or cards leave the tree (a raise size outside
+            the betting abstraction).
+    """
+    if hands.game != tree.game:
+        raise DBRError("the hands are of a different game than the tree")
+    lookup = _lookup(tree)
+    seen, played = observed_hands(hands, opponent, tree.hands, showdown_only=showdown_only)
     counts = np.zeros((tree.num_decisions, tree.max_actions, tree.num_hands))
     names = {d: [str(a) for a in tree.actions(int(node))] for d, node in enumerate(tree.decision_nodes)}
     for (betting, board, position, hole), times in seen.items():
@@ -208,11 +224,22 @@ def p_conf(function: str, n: npt.ArrayLike, p_max: float, *, s: float = 1.0) -> 
     return out
 
 
+class CountedModel(Protocol):
+    """An opponent model of observed frequencies: :class:`OpponentModel` (public
+    tree) or :class:`strategies.dbr_abstract.AbstractModel` (abstract game)."""
+
+    @property
+    def observations(self) -> npt.NDArray[np.float64]: ...
+
+    def strategy(self) -> npt.NDArray[np.float64]: ...
+
+
 def restriction_arrays(
-    model: OpponentModel, method: str, p: float, pconf: str = "0-10-linear", *, s: float = 1.0
+    model: CountedModel, method: str, p: float, pconf: str = "0-10-linear", *, s: float = 1.0
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-    """``(fixed [D, A, H], p_conf [D, H])`` of ``method`` (``rnr``: ``p``
-    everywhere; ``dbr``: ``P_conf(n_I)`` with ``P_max = p``)."""
+    """``(fixed, p_conf)`` of ``method`` (``rnr``: ``p`` everywhere; ``dbr``:
+    ``P_conf(n_I)`` with ``P_max = p``): ``[D, A, H]`` and ``[D, H]`` on the
+    public tree, ``[A, R]`` and ``[R]`` in the abstract game."""
     if not 0.0 <= p <= 1.0:
         raise DBRError(f"p must lie in [0, 1], got {p}")
     if method == "rnr":

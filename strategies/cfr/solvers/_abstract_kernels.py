@@ -255,17 +255,27 @@ def scatter_rows(nodes, offset, width, scale, rows, values):
 @njit(cache=True, nogil=True)
 def decision_values(
     kind, player, first_child, num_children, offset, width, doff, position, mode, weight, sigma, regret, cumulative,
-    own_reach, values,
+    own_reach, values, play, keep,
 ):  # fmt: skip
     """Bottom-up over the decision nodes (terminal values already in ``values``):
     ``position``'s counterfactual values per own bucket sequence. At its nodes
-    the value is the sigma-weighted sum (``MODE_VALUE``, ``MODE_CFR_PLUS``, which
+    the value is the ``play``-weighted sum (``MODE_VALUE``, ``MODE_CFR_PLUS``, which
     also adds ``weight * own_reach * sigma`` to ``cumulative``, then updates the
     regrets with regret-matching+ and regret-matches ``sigma``) or the maximum
     (``MODE_BEST_RESPONSE``); at the other position's nodes the plain sum (its
     reach is inside the terminal values). Children of a later round are summed
-    over the extensions of each sequence."""
+    over the extensions of each sequence.
+
+    ``play`` is the strategy ``position`` plays: ``sigma`` itself, or when
+    ``position`` is restricted (data-biased response, Johanson thesis Eq 6.1)
+    the mix ``keep * fixed + (1 - keep) * sigma`` with ``keep`` the confidence
+    ``float64[Dw]`` per column. A non-empty ``keep`` turns on the restricted
+    regret update of :func:`strategies.cfr.tree._kernels._update_group`: the
+    regrets are those of the free part ``sigma``, ``(1 - keep) * (child - sum_a
+    sigma * child)``, written so that at ``keep = 0`` they are the plain update
+    bit for bit."""
     max_actions = sigma.shape[0]
+    mixing = keep.shape[0] > 0
     child_values = np.empty(max_actions)
     starts = np.empty(max_actions, dtype=np.int64)
     ratios = np.empty(max_actions, dtype=np.int64)
@@ -311,7 +321,7 @@ def decision_values(
                 continue
             value = 0.0
             for a in range(n):
-                value += sigma[a, row + b] * child_values[a]
+                value += play[a, row + b] * child_values[a]
             values[base + b] = value
             if mode != MODE_CFR_PLUS:
                 continue
@@ -319,9 +329,18 @@ def decision_values(
                 scale = weight * own_reach[base + b]
                 for a in range(n):
                     cumulative[a, row + b] += scale * sigma[a, row + b]
+            free = 1.0
+            baseline = value
+            if mixing:
+                free = 1.0 - keep[row + b]
+                baseline = 0.0
+                for a in range(n):
+                    baseline += sigma[a, row + b] * child_values[a]
             positive = 0.0
             for a in range(n):
-                r = max(regret[a, row + b] + child_values[a] - value, 0.0)
+                # (regret + free * child) - free * baseline: at free = 1 the
+                # unrestricted update's own arithmetic, so keep = 0 is bit for bit a plain solve.
+                r = max(regret[a, row + b] + free * child_values[a] - free * baseline, 0.0)
                 regret[a, row + b] = r
                 positive += r
             for a in range(n):

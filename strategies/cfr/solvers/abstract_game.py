@@ -92,6 +92,7 @@ __all__ = [
     "AbstractCFR",
     "AbstractGame",
     "AbstractGameError",
+    "AbstractRestriction",
     "JointTables",
     "enumerate_joint_tables",
     "joint_tables",
@@ -354,6 +355,11 @@ class AbstractGame:
         return self.tree.max_actions
 
     @property
+    def column_player(self) -> npt.NDArray[np.int64]:
+        """``int64[R]``: the position acting at each column's decision."""
+        return np.repeat(self.player[self.decisions], self.width[self.decisions])
+
+    @property
     def num_columns(self) -> int:
         """Columns of the strategy tables (one per decision and sequence of its round)."""
         return int(self.row_start[-1])
@@ -407,7 +413,7 @@ class AbstractGame:
             self.terminal_values(position, reach, values)
             _k.decision_values(
                 self.kind, self.player, self.first_child, self.num_children, self.offset, self.width, self.doff,
-                position, mode, 0.0, strategy, strategy, strategy, reach, values,
+                position, mode, 0.0, strategy, strategy, strategy, reach, values, strategy, _NO_RESTRICTION,
             )  # fmt: skip
             out.append(float(values[: self.sequences[0]].sum()))
         return out[0], out[1]
@@ -427,11 +433,37 @@ class AbstractGame:
         return (first + second) / 2
 
 
+_NO_RESTRICTION = np.zeros(0)
+
+
+@dataclass(frozen=True, eq=False)
+class AbstractRestriction:
+    """One position of an :class:`AbstractGame` forced to follow ``fixed`` with
+    probability ``p_conf`` at each of its abstract information sets (data-biased
+    response, Johanson thesis §6.5, Eq 6.1), the abstract game's form of
+    :class:`strategies.cfr.solvers.solver.Restriction`.
+
+    ``fixed`` is ``float64[A, R]`` and ``p_conf`` ``float64[R]`` in [0, 1], both
+    in the game's column order (one column per decision node and bucket
+    sequence); only the columns of ``position``'s decisions are read. p_conf = 0
+    everywhere is a plain solve (bit for bit); 1 everywhere makes the other
+    position's solution a best response to ``fixed`` in the abstract game."""
+
+    position: int
+    fixed: npt.NDArray[np.float64]
+    p_conf: npt.NDArray[np.float64]
+
+
 class AbstractCFR:
     """CFR+ on an :class:`AbstractGame`: alternating updates, regret-matching+,
-    average weight ``max(t - delay, 0)``; tables ``float64[A, R]``."""
+    average weight ``max(t - delay, 0)``; tables ``float64[A, R]``.
 
-    def __init__(self, game: AbstractGame, *, delay: int = 0) -> None:
+    With a ``restriction`` (:class:`AbstractRestriction`) the restricted position
+    plays ``p_conf * fixed + (1 - p_conf) * sigma`` (mixed before each pass, as
+    the public-tree :class:`~strategies.cfr.solvers.solver.Solver` does); its
+    regrets and average are those of the free part ``sigma``."""
+
+    def __init__(self, game: AbstractGame, *, delay: int = 0, restriction: AbstractRestriction | None = None) -> None:
         if delay < 0:
             raise AbstractGameError(f"the averaging delay must be non-negative, got {delay}")
         self.game = game
@@ -444,6 +476,33 @@ class AbstractCFR:
         size = int(game.offset[-1])
         self._reach = np.zeros((2, size))
         self._values = np.zeros(size)
+        self.restriction = restriction
+        self._play = self.sigma
+        self._restricted = -1
+        if restriction is not None:
+            if restriction.position not in (0, 1):
+                raise AbstractGameError(f"the restricted position must be 0 or 1, got {restriction.position}")
+            if restriction.fixed.shape != shape or restriction.p_conf.shape != shape[1:]:
+                raise AbstractGameError(
+                    f"restriction arrays must have shapes {shape} and {shape[1:]},"
+                    f" got {restriction.fixed.shape} and {restriction.p_conf.shape}"
+                )
+            if not ((restriction.p_conf >= 0) & (restriction.p_conf <= 1)).all():
+                raise AbstractGameError("p_conf must lie in [0, 1]")
+            self._restricted = restriction.position
+            self._columns = np.flatnonzero(game.column_player == restriction.position)
+            self._fixed = np.ascontiguousarray(restriction.fixed[:, self._columns], dtype=np.float64)
+            self._keep_columns = np.ascontiguousarray(restriction.p_conf[self._columns], dtype=np.float64)
+            self._keep = np.zeros(game.num_columns)
+            self._keep[self._columns] = self._keep_columns
+            self._play = self.sigma.copy()
+
+    def _mix(self) -> None:
+        """The restricted position's played strategy from the current ``sigma``
+        (columns of the other position are ``sigma``'s, copied once: they are
+        never read from ``_play``, whose reach and values use ``sigma``)."""
+        free = self.sigma[:, self._columns]
+        self._play[:, self._columns] = free + self._keep_columns * (self._fixed - free)
 
     def run(self, iterations: int) -> None:
         """Run ``iterations`` more iterations."""
@@ -454,13 +513,18 @@ class AbstractCFR:
             t = self.iteration + 1
             weight = float(max(t - self.delay, 0))
             for position in range(2):
-                g.reach(self.sigma, position, self._reach[position])
-                g.reach(self.sigma, 1 - position, self._reach[1 - position])
+                if self._restricted >= 0:
+                    self._mix()
+                own = self._play if position == self._restricted else self.sigma
+                other = self._play if 1 - position == self._restricted else self.sigma
+                keep = self._keep if position == self._restricted else _NO_RESTRICTION
+                g.reach(own, position, self._reach[position])
+                g.reach(other, 1 - position, self._reach[1 - position])
                 g.terminal_values(position, self._reach[1 - position], self._values)
                 _k.decision_values(
                     g.kind, g.player, g.first_child, g.num_children, g.offset, g.width, g.doff, position,
                     _k.MODE_CFR_PLUS, weight, self.sigma, self.regret, self.cumulative, self._reach[position],
-                    self._values,
+                    self._values, own, keep,
                 )  # fmt: skip
             self.iteration = t
 

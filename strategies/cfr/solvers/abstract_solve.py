@@ -197,10 +197,14 @@ class AbstractSolve:
 
     def strategy(self, solver: AbstractCFR) -> PCSStrategy:
         """The solver's average strategy, playable (and expandable onto a public tree)."""
+        return self.playable(self.to_file(solver.average()))
+
+    def playable(self, table: npt.NDArray[np.float64]) -> PCSStrategy:
+        """A table in file column order (:meth:`to_file`) as a playable strategy
+        (and expandable onto a public tree)."""
         return PCSStrategy(
-            self.game.game, self.abstraction, self.to_file(solver.average()), betting=self.game.tree.abstraction,
-            tree=self.game.tree,
-        )  # fmt: skip
+            self.game.game, self.abstraction, table, betting=self.game.tree.abstraction, tree=self.game.tree
+        )
 
     def strategy_file(
         self,
