@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("strategies.cfr.cli_bots", "the named bots: list them (game, how built, exploitability), or `bots build NAME`"),
     "rank": ("analysis.cli_rank", "rank per-match results (CSV or tournament database): total bankroll, bankroll/series instant run-off, crosstable"),
     "show": ("strategies.cfr.show", "a strategy file as people read it: each information set's action probabilities"),
-    "dbr": ("strategies.cfr.cli_dbr", "RNR / data-biased response counter-strategy to a player seen in match logs (Kuhn, Leduc)"),
+    "dbr": ("strategies.cfr.cli_dbr", "RNR / data-biased response counter-strategy to a player seen in match logs (Kuhn, Leduc; hold'em through --abstraction)"),
     "lbr": ("strategies.cfr.cli_lbr", "local best response: a sampled lower bound on a strategy's exploitability (heads-up)"),
     "exploitability": ("strategies.cfr.cli_exploitability", "exact exploitability of a strategy file"),
     "train-values": ("strategies.resolve.train", "train the counterfactual-value net continual re-solving asks at the street's end (NL Leduc)"),
