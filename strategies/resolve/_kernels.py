@@ -5,15 +5,14 @@ of run-outs and fold values per node; and for ``arena train-values``
 (:mod:`strategies.resolve.train`), one epoch of Adam on the value network.
 
 They reuse the engine's inline building blocks (:mod:`strategies.cfr.tree._kernels`:
-``_propagate_reach``, ``_counterfactual_values``, ``_scratch``) so the tree
-walk, terminal evaluation and regret-matching+ are the engine's, and add only
-what the gadget needs (Burch thesis §5.2.5; seed 002 §4 and §7): before each of
-the opponent's passes its root reach is the gadget's *follow* probability per
-private hand, and after the pass each hand's regrets over {follow, terminate}
-are updated by regret-matching+ from its root counterfactual value (follow) and
-its constraint (terminate). The gadget is part of the opponent's strategy, so
-it changes exactly when the opponent's strategy does, which keeps the engine's
-"propagate only the position that changed" shortcut valid.
+``_run_iterations``, ``_propagate_reach``, ``_counterfactual_values``,
+``_scratch``) so the tree walk, terminal evaluation and regret-matching+ are the
+engine's. The gadget (Burch thesis §5.2.5; seed 002 §4 and §7) lives in the
+engine's iteration loop as an optional slot: before each of the opponent's
+passes its root reach is the gadget's *follow* probability per private hand,
+and after the pass each hand's regrets over {follow, terminate} are updated by
+regret-matching+ from its root counterfactual value (follow) and its
+constraint (terminate) (``_update_gadget`` there).
 
 The arrays follow :mod:`strategies.cfr.tree._kernels` (``[A, D, H]`` strategies,
 ``[2, N, H]`` reach, ``[N, H]`` values). ``gadget`` is the tuple
@@ -30,10 +29,9 @@ from numba import njit
 
 from strategies.cfr.tree._kernels import (
     FIXED_HANDS,
-    MODE_CFR,
-    MODE_CFR_PLUS,
     _counterfactual_values,
     _propagate_reach,
+    _run_iterations,
     _scratch,
     fold_values,
     showdown_values,
@@ -43,97 +41,10 @@ from strategies.cfr.tree._kernels import (
 @njit(cache=True, nogil=True)
 def run_gadget_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, gadget):
     """CFR iterations as :func:`strategies.cfr.tree._kernels.run_iterations` (same
-    ``state`` tuple, no restriction) with the gadget at the root; returns the
-    number of the next iteration."""
-    reach = state[11]
-    if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
-        return _run_gadget(
-            tree, payoff, decision_player, root_reach, first_iteration, iterations, state, gadget, FIXED_HANDS, 1
-        )
-    return _run_gadget(
-        tree,
-        payoff,
-        decision_player,
-        root_reach,
-        first_iteration,
-        iterations,
-        state,
-        gadget,
-        reach.shape[2],
-        tree[10].shape[1],
-    )
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _run_gadget(
-    tree, payoff, decision_player, root_reach, first_iteration, iterations, state, gadget, n_hands, n_hole
-):
-    plus, alternating, linear, delay, regret, cumulative, sigma, sigma_play, fixed, p_conf, restricted, reach, values = (
-        state
-    )
-    opponent, constraint, mask, gadget_regret = gadget
-    mode = MODE_CFR_PLUS if plus else MODE_CFR
-    scratch = _scratch(tree, n_hands)
-    for t in range(first_iteration, first_iteration + iterations):
-        if linear:
-            weight = float(max(t - delay, 0))
-        else:
-            weight = 1.0 if t > delay else 0.0
-        for step in range(2 if alternating else 1):
-            reach[:, 0, :] = root_reach
-            fresh = t == first_iteration and step == 0
-            only = -1 if fresh or not alternating else 1 - step
-            _propagate_reach(tree, sigma_play, reach, only, n_hands)
-            for p in range(2):
-                if alternating and p != step:
-                    continue
-                _counterfactual_values(
-                    tree,
-                    payoff,
-                    p,
-                    mode,
-                    sigma,
-                    sigma_play,
-                    reach,
-                    values,
-                    regret,
-                    cumulative,
-                    weight,
-                    p_conf,
-                    restricted,
-                    n_hands,
-                    n_hole,
-                    scratch,
-                    True,
-                )
-                if p == opponent:
-                    _update_gadget(values[0], constraint, mask, gadget_regret, root_reach[opponent], plus, n_hands)
-    return first_iteration + iterations
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _update_gadget(root_values, constraint, mask, regret, follow, plus, n_hands):
-    """Regret matching(+) over {follow, terminate} for every opponent hand: the
-    follow action is worth the hand's root counterfactual value, terminate its
-    constraint; the new follow probability goes into ``follow`` (0 for hands the
-    opponent cannot hold)."""
-    for h in range(n_hands):
-        if mask[h] == 0.0:
-            follow[h] = 0.0
-            continue
-        p = follow[h]
-        v_follow = root_values[h]
-        v_terminate = constraint[h]
-        mixed = p * v_follow + (1.0 - p) * v_terminate
-        r0 = regret[0, h] + v_follow - mixed
-        r1 = regret[1, h] + v_terminate - mixed
-        if plus:
-            r0 = max(r0, 0.0)
-            r1 = max(r1, 0.0)
-        regret[0, h] = r0
-        regret[1, h] = r1
-        positive = max(r0, 0.0) + max(r1, 0.0)
-        follow[h] = max(r0, 0.0) / positive if positive > 0.0 else 0.5
+    ``state`` tuple, no restriction) with the gadget at the root (the engine's
+    inline loop with its gadget slot filled); returns the number of the next
+    iteration."""
+    return _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, gadget)
 
 
 @njit(cache=True, nogil=True)
@@ -323,22 +234,9 @@ def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learnin
         for g in grad_b:
             g[...] = 0.0
         for i in range(size):
-            r = rows[i]
-            for k in range(n_in):
-                for j in range(n1):
-                    grad_w[0][k, j] += x[r, k] * d1[i, j]
-            for j in range(n1):
-                grad_b[0][j] += d1[i, j]
-            for k in range(n1):
-                for j in range(n2):
-                    grad_w[1][k, j] += h1[i, k] * d2[i, j]
-            for j in range(n2):
-                grad_b[1][j] += d2[i, j]
-            for k in range(n2):
-                for j in range(n_out):
-                    grad_w[2][k, j] += h2[i, k] * d_out[i, j]
-            for j in range(n_out):
-                grad_b[2][j] += d_out[i, j]
+            _accumulate(grad_w[0], grad_b[0], x[rows[i]], d1[i])
+            _accumulate(grad_w[1], grad_b[1], h1[i], d2[i])
+            _accumulate(grad_w[2], grad_b[2], h2[i], d_out[i])
         step += 1
         correction1 = 1.0 - ADAM_BETA1**step
         correction2 = 1.0 - ADAM_BETA2**step
@@ -346,6 +244,19 @@ def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learnin
             adam(weights[i].ravel(), moments[0][i].ravel(), squares[0][i].ravel(), grad_w[i].ravel(), learning_rate, correction1, correction2)
             adam(biases[i], moments[1][i], squares[1][i], grad_b[i], learning_rate, correction1, correction2)
     return step
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _accumulate(grad_w, grad_b, inputs, delta):
+    """One row's gradient of a dense layer added in place: ``grad_w[k, j] +=
+    inputs[k] * delta[j]`` (``inputs`` the layer's input activations, ``delta``
+    the loss's derivative at its pre-activations) and ``grad_b[j] += delta[j]``."""
+    for k in range(grad_w.shape[0]):
+        xk = inputs[k]
+        for j in range(grad_w.shape[1]):
+            grad_w[k, j] += xk * delta[j]
+    for j in range(grad_w.shape[1]):
+        grad_b[j] += delta[j]
 
 
 @njit(cache=True, nogil=True)

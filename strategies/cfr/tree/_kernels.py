@@ -655,22 +655,49 @@ def run_iterations(tree, payoff, decision_player, root_reach, first_iteration, i
     strategy on entry (uniform at the start); ``sigma_play`` is ``sigma`` itself
     when nobody is restricted.
     """
+    gadget = (np.int64(-1), np.zeros(0), np.zeros(0), np.zeros((2, 0)))  # no gadget
+    return _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, gadget)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, gadget):
+    """:func:`run_iterations` with the re-solving gadget's slot (see :func:`_iterate`)."""
     reach = state[11]
     # The fixed width goes in as a literal, so the inlined body compiles with
     # constant per-hand trip counts.
     if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
-        return _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, FIXED_HANDS, 1)
-    return _run_iterations(
-        tree, payoff, decision_player, root_reach, first_iteration, iterations, state, reach.shape[2], tree[10].shape[1]
+        return _iterate(
+            tree, payoff, decision_player, root_reach, first_iteration, iterations, state, FIXED_HANDS, 1, gadget
+        )
+    return _iterate(
+        tree,
+        payoff,
+        decision_player,
+        root_reach,
+        first_iteration,
+        iterations,
+        state,
+        reach.shape[2],
+        tree[10].shape[1],
+        gadget,
     )
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, n_hands, n_hole):
-    """:func:`run_iterations` with ``(n_hands, n_hole)`` the shape of the tree's hand cards."""
+def _iterate(tree, payoff, decision_player, root_reach, first_iteration, iterations, state, n_hands, n_hole, gadget):
+    """:func:`run_iterations` with ``(n_hands, n_hole)`` the shape of the tree's
+    hand cards, and the re-solving gadget's slot (Burch thesis §5.2.5; used by
+    :mod:`strategies.resolve._kernels`): ``gadget`` is ``(opponent, constraint
+    float64[H], mask float64[H], regret float64[2, H])``, and after each pass of
+    position ``opponent`` its root reach ``root_reach[opponent]`` (the follow
+    probabilities) is updated in place by :func:`_update_gadget`. Opponent -1:
+    no gadget (:func:`run_iterations`). The gadget is part of the opponent's
+    strategy, so it changes exactly when the opponent's strategy does and the
+    "propagate only the position that changed" shortcut below stays valid."""
     plus, alternating, linear, delay, regret, cumulative, sigma, sigma_play, fixed, p_conf, restricted, reach, values = (
         state
     )
+    opponent, constraint, mask, gadget_regret = gadget
     mode = MODE_CFR_PLUS if plus else MODE_CFR
     mixing = p_conf.shape[0] > 0
     scratch = _scratch(tree, n_hands)
@@ -710,7 +737,34 @@ def _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, 
                     scratch,
                     True,
                 )
+                if p == opponent:
+                    _update_gadget(values[0], constraint, mask, gadget_regret, root_reach[opponent], plus, n_hands)
     return first_iteration + iterations
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _update_gadget(root_values, constraint, mask, regret, follow, plus, n_hands):
+    """Regret matching(+) over the gadget's {follow, terminate} for every
+    opponent hand: the follow action is worth the hand's root counterfactual
+    value, terminate its constraint; the new follow probability goes into
+    ``follow`` (0 for hands the opponent cannot hold)."""
+    for h in range(n_hands):
+        if mask[h] == 0.0:
+            follow[h] = 0.0
+            continue
+        p = follow[h]
+        v_follow = root_values[h]
+        v_terminate = constraint[h]
+        mixed = p * v_follow + (1.0 - p) * v_terminate
+        r0 = regret[0, h] + v_follow - mixed
+        r1 = regret[1, h] + v_terminate - mixed
+        if plus:
+            r0 = max(r0, 0.0)
+            r1 = max(r1, 0.0)
+        regret[0, h] = r0
+        regret[1, h] = r1
+        positive = max(r0, 0.0) + max(r1, 0.0)
+        follow[h] = max(r0, 0.0) / positive if positive > 0.0 else 0.5
 
 
 @njit(cache=True, nogil=True)
