@@ -23,8 +23,11 @@ Three-player bots (3p Kuhn and Leduc) are solved by three-player CFR+
 (:mod:`strategies.cfr.solvers.multiplayer`) into ``three-player`` strategy
 files; their quality is seed 003's seven-step epsilon (the mean over positions
 of a best response's gain against the other two, exact) with each position's
-gain. The three-player hold'em bot is listed but not yet available (it needs a
-sampled three-player CFR over a card abstraction).
+gain. The three-player hold'em bot is external-sampling MCCFR
+(:mod:`strategies.cfr.solvers.sampled_multiplayer`) on an E[HS^2] abstraction
+(IR16's 16 imperfect-recall buckets, 8 on the river) with PR2's river cap cut
+to 3 bets; its quality is measured in 3-player duplicate against the chumps
+(``benchmarks/agents.py``), as seed 003 did (no best response exists here).
 """
 
 from __future__ import annotations
@@ -90,9 +93,9 @@ class Bot:
 
 
 _THREE_PLAYER_HOLDEM = (
-    "not yet available: the 3-player solver (strategies/cfr/solvers/multiplayer.py) is dense over private"
-    " hands (3p Kuhn's 4, 3p Leduc's 8); hold'em's 1,326 need a sampled 3-player CFR over an E[HS^2] bucket"
-    " abstraction (as PR2 or IR16 in seed 003)"
+    "built locally (one core; HOLDEM3P_BUILD_NOTE); the agent calls where the real betting goes past the"
+    " cut river cap (PR2's rule); quality: 3-player duplicate against the chumps (benchmarks/agents.py;"
+    " HOLDEM3P_MATCH_NOTE)"
 )
 _SEVEN_STEP = (
     "quality is seed 003's seven-step epsilon: the mean over positions of a best response's gain against"
@@ -225,8 +228,20 @@ LIBRARY: Final[dict[str, Bot]] = {
         Bot(
             "holdem3p-ehs2",
             "holdem.limit.3p",
-            "sampled 3-player CFR on a coarse E[HS^2] abstraction (seed 003)",
-            unavailable=_THREE_PLAYER_HOLDEM,
+            "external-sampling 3-player MCCFR on E[HS^2] buckets (16 a round, 8 on the river, imperfect recall"
+            " as IR16) with the river cap cut to 3 bets (as PR2), 6,000,000 iterations",
+            options=(
+                "--algorithm",
+                "es-mccfr",
+                "--abstraction",
+                "ehs2:16,16,16,8:imperfect",
+                "--max-raises",
+                "3,4,4,3",
+                "--every",
+                "2000000",
+            ),
+            iterations=6_000_000,
+            note=_THREE_PLAYER_HOLDEM,
         ),
     )
 }

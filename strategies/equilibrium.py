@@ -6,7 +6,11 @@ tree; suit-isomorphic trees included) or a ``buckets`` file (``pcs``,
 ``abstract``: bucket tables played through
 :func:`strategies.cfr.solvers.pcs.bucket_strategy`) or a ``three-player`` file
 (``float64[D, A, H]`` on the three-player tree of
-:mod:`strategies.cfr.solvers.multiplayer`; 3p Kuhn and Leduc). At every decision it
+:mod:`strategies.cfr.solvers.multiplayer`; 3p Kuhn and Leduc) or a
+``three-player-buckets`` file (``es-mccfr``: bucket tables of sampled
+three-player CFR, :func:`strategies.cfr.solvers.sampled_multiplayer.policy_rows`;
+3p limit hold'em, where the real betting past the file's betting cut is off
+the tree and the agent calls, PR2's rule). At every decision it
 finds the information set (betting, board, own cards) and samples its action
 from the stored average strategy with a ``numpy`` generator seeded from the
 strategy's seed.
@@ -53,6 +57,7 @@ from strategies.translation import Path, real_raise, translate, translation_draw
 if TYPE_CHECKING:  # the solver's modules (numba) are imported only when a file is loaded
     from strategies.cfr.solvers.multiplayer import MultiTree
     from strategies.cfr.solvers.pcs import PCSStrategy
+    from strategies.cfr.solvers.sampled_multiplayer import BucketTable
     from strategies.cfr.strategy_file import StrategyFile
 
 __all__ = ["EquilibriumStrategy", "StrategyTable", "board_key", "load_table"]
@@ -77,15 +82,19 @@ class StrategyTable:
 
     def __init__(self, saved: StrategyFile) -> None:
         from strategies.cfr.solvers.pcs import bucket_strategy
-        from strategies.cfr.strategy_file import BUCKETS, THREE_PLAYER
+        from strategies.cfr.strategy_file import BUCKETS, THREE_PLAYER, THREE_PLAYER_BUCKETS
 
         self.game = saved.game
         self.abstraction: BettingAbstraction | None = saved.abstraction
         self.layout = saved.layout
         self.exploitability = saved.exploitability
         self._pcs: PCSStrategy | None = None
+        self._sampled: tuple[BucketTable, npt.NDArray[np.float32]] | None = None
         if saved.layout == BUCKETS:
             self._pcs = bucket_strategy(saved)
+            return
+        if saved.layout == THREE_PLAYER_BUCKETS:
+            self._sampled = _sampled_table(saved), saved.strategy.astype(np.float32, copy=False)
             return
         tree: Tree | MultiTree = saved.build_multi_tree() if saved.layout == THREE_PLAYER else saved.build_tree()
         self._strategy = saved.strategy
@@ -117,6 +126,10 @@ class StrategyTable:
         """
         game = self.game
         board = board[: game.total_board_cards(state.round)]
+        if self._sampled is not None:
+            from strategies.cfr.solvers.sampled_multiplayer import policy_rows
+
+            return policy_rows(*self._sampled, state, board)
         if self._pcs is not None:
             from strategies.cfr.solvers.pcs import PCSError
 
@@ -140,6 +153,20 @@ class StrategyTable:
                 rows[empty] = 1.0 / n
             return rows
         raise KeyError(f"betting {betting!r} with board {list(board)} is not a decision of the strategy's tree")
+
+
+def _sampled_table(saved: StrategyFile) -> BucketTable:
+    """The bucket table of a ``three-player-buckets`` file (its abstraction checked)."""
+    from strategies.cfr.abstraction.card_tables import AbstractionError
+    from strategies.cfr.solvers.sampled_multiplayer import ABSTRACTION_DIGEST, bucket_table
+    from strategies.cfr.strategy_file import BETTING_CUT, StrategyFileError
+    from strategies.cfr.tree.public import TreeError
+
+    digest = saved.settings.get(ABSTRACTION_DIGEST)
+    try:
+        return bucket_table(saved.game, saved.card_abstraction, str(saved.settings[BETTING_CUT]), digest)
+    except (AbstractionError, TreeError) as error:
+        raise StrategyFileError(f"the strategy's card abstraction: {error}") from None
 
 
 def load_table(path: str | FilePath) -> StrategyTable:

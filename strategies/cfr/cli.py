@@ -54,13 +54,14 @@ from analysis.stats import Unit, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
+from strategies.cfr import cli_sampled
 from strategies.cfr.best_response.exact import exploitability
 from strategies.cfr.solvers import abstract_game, pcs
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
 from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
 from strategies.cfr.solvers.sampled_multiplayer import ALGORITHM as SAMPLED
-from strategies.cfr.solvers.sampled_multiplayer import BettingGraph
+from strategies.cfr.solvers.sampled_multiplayer import BettingGraph, SampledCFR
 from strategies.cfr.solvers.solver import Algorithm, Solver
 from strategies.cfr.strategy_file import (
     BUCKETS,
@@ -354,6 +355,43 @@ class _MultiRun(_Run):
         return self.solver.tree.game
 
 
+class _SampledRun(_Run):
+    """External-sampling MCCFR over card buckets (:mod:`strategies.cfr.cli_sampled`):
+    checkpoints at every ``--every``; the figure is the seven-step epsilon where
+    the game's full tree can be walked, else none."""
+
+    algorithm = SAMPLED
+    checkpoints = True
+    solver: SampledCFR
+
+    def __init__(self, solver: SampledCFR) -> None:
+        self.solver = solver
+        self.details = f" (seed {solver.seed})"
+        self.epsilon = cli_sampled.Epsilon(solver)
+
+    def exploitability(self) -> float | None:
+        check = self.epsilon.check()
+        return None if check is None else check.epsilon
+
+    def describe(self, value: float) -> str:
+        return f"{self.unit.format(value)} (seven-step epsilon)"
+
+    def strategy_file(self, measured: float | None) -> tuple[StrategyFile, AnyTree]:
+        return cli_sampled.sampled_file(self.solver, self.epsilon.check(), final=False), self.solver.table.graph
+
+    def finish(self, path: Path, measured: float | None) -> str:
+        check = self.epsilon.check()
+        self.write(path, cli_sampled.sampled_file(self.solver, check, final=True), self.solver.table.graph)
+        if check is None:
+            return "not measured (the game's full three-player tree is too big)"
+        gains = ", ".join(self.unit.format(g) for g in check.gains)
+        return f"{self.describe(check.epsilon)}; best-response gains by position: {gains}"
+
+    @property
+    def game(self) -> Game:
+        return self.solver.game
+
+
 def _multi_setup(args: argparse.Namespace, game: Game) -> _MultiRun:
     if args.algorithm not in (Algorithm.CFR.value, Algorithm.CFR_PLUS.value):
         raise TreeError(f"a three-player game is solved by --algorithm cfr+ or cfr, not {args.algorithm}")
@@ -422,11 +460,9 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
         if saved.layout == BUCKETS:
             return _PCSRun(pcs.resume_solver(saved))
         if saved.layout == THREE_PLAYER_BUCKETS:
-            from strategies.cfr import cli_sampled
-
             if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
                 raise StrategyFileError(f"{args.resume}: holds no regrets and cumulative strategy to resume from")
-            return cli_sampled.resume(saved, bars)
+            return _SampledRun(cli_sampled.resume_solver(saved, bars.stage))
         if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
             raise StrategyFileError(f"{args.resume}: holds no regrets and cumulative strategy to resume from")
         if saved.layout == THREE_PLAYER:
@@ -459,9 +495,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     if args.max_raises is not None and args.algorithm != SAMPLED:
         raise TreeError(f"--max-raises applies to --algorithm {SAMPLED} only")
     if game.num_players == 3 and args.algorithm == SAMPLED:
-        from strategies.cfr import cli_sampled
-
-        return cli_sampled.setup(args, game, bars)
+        return _SampledRun(cli_sampled.setup_solver(args, game, bars.stage))
     if args.algorithm == SAMPLED:
         raise TreeError(f"--algorithm {SAMPLED} solves three-player limit games")
     if game.num_players == 3:

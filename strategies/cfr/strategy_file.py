@@ -36,6 +36,21 @@ other two gains; in two-player zero-sum games that is the exploitability) and
 ``best_response_gains`` lists each position's gain. Two-player files never
 hold that key and read as before: the version stays 1, and a reader without
 the three-player layout refuses such a file by its ``layout``.
+``"three-player-buckets"`` (sampled three-player CFR over card buckets,
+:mod:`strategies.cfr.solvers.sampled_multiplayer`; 3p limit hold'em):
+``[rows, 3]`` tables (``strategy`` float32 average strategy; checkpoints add
+``regret`` float32 and ``cumulative`` float64), one row per (decision, bucket)
+of the betting tree under the raise caps ``settings["betting_cut"]`` (``"3,4,4,3"``)
+and the ``card_abstraction`` spec, rows numbered as
+:class:`~strategies.cfr.solvers.sampled_multiplayer.BucketTable` says;
+``tree_digest`` is the betting graph's
+(:attr:`~strategies.cfr.solvers.sampled_multiplayer.BettingGraph.digest`);
+``exploitability`` and ``best_response_gains`` are the seven-step epsilon where
+the game's full tree can be walked (3p Kuhn, Leduc), else absent/None. Checks:
+the cut parsed against the game's caps, the graph built within
+:data:`~strategies.cfr.solvers.sampled_multiplayer.MAX_SIGNATURES` situations,
+the row count from the spec's bucket counts (no abstraction is built) and each
+array's shape before it is made.
 
 Writing goes to a temporary file in the same directory that then replaces the
 target, so an interrupted save never leaves half a file (:mod:`strategies.cfr.file_io`).
@@ -77,6 +92,7 @@ import numpy.typing as npt
 from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.cfr.file_io import Field, FileFormatError, HeaderFile, check_fields, show, write_file
 from strategies.cfr.solvers.multiplayer import MultiTree, build_multi_tree
+from strategies.cfr.solvers.sampled_multiplayer import BettingGraph, build_betting_graph, parse_cut, table_rows
 from strategies.cfr.tree.betting import BettingTree, build_betting_tree
 from strategies.cfr.tree.budget import TreeBudgetError, TreeSize, tree_size
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
@@ -94,6 +110,7 @@ __all__ = [
     "MAX_TREE_WORK",
     "PUBLIC_TREE",
     "THREE_PLAYER",
+    "THREE_PLAYER_BUCKETS",
     "StrategyFile",
     "StrategyFileError",
     "load_strategy",
@@ -106,6 +123,9 @@ FORMAT_VERSION = 1
 PUBLIC_TREE = "public-tree"
 BUCKETS = "buckets"
 THREE_PLAYER = "three-player"
+THREE_PLAYER_BUCKETS = "three-player-buckets"
+#: The settings key of a ``three-player-buckets`` file's raise caps per round.
+BETTING_CUT = "betting_cut"
 
 #: Characters of the header's game text (:func:`format_game` writes ~300).
 MAX_GAME_TEXT = 4096
@@ -189,10 +209,18 @@ class StrategyFile:
             raise StrategyFileError(f"a {self.layout!r} strategy file is two-player")
         return build_multi_tree(self.game)
 
+    def build_betting_graph(self) -> BettingGraph:
+        """The betting graph the tables of a ``three-player-buckets`` file are on."""
+        if self.layout != THREE_PLAYER_BUCKETS:
+            raise StrategyFileError(f"a {self.layout!r} strategy file has no three-player bucket tables")
+        return build_betting_graph(self.game, parse_cut(str(self.settings[BETTING_CUT]), self.game))
 
-def tree_digest(tree: Tree | BettingTree | MultiTree) -> str:
+
+def tree_digest(tree: Tree | BettingTree | MultiTree | BettingGraph) -> str:
     """SHA-256 over the decision-node keys (in row order) and the private hands
-    (a betting tree: its decision keys alone)."""
+    (a betting tree: its decision keys alone; a betting graph: its own digest)."""
+    if isinstance(tree, BettingGraph):
+        return tree.digest
     digest = hashlib.sha256()
     if isinstance(tree, BettingTree):
         for node in tree.decision_nodes:
@@ -205,16 +233,25 @@ def tree_digest(tree: Tree | BettingTree | MultiTree) -> str:
     return digest.hexdigest()
 
 
-def save_strategy(path: str | Path, strategy_file: StrategyFile, tree: Tree | BettingTree | MultiTree) -> None:
+def save_strategy(
+    path: str | Path, strategy_file: StrategyFile, tree: Tree | BettingTree | MultiTree | BettingGraph
+) -> None:
     """Write ``strategy_file`` (whose arrays are on ``tree``: a :class:`Tree`, the
-    :class:`BettingTree` of a bucket table, or the :class:`MultiTree` of a
-    three-player file) to ``path`` atomically."""
-    kinds = {PUBLIC_TREE: Tree, BUCKETS: BettingTree, THREE_PLAYER: MultiTree}
+    :class:`BettingTree` of a bucket table, the :class:`MultiTree` of a
+    three-player file or the :class:`BettingGraph` of three-player bucket
+    tables) to ``path`` atomically."""
+    kinds = {PUBLIC_TREE: Tree, BUCKETS: BettingTree, THREE_PLAYER: MultiTree, THREE_PLAYER_BUCKETS: BettingGraph}
     if not isinstance(tree, kinds[strategy_file.layout]):
         raise StrategyFileError(f"a {strategy_file.layout!r} strategy file goes with another kind of tree")
-    if (strategy_file.gains is not None) != (strategy_file.layout == THREE_PLAYER):
+    has_gains, layout = strategy_file.gains is not None, strategy_file.layout
+    if (has_gains and layout not in (THREE_PLAYER, THREE_PLAYER_BUCKETS)) or (not has_gains and layout == THREE_PLAYER):
         raise StrategyFileError("best-response gains go with three-player files, and only there")
-    if isinstance(tree, Tree | MultiTree):
+    if isinstance(tree, BettingGraph):
+        rows = table_rows(tree, strategy_file.card_abstraction)
+        for name, array in strategy_file.arrays.items():
+            if array.shape != (rows, 3):
+                raise StrategyFileError(f"array {name!r} has shape {array.shape}; the tables need {(rows, 3)}")
+    elif isinstance(tree, Tree | MultiTree):
         expected = (tree.num_decisions, tree.max_actions, len(tree.hands))
         for name, array in strategy_file.arrays.items():
             if array.shape != expected:
@@ -346,7 +383,7 @@ HEADER_FIELDS: dict[str, Field] = {
     "exploitability": Field((float, type(None)), check=lambda v: None if v is None else _finite(v)),
     "exploitability_unit": Field((str,), required=False, check=_one_of("chips/hand")),
     "tree_digest": Field((str,), check=_digest),
-    "layout": Field((str,), required=False, check=_one_of(PUBLIC_TREE, BUCKETS, THREE_PLAYER)),
+    "layout": Field((str,), required=False, check=_one_of(PUBLIC_TREE, BUCKETS, THREE_PLAYER, THREE_PLAYER_BUCKETS)),
     "best_response_gains": Field((list,), required=False, check=_gains),
     "arrays": Field((list,), check=_names),
 }
@@ -373,16 +410,17 @@ def _game(file: HeaderFile, header: dict[str, Any]) -> tuple[Game, BettingAbstra
         game = parse_game(header["game"], source="the header's game")
     except GameDefError as error:
         raise file.fail(str(error)) from None
-    three = header.get("layout") == THREE_PLAYER
+    three = header.get("layout") in (THREE_PLAYER, THREE_PLAYER_BUCKETS)
     if game.num_players not in (2, 3) or (game.num_players == 3) != three:
         layout = show(header.get("layout", PUBLIC_TREE))
         raise file.fail(
             f"the header's game has {game.num_players} players with layout {layout}; strategy files are"
-            f" two-player, or three-player in the {THREE_PLAYER!r} layout"
+            f" two-player, or three-player in the {THREE_PLAYER!r} or {THREE_PLAYER_BUCKETS!r} layout"
         )
     if three and not game.is_limit:
         raise file.fail("a three-player no-limit game; three-player strategy files are limit games")
-    if ("best_response_gains" in header) != three:
+    gains = "best_response_gains" in header
+    if (gains and not three) or (not gains and header.get("layout") == THREE_PLAYER):
         raise file.fail("best_response_gains belong in three-player files, and they need them")
     betting = header["betting_abstraction"]
     if game.is_limit != (betting is None):
@@ -442,6 +480,8 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
         game, abstraction = _game(file, header)
         layout = header.get("layout", PUBLIC_TREE)
         spec = header["card_abstraction"]
+        if layout == THREE_PLAYER_BUCKETS:
+            return _three_player_buckets(file, header, game)
         if layout != BUCKETS and spec != "none":
             raise file.fail(f"a {layout} strategy with card abstraction {show(spec)}")
         if layout == BUCKETS:
@@ -501,4 +541,49 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
         isomorphism=isomorphism,
         layout=layout,
         gains=None if layout != THREE_PLAYER else tuple(header["best_response_gains"]),
+    )
+
+
+def _three_player_buckets(file: HeaderFile, header: dict[str, Any], game: Game) -> StrategyFile:
+    """The rest of :func:`load_strategy` for a ``three-player-buckets`` file."""
+    spec = header["card_abstraction"]
+    problem = _card_abstraction(spec, game)
+    if problem is not None:
+        raise file.fail(problem)
+    if header.get("suit_isomorphism", False):
+        raise file.fail("three-player bucket tables with suit isomorphism; they have none")
+    settings = dict(header.get("settings") or {})
+    cut = settings.get(BETTING_CUT)
+    if not isinstance(cut, str):
+        raise file.fail(f"settings {BETTING_CUT!r} is {show(cut)}, not the raise caps per round ('3,4,4,3')")
+    try:
+        graph = build_betting_graph(game, parse_cut(cut, game))
+        rows = table_rows(graph, spec)
+    except (TreeError, ValueError) as error:
+        raise file.fail(f"the header's tree: {error}") from None
+    if tree_digest(graph) != header["tree_digest"]:
+        raise file.fail("the arrays belong to a different betting tree than the one they are loaded on")
+    needed = rows * 3 * 4
+    if file.size < needed:
+        raise file.fail(f"the header's tables have {rows:,} rows: they need at least {needed:,} bytes, the file has"
+                        f" {file.size:,}")  # fmt: skip
+
+    def expect(name: str, dtype: np.dtype[Any], shape: tuple[int, ...]) -> str | None:
+        if dtype.kind != "f":
+            return f"dtype {dtype.name}; strategy arrays are floating point"
+        return None if shape == (rows, 3) else f"shape {shape}; the tables need {(rows, 3)}"
+
+    arrays = file.arrays(header["arrays"], expect)
+    gains = header.get("best_response_gains")
+    return StrategyFile(
+        game=game,
+        abstraction=None,
+        algorithm=header["algorithm"],
+        iterations=header["iterations"],
+        exploitability=None if header["exploitability"] is None else float(header["exploitability"]),
+        arrays=arrays,
+        settings=settings,
+        card_abstraction=spec,
+        layout=THREE_PLAYER_BUCKETS,
+        gains=None if gains is None else tuple(gains),
     )

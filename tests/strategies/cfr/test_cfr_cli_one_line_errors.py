@@ -29,8 +29,6 @@ def test_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_bots(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_bots.main(["build", "no-such-bot"]) == 1
     _one_line(capsys, "arena bots: ")
-    assert cli_bots.main(["build", "holdem3p-ehs2"]) == 1
-    _one_line(capsys, "arena bots: ")
 
 
 def test_dbr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
