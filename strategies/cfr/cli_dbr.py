@@ -203,7 +203,8 @@ def _abstract(args: argparse.Namespace, hands: Hands) -> list[str]:
     if real is not None:
         lines[-1] += f", in the real game {unit.format(real, 6)}"
     lines.append(
-        f"against the model (abstract game): {unit.format(against, 6)}; a best response to the model: {unit.format(best, 6)}"
+        f"against the model (abstract game; always call where unobserved): {unit.format(against, 6)};"
+        f" a best response to it: {unit.format(best, 6)}"
     )
     return lines
 
