@@ -173,19 +173,17 @@ LIBRARY: Final[dict[str, Bot]] = {
         Bot(
             "hulhe-ir50",
             "hulhe",
-            "PCS (public chance sampling CFR, regret-matching+ with linear averaging) on the 169 lossless"
-            " pre-flop classes and 50 imperfect-recall E[HS^2] buckets on each later round, 12000 iterations",
+            "PCS (public chance sampling, vanilla CFR) on the 169 lossless pre-flop classes and 50"
+            " imperfect-recall E[HS^2] buckets on each later round, 10000 iterations",
             options=(
                 "--algorithm",
                 "pcs",
                 "--abstraction",
                 "ehs2:lossless,50,50,50:imperfect",
-                "--plus",
-                "--linear",
                 "--every",
                 "500",
             ),
-            iterations=12000,
+            iterations=10000,
             note="built locally (card abstraction about 10 s, then about 0.23 s an iteration on one quiet core);"
             " no exploitability is computed for an imperfect-recall HULHE abstraction here: its quality is its"
             " duplicate result against hulhe-ehs2-5 (benchmarks/hulhe_bots.py, README)",
