@@ -168,33 +168,14 @@ def lossless_buckets(
 # Not cached: numba's cache of a self-recursive function loads broken code (a
 # segfault on the second process, numba 0.6x); compiling both takes a few seconds.
 @njit(nogil=True)
-def _traverse(  # type: ignore[no-untyped-def]
-    s,
-    i0,
-    i1,
-    i2,
-    i3,
-    traverser,
-    updater,
-    code,
-    bucket,
-    kind,
-    player,
-    round_,
-    num_actions,
-    child,
-    offset,
-    value,
-    base,
-    width,
-    regret,
-    cumulative,
-    rng,
-):
+def _traverse(s, i0, i1, i2, i3, traverser, updater, code, bucket, graph, regret, cumulative, rng):  # type: ignore[no-untyped-def]
     """One external-sampling traversal below node (``s``, counters ``i0..i3``):
     the traverser's actions all explored (regrets updated), the others' sampled
     from their current strategies; ``updater``'s strategies are added to the
-    average where it acts. Returns the traverser's sampled value (chips)."""
+    average where it acts. ``graph`` is (kind, player, round, num_actions,
+    child, offset, value, base, width). Returns the traverser's sampled value
+    (chips)."""
+    kind, player, round_, num_actions, child, offset, value, base, width = graph
     if kind[s] == TERMINAL:
         return value[s, code, traverser]
     p = player[s]
@@ -216,12 +197,9 @@ def _traverse(  # type: ignore[no-untyped-def]
     if p == traverser:
         v0 = v1 = v2 = 0.0
         for a in range(n):
-            c = child[s, a]
-            v = _traverse(
-                c, i0 + offset[s, a, 0], i1 + offset[s, a, 1], i2 + offset[s, a, 2], i3 + offset[s, a, 3],
-                traverser, updater, code, bucket, kind, player, round_, num_actions, child, offset, value,
-                base, width, regret, cumulative, rng,
-            )  # fmt: skip
+            o = offset[s, a]
+            v = _traverse(child[s, a], i0 + o[0], i1 + o[1], i2 + o[2], i3 + o[3], traverser, updater, code, bucket,
+                          graph, regret, cumulative, rng)  # fmt: skip
             if a == 0:
                 v0 = v
             elif a == 1:
@@ -244,32 +222,13 @@ def _traverse(  # type: ignore[no-untyped-def]
         a = 0
     elif draw < s0 + s1:
         a = 1
-    return _traverse(
-        child[s, a], i0 + offset[s, a, 0], i1 + offset[s, a, 1], i2 + offset[s, a, 2], i3 + offset[s, a, 3],
-        traverser, updater, code, bucket, kind, player, round_, num_actions, child, offset, value,
-        base, width, regret, cumulative, rng,
-    )  # fmt: skip
+    o = offset[s, a]
+    return _traverse(child[s, a], i0 + o[0], i1 + o[1], i2 + o[2], i3 + o[3], traverser, updater, code, bucket,
+                     graph, regret, cumulative, rng)  # fmt: skip
 
 
 @njit(nogil=True)
-def iterate(  # type: ignore[no-untyped-def]
-    seed,
-    start,
-    buckets,
-    codes,
-    root,
-    kind,
-    player,
-    round_,
-    num_actions,
-    child,
-    offset,
-    value,
-    base,
-    width,
-    regret,
-    cumulative,
-):
+def iterate(seed, start, buckets, codes, root, graph, regret, cumulative):  # type: ignore[no-untyped-def]
     """Iterations ``start .. start + len(codes) - 1`` on their deals' buckets and
     showdown codes: per iteration one traversal per position (alternating
     updates), the average strategy of position ``(traverser + 1) % 3`` updated on
@@ -278,10 +237,8 @@ def iterate(  # type: ignore[no-untyped-def]
     for i in range(codes.shape[0]):
         rng[0] = _stream(seed, start + i, _PLAY_STREAM)
         for traverser in range(3):
-            _traverse(
-                root, 0, 0, 0, 0, traverser, (traverser + 1) % 3, codes[i], buckets[i], kind, player, round_,
-                num_actions, child, offset, value, base, width, regret, cumulative, rng,
-            )  # fmt: skip
+            _traverse(root, 0, 0, 0, 0, traverser, (traverser + 1) % 3, codes[i], buckets[i], graph, regret,
+                      cumulative, rng)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)

@@ -428,9 +428,8 @@ class SampledCFR:
             codes = np.empty(step, dtype=np.int64)
             _k.showdown_codes(deals, self.game.num_hole_cards, codes)
             buckets = self.buckets(deals)
-            kind, player, round_, num_actions, child, offset, value = graph.kernel_arrays()
-            _k.iterate(self.seed, start, buckets, codes, graph.root, kind, player, round_, num_actions, child, offset,
-                       value, table.base, table.width, self.regret, self.cumulative)  # fmt: skip
+            arrays = (*graph.kernel_arrays(), table.base, table.width)
+            _k.iterate(self.seed, start, buckets, codes, graph.root, arrays, self.regret, self.cumulative)
             done += step
         self.iteration += iterations
 
