@@ -106,11 +106,11 @@ def _solve(tmp_path: Path, name: str, *extra: str) -> Path:
 def test_same_seed_same_bytes_and_resume(tmp_path: Path) -> None:
     """Two solves with one seed write the same bytes; another seed does not; a
     checkpoint at 600 iterations resumed to 1,500 gives the bytes of 1,500 at once."""
-    first = _solve(tmp_path, "a.strategy", "leduc.limit.3p", "--iterations", "1500", "--seed", "3")
-    again = _solve(tmp_path, "b.strategy", "leduc.limit.3p", "--iterations", "1500", "--seed", "3")
-    other = _solve(tmp_path, "c.strategy", "leduc.limit.3p", "--iterations", "1500", "--seed", "4")
+    first = _solve(tmp_path, "a.strategy", "kuhn3p", "--iterations", "1500", "--seed", "3")
+    again = _solve(tmp_path, "b.strategy", "kuhn3p", "--iterations", "1500", "--seed", "3")
+    other = _solve(tmp_path, "c.strategy", "kuhn3p", "--iterations", "1500", "--seed", "4")
     assert first.read_bytes() == again.read_bytes() != other.read_bytes()
-    solver = SampledCFR(make_table(LEDUC3P, "none", None), seed=3)
+    solver = SampledCFR(make_table(KUHN3P, "none", None), seed=3)
     solver.run(600)
     checkpoint = tmp_path / "checkpoint.strategy"
     save_strategy(checkpoint, sampled_file(solver, Epsilon(solver).check(), final=False), solver.table.graph)
