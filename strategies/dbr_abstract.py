@@ -21,13 +21,13 @@ this path the real game, the same model as :func:`strategies.dbr.count_model`.
 
 **Solving** (:func:`abstract_counter_strategy`): ``sigma_fix`` and ``P_conf`` per
 abstract information set from the same functions as the public-tree path
-(:func:`strategies.dbr.restriction_arrays`: ``P_conf(n_I)`` scaled by ``P_max``;
-RNR: ``p`` everywhere), then for each of our
-positions ``q`` CFR+ on the abstract game with the opponent at ``1 - q``
-restricted (:class:`~strategies.cfr.solvers.abstract_game.AbstractRestriction`);
-position ``q``'s columns of that solve's average are ours. The table is in the
-bucket layout of the abstract solver's strategy files, so the equilibrium agent
-plays it (``equilibrium:file=PATH``).
+(:func:`strategies.dbr.restriction_arrays`: DBR's ``P_max * f(n_I)``, RNR's
+``p`` everywhere), then for each of our positions ``q`` CFR+ on the abstract
+game with the opponent at ``1 - q`` restricted
+(:class:`~strategies.cfr.solvers.abstract_game.AbstractRestriction`); position
+``q``'s columns of that solve's average are ours. The table is in the bucket
+layout of the abstract solver's strategy files, so the equilibrium agent plays
+it (``equilibrium:file=PATH``).
 
 Exactness: ``P_max = 0`` is the unrestricted abstract solve bit for bit; ``P_max
 = 1`` with every information set observed converges to the best response to the
