@@ -367,3 +367,18 @@ def test_command_line_refuses_hold_em_without_an_abstraction(tmp_path: Path, cap
     assert main([str(path), "--opponent", "B", "--p", "0.5", "-o", str(tmp_path / "x.strategy")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--abstraction ehs2:5:perfect" in err
+
+
+def test_command_line_refuses_options_that_do_not_apply(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "m.log"
+    path.write_text(LOG)
+    argv = [str(path), "--opponent", "B", "--p", "0.5", "-o", str(tmp_path / "x.strategy")]
+    assert main(argv + ["--float32"]) == 1
+    assert "apply only with --abstraction" in capsys.readouterr().err
+    assert main(argv + ["--abstraction", "none", "--bet-sizes", "1"]) == 1
+    assert "limit game: --bet-sizes applies only to no-limit games" in capsys.readouterr().err
+    assert main(argv + ["--abstraction", "ehs2:3:imperfect"]) == 1
+    assert "has imperfect recall; the abstract game needs perfect" in capsys.readouterr().err
