@@ -25,7 +25,8 @@ The equilibrium is a bot of ``arena bots`` built on the same card abstraction
 (default ``hulhe-ehs2-5``, ``ehs2:5:perfect``; build it first with ``arena bots
 build hulhe-ehs2-5``). Run: ``.venv/bin/python benchmarks/dbr_hulhe.py
 [--opponent always-call] [--log-hands 2000] [--hands 5000] [--p 0.9]
-[--iterations 200] [--workdir DIR]``. The last line is the figure: DBR's
+[--iterations 200] [--workdir DIR]``; no-limit: ``--game hunl --equilibrium
+hunl-ehs2-3 --abstraction ehs2:3:perfect --bet-sizes 0.5,1``. The last line is the figure: DBR's
 mbb/g against the opponent vs the equilibrium's, ratio DBR / equilibrium
 (above 1: DBR exploits it more).
 """
@@ -94,6 +95,8 @@ def abstract_figures(strategy: Path, equilibrium: str, logs: list[Path], opponen
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="hulhe", help="hulhe (default), or hunl with --bet-sizes")
+    parser.add_argument("--bet-sizes", help="no-limit: the betting abstraction of the equilibrium bot (hunl-ehs2-3: 0.5,1)")
     parser.add_argument("--opponent", default="always-call", help="the bot to observe and exploit")
     parser.add_argument("--equilibrium", default="hulhe-ehs2-5", help="the equilibrium bot of the abstraction")
     parser.add_argument("--abstraction", default="ehs2:5:perfect", help="the card abstraction DBR is solved in")
@@ -106,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
         "--workdir", type=Path, help="where the logs and the strategy go (default a temporary one; reused if there)"
     )
     args = parser.parse_args(argv)
-    game = "hulhe"
+    game = args.game
+    betting = [] if args.bet_sizes is None else ["--bet-sizes", args.bet_sizes]
     unit = unit_of(load_game(game))
     work = args.workdir or Path(tempfile.mkdtemp(prefix="dbr-hulhe-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -119,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     if not strategy.exists():
         run(["arena", "dbr", *sorted(str(p) for p in logs.glob("match.*.log")), "--opponent", args.opponent,
              "--method", "dbr", "--p", str(args.p), "--abstraction", args.abstraction, "--float32",
-             "--iterations", str(args.iterations), "--quiet", "-o", str(strategy)])  # fmt: skip
+             *betting, "--iterations", str(args.iterations), "--quiet", "-o", str(strategy)])  # fmt: skip
     built = time.perf_counter() - started
     exact = abstract_figures(strategy, args.equilibrium, sorted(logs.glob("match.*.log")), args.opponent)
     print(
