@@ -174,7 +174,7 @@ LIBRARY: Final[dict[str, Bot]] = {
             "hulhe-ir50",
             "hulhe",
             "PCS (public chance sampling, vanilla CFR) on the 169 lossless pre-flop classes and 50"
-            " imperfect-recall E[HS^2] buckets on each later round, 8000 iterations",
+            " imperfect-recall E[HS^2] buckets on each later round, 10000 iterations",
             options=(
                 "--algorithm",
                 "pcs",
@@ -183,7 +183,7 @@ LIBRARY: Final[dict[str, Bot]] = {
                 "--every",
                 "500",
             ),
-            iterations=8000,
+            iterations=10000,
             note="built locally (card abstraction about 10 s, then about 0.23 s an iteration on one quiet core);"
             " no exploitability is computed for an imperfect-recall HULHE abstraction here: its quality is its"
             " duplicate result against hulhe-ehs2-5 (benchmarks/hulhe_bots.py, README)",
