@@ -165,24 +165,13 @@ def lossless_buckets(
                 out[i, p, r] = h * boards + code
 
 
-# Not cached: numba's cache of a self-recursive function loads broken code (a
-# segfault on the second process, numba 0.6x); compiling both takes a few seconds.
-@njit(nogil=True)
-def _traverse(s, i0, i1, i2, i3, traverser, updater, code, bucket, graph, regret, cumulative, rng):  # type: ignore[no-untyped-def]
-    """One external-sampling traversal below node (``s``, counters ``i0..i3``):
-    the traverser's actions all explored (regrets updated), the others' sampled
-    from their current strategies; ``updater``'s strategies are added to the
-    average where it acts. ``graph`` is (kind, player, round, num_actions,
-    child, offset, value, base, width). Returns the traverser's sampled value
-    (chips)."""
-    kind, player, round_, num_actions, child, offset, value, base, width = graph
-    if kind[s] == TERMINAL:
-        return value[s, code, traverser]
-    p = player[s]
-    r = round_[s]
-    index = i0 if r == 0 else i1 if r == 1 else i2 if r == 2 else i3
-    row = base[r] + index * width[r] + bucket[p, r]
-    n = num_actions[s]
+#: Deepest chain of traverser decisions a traversal keeps open (3p limit hold'em: about 40).
+MAX_DEPTH = 256
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _policy(regret: np.ndarray, row: int, n: int) -> tuple[float, float, float]:
+    """Regret matching at a row of ``n`` actions (the third 0 when n is 2)."""
     positive = 0.0
     for a in range(n):
         if regret[row, a] > 0.0:
@@ -194,51 +183,107 @@ def _traverse(s, i0, i1, i2, i3, traverser, updater, code, bucket, graph, regret
         s2 = max(regret[row, 2], 0.0) / positive if n > 2 else 0.0
     if n < 3:
         s2 = 0.0
-    if p == traverser:
-        v0 = v1 = v2 = 0.0
-        for a in range(n):
-            o = offset[s, a]
-            v = _traverse(child[s, a], i0 + o[0], i1 + o[1], i2 + o[2], i3 + o[3], traverser, updater, code, bucket,
-                          graph, regret, cumulative, rng)  # fmt: skip
-            if a == 0:
-                v0 = v
-            elif a == 1:
-                v1 = v
+    return s0, s1, s2
+
+
+@njit(cache=True, nogil=True)
+def _traverse(root, traverser, updater, code, bucket, graph, regret, cumulative, rng, frames, counters, floats):  # type: ignore[no-untyped-def]
+    """One external-sampling traversal from the root, depth first with an
+    explicit stack (numba's cache breaks self-recursive kernels): the
+    traverser's actions all explored in order (regrets updated when the last
+    child returns), the others' sampled from their current strategies;
+    ``updater``'s strategies are added to the average where it acts. ``graph``
+    is (kind, player, round, num_actions, child, offset, value, base, width).
+    Open traverser decisions are ``frames[d] = (node, row, actions, next
+    child)``, ``counters[d]`` their round counters and ``floats[d] = (sigma
+    x 3, child values x 3)``. Returns the traverser's sampled value (chips)."""
+    kind, player, round_, num_actions, child, offset, value, base, width = graph
+    s = root
+    c0 = c1 = c2 = c3 = 0
+    depth = 0
+    while True:
+        # down: sample the others' actions until a terminal or a traverser decision
+        while kind[s] != TERMINAL:
+            p = player[s]
+            r = round_[s]
+            index = c0 if r == 0 else c1 if r == 1 else c2 if r == 2 else c3
+            row = base[r] + index * width[r] + bucket[p, r]
+            n = num_actions[s]
+            s0, s1, s2 = _policy(regret, row, n)
+            if p == traverser:
+                frames[depth, 0] = s
+                frames[depth, 1] = row
+                frames[depth, 2] = n
+                frames[depth, 3] = 1
+                counters[depth, 0] = c0
+                counters[depth, 1] = c1
+                counters[depth, 2] = c2
+                counters[depth, 3] = c3
+                floats[depth, 0] = s0
+                floats[depth, 1] = s1
+                floats[depth, 2] = s2
+                floats[depth, 3] = floats[depth, 4] = floats[depth, 5] = 0.0
+                depth += 1
+                a = 0
             else:
-                v2 = v
-        total = s0 * v0 + s1 * v1 + s2 * v2
-        regret[row, 0] += v0 - total
-        regret[row, 1] += v1 - total
-        if n > 2:
-            regret[row, 2] += v2 - total
-        return total
-    if p == updater:
-        cumulative[row, 0] += s0
-        cumulative[row, 1] += s1
-        cumulative[row, 2] += s2
-    draw = _uniform(rng)
-    a = n - 1
-    if draw < s0:
-        a = 0
-    elif draw < s0 + s1:
-        a = 1
-    o = offset[s, a]
-    return _traverse(child[s, a], i0 + o[0], i1 + o[1], i2 + o[2], i3 + o[3], traverser, updater, code, bucket,
-                     graph, regret, cumulative, rng)  # fmt: skip
+                if p == updater:
+                    cumulative[row, 0] += s0
+                    cumulative[row, 1] += s1
+                    cumulative[row, 2] += s2
+                draw = _uniform(rng)
+                a = n - 1
+                if draw < s0:
+                    a = 0
+                elif draw < s0 + s1:
+                    a = 1
+            c0 += offset[s, a, 0]
+            c1 += offset[s, a, 1]
+            c2 += offset[s, a, 2]
+            c3 += offset[s, a, 3]
+            s = child[s, a]
+        result = value[s, code, traverser]
+        # up: hand the value to the open decision; its next child, or close it
+        while depth > 0:
+            d = depth - 1
+            done = frames[d, 3]
+            floats[d, 2 + done] = result
+            if done < frames[d, 2]:
+                frames[d, 3] = done + 1
+                node = frames[d, 0]
+                c0 = counters[d, 0] + offset[node, done, 0]
+                c1 = counters[d, 1] + offset[node, done, 1]
+                c2 = counters[d, 2] + offset[node, done, 2]
+                c3 = counters[d, 3] + offset[node, done, 3]
+                s = child[node, done]
+                break
+            row = frames[d, 1]
+            v0, v1, v2 = floats[d, 3], floats[d, 4], floats[d, 5]
+            total = floats[d, 0] * v0 + floats[d, 1] * v1 + floats[d, 2] * v2
+            regret[row, 0] += v0 - total
+            regret[row, 1] += v1 - total
+            if frames[d, 2] > 2:
+                regret[row, 2] += v2 - total
+            result = total
+            depth -= 1
+        if depth == 0:
+            return result
 
 
-@njit(nogil=True)
+@njit(cache=True, nogil=True)
 def iterate(seed, start, buckets, codes, root, graph, regret, cumulative):  # type: ignore[no-untyped-def]
     """Iterations ``start .. start + len(codes) - 1`` on their deals' buckets and
     showdown codes: per iteration one traversal per position (alternating
     updates), the average strategy of position ``(traverser + 1) % 3`` updated on
     each (OpenSpiel's simple averaging for external sampling)."""
     rng = np.empty(1, dtype=np.uint64)
+    frames = np.empty((MAX_DEPTH, 4), dtype=np.int64)
+    counters = np.empty((MAX_DEPTH, 4), dtype=np.int64)
+    floats = np.empty((MAX_DEPTH, 6), dtype=np.float64)
     for i in range(codes.shape[0]):
         rng[0] = _stream(seed, start + i, _PLAY_STREAM)
         for traverser in range(3):
-            _traverse(root, 0, 0, 0, 0, traverser, (traverser + 1) % 3, codes[i], buckets[i], graph, regret,
-                      cumulative, rng)  # fmt: skip
+            _traverse(root, traverser, (traverser + 1) % 3, codes[i], buckets[i], graph, regret, cumulative, rng,
+                      frames, counters, floats)  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
