@@ -188,9 +188,11 @@ LIBRARY: Final[dict[str, Bot]] = {
                 "500",
             ),
             iterations=10000,
-            note="built locally (card abstraction about 10 s, then about 0.23 s an iteration on one quiet core);"
-            " no exploitability is computed for an imperfect-recall HULHE abstraction here: its quality is its"
-            " duplicate result against hulhe-ehs2-5 (benchmarks/hulhe_bots.py, README)",
+            note="built locally: 59 min on a shared, loaded 2-core machine (0.35 s an iteration; about 40 min on"
+            " one quiet core at 0.23 s, the card abstraction about 10 s; PCS runs one board at a time on one"
+            " core); a 23 MB file; no exploitability can be computed for an imperfect-recall HULHE abstraction"
+            " here: its quality is its duplicate result against hulhe-ehs2-5, +16.1 +- 12.4 mbb/g over 60,000"
+            " deals (benchmarks/hulhe_bots.py)",
         ),
         Bot(
             "hunl-ehs2-3",
