@@ -93,13 +93,14 @@ class Bot:
 
 
 _THREE_PLAYER_HOLDEM = (
-    "built locally on one core: 36 min end to end on a shared, loaded 2-core machine (1114 s of CPU, about"
-    " 0.19 ms an iteration, so about 20 min on a quiet core; 8.2 GB at the peak while a checkpoint is written;"
+    "built locally on one core: 15 min end to end on a shared, loaded 2-core machine (592 s of CPU, about"
+    " 0.06 ms an iteration, so about 10 min on a quiet core; 8.1 GB at the peak while a checkpoint is written;"
     " a 507 MB file); the agent calls where the real betting goes past the cut river cap (PR2's rule);"
-    " quality: 3-player duplicate against the chump pairs, 20,000 deals each in six seatings"
-    " (benchmarks/agents.py), mbb/g: +762 +- 24 always-call twice, -243 +- 63 always-call + always-raise,"
-    " +576 +- 45 always-call + probe, +203 +- 84 always-raise twice, -35 +- 75 always-raise + probe,"
-    " +120 +- 62 probe twice: it does not beat every chump (seed 003's PR2 does)"
+    " quality: 3-player duplicate against the chump pairs, 16,500 deals each in six seatings"
+    " (benchmarks/agents.py), mbb/g: +775 +- 26 always-call twice, -27 +- 70 always-call + always-raise,"
+    " +663 +- 51 always-call + probe, +195 +- 92 always-raise twice, +24 +- 82 always-raise + probe,"
+    " +167 +- 67 probe twice: it loses to no pair but does not beat every one significantly (seed 003's PR2"
+    " does)"
 )
 _SEVEN_STEP = (
     "quality is seed 003's seven-step epsilon: the mean over positions of a best response's gain against"
@@ -233,7 +234,7 @@ LIBRARY: Final[dict[str, Bot]] = {
             "holdem3p-ehs2",
             "holdem.limit.3p",
             "external-sampling 3-player MCCFR on E[HS^2] buckets (16 a round, 8 on the river, imperfect recall"
-            " as IR16) with the river cap cut to 3 bets (as PR2), 6,000,000 iterations",
+            " as IR16) with the river cap cut to 3 bets (as PR2), 10,000,000 iterations",
             options=(
                 "--algorithm",
                 "es-mccfr",
@@ -242,9 +243,9 @@ LIBRARY: Final[dict[str, Bot]] = {
                 "--max-raises",
                 "3,4,4,3",
                 "--every",
-                "2000000",
+                "5000000",
             ),
-            iterations=6_000_000,
+            iterations=10_000_000,
             note=_THREE_PLAYER_HOLDEM,
         ),
     )
