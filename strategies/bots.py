@@ -50,7 +50,6 @@ __all__ = [
     "BotError",
     "bot_path",
     "build_command",
-    "check_available",
     "find_bot",
     "load_bot",
     "partial_path",
@@ -65,7 +64,7 @@ CACHE_SUBDIR: Final = "bots"
 
 
 class BotError(StrategyError):
-    """A bot that cannot be seated or built: unknown, not available, not built."""
+    """A bot that cannot be seated or built: unknown, another game, not built."""
 
 
 @dataclass(frozen=True)
@@ -74,7 +73,7 @@ class Bot:
     and ``--iterations`` (the recorded command is :func:`solve_command`);
     ``quality`` is the exploitability of its file in chips per hand (None: not
     measured; three-player bots: the seven-step epsilon, with each position's
-    best-response gain in ``gains``); ``unavailable`` says why it cannot be built yet (empty: it can)."""
+    best-response gain in ``gains``)."""
 
     name: str
     game: str
@@ -85,11 +84,6 @@ class Bot:
     quality: float | None = None
     gains: tuple[float, ...] | None = None
     note: str = ""
-    unavailable: str = ""
-
-    @property
-    def available(self) -> bool:
-        return not self.unavailable
 
 
 _THREE_PLAYER_HOLDEM = (
@@ -264,12 +258,6 @@ def find_bot(name: str) -> Bot:
     return bot
 
 
-def check_available(bot: Bot) -> None:
-    """Raises :class:`BotError` (saying why) when ``bot`` cannot be built or seated yet."""
-    if not bot.available:
-        raise BotError(f"bot {bot.name!r} is {bot.unavailable}")
-
-
 def bot_path(bot: Bot) -> Path:
     """The bot's strategy file: in the package when shipped, else in the cache."""
     if bot.shipped:
@@ -284,15 +272,12 @@ def partial_path(bot: Bot) -> Path:
 
 def solve_argv(bot: Bot, output: Path | str) -> list[str]:
     """The ``arena solve`` arguments that write ``bot``'s file to ``output``."""
-    check_available(bot)
     return [bot.game, *bot.options, "--iterations", str(bot.iterations), "-o", str(output)]
 
 
-def solve_command(bot: Bot) -> str | None:
+def solve_command(bot: Bot) -> str:
     """The recorded command line (``-o`` the shipped file's name, or the cache
-    path a build writes); None for a bot that is not available."""
-    if not bot.available:
-        return None
+    path a build writes)."""
     output = bot_path(bot).name if bot.shipped else bot_path(bot)
     return shlex.join(["arena", "solve", *solve_argv(bot, output)])
 
@@ -313,9 +298,8 @@ def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> EquilibriumStr
     """``bot`` seated in ``game``: its file played by the equilibrium agent.
 
     Raises:
-        BotError: not available, another game, or not built (naming the command that builds it).
+        BotError: another game, or not built (naming the command that builds it).
     """
-    check_available(bot)
     if _game(bot) != game:
         raise BotError(f"bot {bot.name!r} plays {bot.game}, not this game")
     path = bot_path(bot)
@@ -343,7 +327,7 @@ def stored_quality(bot: Bot) -> tuple[float | None, str]:
     if bot.quality is not None:
         return bot.quality, "exact" if bot.gains is None else "seven-step epsilon"
     path = bot_path(bot)
-    if not bot.available or not path.is_file():
+    if not path.is_file():
         return None, ""
     from strategies.cfr.file_io import FileFormatError, HeaderFile
     from strategies.cfr.solvers.abstract_solve import ABSTRACT_EXPLOITABILITY
@@ -370,7 +354,7 @@ def describe(bot: Bot) -> dict[str, Any]:
     ``file``, ``built``, ``command`` (the recorded ``arena solve``), ``quality``
     (exploitability in ``unit``, None when not measured), ``quality_kind``,
     ``shipped``, ``build`` (the command that builds it here), ``description``,
-    ``note``, ``available``, ``gains`` (three-player bots: each position's
+    ``note``, ``gains`` (three-player bots: each position's
     best-response gain in ``unit``, else None)."""
     quality, kind = stored_quality(bot)
     unit = unit_of(_game(bot))
@@ -378,17 +362,16 @@ def describe(bot: Bot) -> dict[str, Any]:
     return {
         "name": bot.name,
         "game": bot.game,
-        "file": str(path) if bot.available else None,
-        "built": bot.available and path.is_file(),
+        "file": str(path),
+        "built": path.is_file(),
         "command": solve_command(bot),
         "quality": None if quality is None else quality * unit.per_chip,
         "unit": unit.name,
         "quality_kind": kind or None,
         "shipped": bot.shipped,
-        "build": None if bot.shipped or not bot.available else build_command(bot),
+        "build": None if bot.shipped else build_command(bot),
         "description": bot.description,
-        "note": bot.unavailable or bot.note,
-        "available": bot.available,
+        "note": bot.note,
         "gains": None if bot.gains is None else [g * unit.per_chip for g in bot.gains],
     }
 
@@ -402,6 +385,5 @@ def _factory(bot: Bot) -> Factory:
 
 for _bot in LIBRARY.values():
     _state = "shipped" if _bot.shipped else f"built by `{build_command(_bot)}`"
-    _state = _state if _bot.available else "not yet available"
     _help = f"named bot ({_bot.game}, {_state}): {_bot.description}; `arena bots` lists them"
     register(_bot.name, _help)(_factory(_bot))

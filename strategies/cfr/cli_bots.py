@@ -5,7 +5,7 @@ there, its measured quality (exploitability in the game's unit: chips/hand or
 mbb/g) and how it is built, with the recorded ``arena solve`` command under
 each. ``--format json`` prints a list of objects (``name``, ``game``, ``file``,
 ``built``, ``command``, ``quality``, plus ``unit``, ``quality_kind``,
-``shipped``, ``build``, ``description``, ``note``, ``available``, ``gains``:
+``shipped``, ``build``, ``description``, ``note``, ``gains``:
 each position's best-response gain for three-player bots, whose quality is
 seed 003's seven-step epsilon).
 
@@ -30,7 +30,6 @@ from strategies.bots import (
     Bot,
     BotError,
     bot_path,
-    check_available,
     describe,
     find_bot,
     partial_path,
@@ -44,14 +43,12 @@ _INTERRUPTED = 130
 
 def _quality(row: dict[str, Any]) -> str:
     if row["quality"] is None:
-        return "-" if row["available"] else "n/a"
+        return "-"
     text = f"{row['quality']:.6g} {row['unit']}"
     return text if row["quality_kind"] == "exact" else f"{text} ({row['quality_kind']})"
 
 
 def _built(row: dict[str, Any]) -> str:
-    if not row["available"]:
-        return "n/a"
     if row["shipped"]:
         return "shipped"
     return "yes" if row["built"] else "no"
@@ -65,9 +62,8 @@ def _table(rows: list[dict[str, Any]]) -> str:
     indent = " " * (widths[0] + 2)
     for row, cell in zip(rows, cells, strict=True):
         lines.append("  ".join(c.ljust(w) for c, w in zip(cell, widths)) + "  " + cell[4])
-        if row["command"] is not None:
-            build = "" if row["shipped"] or row["built"] else f"  (build: {row['build']})"
-            lines.append(f"{indent}{row['command']}{build}")
+        build = "" if row["shipped"] or row["built"] else f"  (build: {row['build']})"
+        lines.append(f"{indent}{row['command']}{build}")
         if row["note"]:
             lines.append(f"{indent}{row['note']}")
         if row["gains"] is not None:
@@ -128,7 +124,6 @@ def _build_main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     try:
         bot = find_bot(args.name)
-        check_available(bot)
     except BotError as error:
         print(f"arena bots: {error}", file=sys.stderr)
         return 1
