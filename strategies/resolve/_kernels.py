@@ -158,7 +158,7 @@ def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learnin
     on every machine."""
     w0, w1, w2 = weights
     b0, b1, b2 = biases
-    n_in, n1 = w0.shape
+    n1 = w0.shape[1]
     n2 = w1.shape[1]
     n_out = w2.shape[1]
     grad_w = (np.zeros_like(w0), np.zeros_like(w1), np.zeros_like(w2))
@@ -184,27 +184,11 @@ def train_epoch(x, y, m, order, weights, biases, moments, squares, step, learnin
             # per output would; the loops only put the contiguous index innermost,
             # where the compiler can process several outputs at once.
             a1 = h1[i]
-            a1[:] = b0
-            for k in range(n_in):
-                xk = x[r, k]
-                for j in range(n1):
-                    a1[j] += xk * w0[k, j]
-            for j in range(n1):
-                a1[j] = a1[j] if a1[j] > 0.0 else 0.0
+            _dense(x[r], w0, b0, a1, True)
             a2 = h2[i]
-            a2[:] = b1
-            for k in range(n1):
-                hk = a1[k]
-                for j in range(n2):
-                    a2[j] += hk * w1[k, j]
-            for j in range(n2):
-                a2[j] = a2[j] if a2[j] > 0.0 else 0.0
+            _dense(a1, w1, b1, a2, True)
             out = d_out[i]
-            out[:] = b2
-            for k in range(n2):
-                hk = a2[k]
-                for j in range(n_out):
-                    out[j] += hk * w2[k, j]
+            _dense(a2, w2, b2, out, False)
             error = 0.0
             if zero_sum:
                 for j in range(n_out):
@@ -257,6 +241,21 @@ def _accumulate(grad_w, grad_b, inputs, delta):
             grad_w[k, j] += xk * delta[j]
     for j in range(grad_w.shape[1]):
         grad_b[j] += delta[j]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _dense(inputs, w, b, out, relu):
+    """``out = inputs @ w + b`` (then ReLU when ``relu``), summed input by input
+    with the contiguous output index innermost: per output the same terms in
+    the same order as a dot product."""
+    out[:] = b
+    for k in range(w.shape[0]):
+        v = inputs[k]
+        for j in range(w.shape[1]):
+            out[j] += v * w[k, j]
+    if relu:
+        for j in range(out.shape[0]):
+            out[j] = out[j] if out[j] > 0.0 else 0.0
 
 
 @njit(cache=True, nogil=True)
