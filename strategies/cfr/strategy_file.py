@@ -532,9 +532,7 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
     return StrategyFile(
         game=game,
         abstraction=abstraction,
-        algorithm=header["algorithm"],
-        iterations=header["iterations"],
-        exploitability=None if header["exploitability"] is None else float(header["exploitability"]),
+        **_solve_record(header),
         arrays=arrays,
         settings=dict(header.get("settings") or {}),
         card_abstraction=spec,
@@ -542,6 +540,17 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
         layout=layout,
         gains=None if layout != THREE_PLAYER else tuple(header["best_response_gains"]),
     )
+
+
+def _solve_record(header: dict[str, Any]) -> dict[str, Any]:
+    """The :class:`StrategyFile` fields every layout's header records alike: the
+    algorithm, its iterations and the exploitability (None: not measured)."""
+    exploitability = header["exploitability"]
+    return {
+        "algorithm": header["algorithm"],
+        "iterations": header["iterations"],
+        "exploitability": None if exploitability is None else float(exploitability),
+    }
 
 
 def _three_player_buckets(file: HeaderFile, header: dict[str, Any], game: Game) -> StrategyFile:
@@ -578,9 +587,7 @@ def _three_player_buckets(file: HeaderFile, header: dict[str, Any], game: Game) 
     return StrategyFile(
         game=game,
         abstraction=None,
-        algorithm=header["algorithm"],
-        iterations=header["iterations"],
-        exploitability=None if header["exploitability"] is None else float(header["exploitability"]),
+        **_solve_record(header),
         arrays=arrays,
         settings=settings,
         card_abstraction=spec,
