@@ -241,3 +241,27 @@ def test_another_abstraction_of_the_same_name_is_refused(
     with pytest.raises(StrategyFileError, match="not the one the strategy was solved with") as caught:
         load_table(path)
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--max-raises", "1,x"), "is not a comma-separated list of raise caps"),
+        (("--max-raises", "1"), "has 1 caps; the game has 2 rounds"),
+        (("--max-raises", "1,3"), "each cap must be in 1..the game's"),
+    ],
+)
+def test_bad_betting_cuts_fail_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: tuple[str, ...], message: str
+) -> None:
+    argv = ["leduc.limit.3p", "--algorithm", "es-mccfr", "--abstraction", "none", "--iterations", "10", "--quiet"]
+    assert cli.main([*argv, *extra, "-o", str(tmp_path / "x.strategy")]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.strategy").exists()
+
+
+def test_max_raises_needs_the_sampled_algorithm(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["leduc.limit.3p", "--max-raises", "1,1", "--iterations", "10", "--quiet", "-o", str(tmp_path / "x")]
+    assert cli.main(argv) == 1
+    assert "--max-raises applies to --algorithm es-mccfr only" in capsys.readouterr().err
