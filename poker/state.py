@@ -154,6 +154,12 @@ class State:
         """Raises made in the current round (blinds do not count)."""
         return self._raises
 
+    def num_called(self) -> int:
+        """Players not all-in who have acted since the round's last raise (the
+        raiser included, folds not): with the raises, what decides when the
+        round ends, so part of what a betting situation's future depends on."""
+        return self._called
+
     def current_player(self) -> int:
         """The position to act; the hand must not be finished."""
         if self.finished:

@@ -114,7 +114,7 @@ def _key(state: State) -> tuple[Any, ...]:
     """What a limit betting situation's future depends on (not how it was reached)."""
     if state.finished:
         return (True, state.folded, state.spent)
-    return (False, state.round, state.folded, state.spent, state.num_raises(), state._called, state.current_player())
+    return (False, state.round, state.folded, state.spent, state.num_raises(), state.num_called(), state.current_player())
 
 
 @dataclass(frozen=True, eq=False)
