@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -61,14 +62,22 @@ def _probability(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not positive")
-    return value
+def whole_number(minimum: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number of at least ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text} is not positive" if minimum == 1 else f"{text} is not {minimum} or more")
+        return value
+
+    return parse
+
+
+_positive = whole_number(1)
 
 
 def main(argv: list[str]) -> int:

@@ -40,6 +40,8 @@ LABELS = {
     "strategies.cfr.solvers._abstract_kernels": "abstract game",
     "strategies.cfr.best_response.blind": "blind best response",
     "strategies.cfr.solvers.multiplayer": "multiplayer CFR",
+    "strategies.cfr.solvers._sampled_kernels": "sampled multiplayer CFR",
+    "strategies.resolve._kernels": "re-solving and value-net",
 }
 _PROJECT = ("poker.", "strategies.")
 

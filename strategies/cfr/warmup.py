@@ -14,12 +14,15 @@ reuses the same machine code), so the compilation happens at set-up instead:
   exploitability (``arena exploitability``);
 * public chance sampling over a card abstraction (``--algorithm pcs``), which
   also builds perfect- and imperfect-recall abstractions (the bucketing kernels);
-* the explicit abstract game (``--algorithm abstract``, float64 and ``--float32``).
+* the explicit abstract game (``--algorithm abstract``, float64 and ``--float32``);
+* external-sampling MCCFR for three players (``--algorithm es-mccfr``);
+* continual re-solving (the gadget on both streets, exact and with a value
+  net) and ``arena train-values`` (situation solves, training, refinement).
 
 With a warm cache it takes a few seconds (loading, not compiling) and says
 ``cached``; after a numba upgrade or a kernel edit numba compiles again what
-changed. Not covered (compiled on first use, with the notice): 3-player CFR,
-the blind best response and the rest of :mod:`poker.evaluate`'s API.
+changed. Not covered (compiled on first use, with the notice): 3-player CFR on
+the full tree, the blind best response and the rest of :mod:`poker.evaluate`'s API.
 """
 
 from __future__ import annotations
@@ -108,12 +111,47 @@ def _abstract(tmp: Path) -> None:
         _exploitability(path)
 
 
+def _sampled(tmp: Path) -> None:
+    # External-sampling MCCFR (3 players), lossless and through E[HS²] buckets.
+    path = tmp / "sampled.strategy"
+    for abstraction in ("none", "ehs2:2:imperfect"):
+        _cli("leduc.limit.3p", "--algorithm", "es-mccfr", "--abstraction", abstraction, "--iterations", "20", "-o", str(path))
+
+
+def _resolve(tmp: Path) -> None:
+    from poker.gamedef import load_game
+    from poker.state import CALL, Action, State
+    from strategies.base import private_hands
+    from strategies.resolve.agent import ResolvingStrategy
+    from strategies.resolve.evaluators import NetEvaluator
+    from strategies.resolve.train import agent_questions, generate, train
+    from strategies.resolve.values import ValueNet
+
+    game = load_game("leduc.nolimit")
+    # Value-net training, and its refinement's walk (the depth-limited
+    # lookahead, run-outs, plain-loop inference).
+    rng = np.random.default_rng(0)
+    params, _ = train(generate(game, 10, iterations=2, rng=rng), hidden=4, epochs=1, rng=rng)
+    net = ValueNet(game, game.num_rounds - 1, params[0::2], params[1::2])
+    agent_questions(game, net, iterations=2)
+    # Re-solving with the gadget on the engine's lookahead, both streets,
+    # with the exact evaluator and with the network (which carries values across the board).
+    bet = State(game).apply(Action.raise_to(300))
+    board = (int(private_hands(game)[0, 0]),)
+    for evaluator in (None, NetEvaluator(game, net)):
+        agent = ResolvingStrategy(game, iterations=2, seed=0, evaluator=evaluator)
+        agent.resolution(bet, ())
+        agent.resolution(bet.apply(CALL), board)
+
+
 #: The warm-up steps in order: (name, function of a scratch folder).
 STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
     ("hand evaluator", _evaluator),
     ("CFR solver and exploitability", _solver),
     ("card abstraction and public chance sampling", _pcs),
     ("abstract game", _abstract),
+    ("sampled 3-player CFR", _sampled),
+    ("continual re-solving and value-net training", _resolve),
 )
 
 

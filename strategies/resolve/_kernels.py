@@ -259,6 +259,42 @@ def _dense(inputs, w, b, out, relu):
 
 
 @njit(cache=True, nogil=True)
+def forward_rows(x, weights, biases, out):
+    """The network's raw outputs ``out[N, O]`` for inputs ``x[N, I]``
+    (ReLU after every layer but the last), row by row in plain loops: the same
+    bits on every machine (a BLAS product's rounding depends on the CPU), so
+    what ``arena train-values --refine`` records while the agent plays does
+    not. Inputs that are 0 (most ReLU outputs, and every weight off an averaged
+    file's diagonal blocks meets only them or zeros) add nothing and are
+    skipped."""
+    last = len(weights) - 1
+    width = 0
+    for w in weights:
+        width = max(width, w.shape[1])
+    a = np.empty(max(width, x.shape[1]))
+    b = np.empty(width)
+    for r in range(x.shape[0]):
+        n_in = x.shape[1]
+        a[:n_in] = x[r]
+        for i in range(len(weights)):
+            w = weights[i]
+            n_out = w.shape[1]
+            b[:n_out] = biases[i]
+            for k in range(n_in):
+                v = a[k]
+                if v == 0.0:
+                    continue
+                for j in range(n_out):
+                    b[j] += v * w[k, j]
+            if i < last:
+                for j in range(n_out):
+                    a[j] = b[j] if b[j] > 0.0 else 0.0
+            else:
+                out[r, :] = b[:n_out]
+            n_in = n_out
+
+
+@njit(cache=True, nogil=True)
 def adam(param, moment, square, grad, learning_rate, correction1, correction2):
     """One Adam step on flat arrays (in place)."""
     for q in range(param.shape[0]):

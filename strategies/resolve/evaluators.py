@@ -39,6 +39,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -47,6 +48,9 @@ from poker.evaluate import rank_hands
 from poker.gamedef import Game
 from strategies.base import private_hands
 from strategies.resolve import _kernels
+
+if TYPE_CHECKING:
+    from strategies.resolve.values import ValueNet
 
 __all__ = ["EquityEvaluator", "Evaluator", "HandTable", "NetEvaluator", "Runouts", "fold_reach"]
 
@@ -226,11 +230,12 @@ class NetEvaluator(Evaluator):
 
     name = "net"
 
-    def __init__(self, game: Game, path: str | Path) -> None:
-        from strategies.resolve.values import load_value_net
+    def __init__(self, game: Game, source: str | Path | ValueNet) -> None:
+        """``source``: a value-net file for ``game``, or a loaded network."""
+        from strategies.resolve.values import ValueNet, load_value_net
 
         super().__init__(game)
-        self.net = load_value_net(path, game)
+        self.net = source if isinstance(source, ValueNet) else load_value_net(source, game)
 
     @cached_property
     def _deal_weight(self) -> float:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.base import private_hands
+from strategies.resolve import _kernels
 
 __all__ = [
     "FORMAT",
@@ -58,6 +60,8 @@ __all__ = [
 ]
 
 FORMAT = "resolve-values/2"
+
+_FORWARD: Callable[..., None] = _kernels.forward_rows
 
 
 class ValueNetError(ValueError):
@@ -110,11 +114,20 @@ class ValueNet:
     weights: tuple[npt.NDArray[np.float64], ...]
     biases: tuple[npt.NDArray[np.float64], ...]
     header: dict[str, Any] = field(default_factory=dict)
+    #: Inference in plain loops (:func:`strategies.resolve._kernels.forward_rows`):
+    #: the same bits on every machine, about 3 times slower than numpy's BLAS
+    #: product. ``arena train-values --refine`` plays the agent this way so that
+    #: the file it writes does not depend on the CPU.
+    portable: bool = False
     _orders: dict[tuple[int, ...], npt.NDArray[np.int64]] = field(default_factory=dict)
     _block_cache: list[npt.NDArray[np.float64] | None] = field(default_factory=list)
 
     def forward(self, inputs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The raw outputs ``[N, 2H]`` (pot fractions, before the zero-sum correction)."""
+        if self.portable:
+            out = np.empty((len(inputs), self.weights[-1].shape[1]))
+            _FORWARD(np.ascontiguousarray(inputs, dtype=np.float64), self.weights, self.biases, out)
+            return out
         x = inputs
         last = len(self.weights) - 1
         blocks = self._blocks()

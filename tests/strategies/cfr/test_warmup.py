@@ -12,7 +12,11 @@ import numba
 import pytest
 from numba import njit
 
+from poker.gamedef import load_game
+from poker.state import CALL, Action, State
+from strategies.base import make_strategy, private_hands
 from strategies.cfr import cli, compile_notice, warmup
+from strategies.resolve.agent import ResolvingStrategy
 
 
 def _fresh_kernel(module: str) -> Any:
@@ -109,11 +113,22 @@ def test_warm_up_covers_the_usual_solves(tmp_path: Path, monkeypatch: pytest.Mon
         ["leduc.nolimit", "--bet-sizes", "1", "--iterations", "2", "--every", "1"],
         ["leduc", "--algorithm", "pcs", "--abstraction", "hs:2,3:perfect", "--iterations", "2", "--every", "1"],
         ["leduc", "--algorithm", "abstract", "--abstraction", "none", "--iterations", "2", "--every", "1"],
+        ["leduc.limit.3p", "--algorithm", "es-mccfr", "--abstraction", "none", "--max-raises", "1,2", "--iterations", "5"],
     ]
     for args in solves:
         with compile_notice.recording() as compiled, contextlib.redirect_stdout(io.StringIO()):
             assert cli.main([*args, "--quiet", "-o", out]) == 0
         assert compiled == [], args
+    # The shipped value net and more iterations than the warm-up's, both streets.
+    game = load_game("leduc.nolimit")
+    bet = State(game).apply(Action.raise_to(400))
+    with compile_notice.recording() as compiled:
+        for spec in ("resolve:evaluator=net,iterations=3", "resolve:iterations=3"):
+            agent = make_strategy(spec, game, seed=1)
+            assert isinstance(agent, ResolvingStrategy)
+            agent.resolution(bet, ())
+            agent.resolution(bet.apply(CALL), (int(private_hands(game)[2, 0]),))
+    assert compiled == []
 
 
 def test_warmup_command(capsys: pytest.CaptureFixture[str]) -> None:
