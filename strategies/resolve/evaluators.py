@@ -243,7 +243,8 @@ class NetEvaluator(Evaluator):
         n = len(game.deck()) - game.total_board_cards(self.net.round - 1)
         return 1.0 / math.comb(n - 2 * game.num_hole_cards, game.num_board_cards[self.net.round])
 
-    def _deals(self, board: tuple[int, ...]) -> list[tuple[int, ...]]:
+    def deals(self, board: tuple[int, ...]) -> list[tuple[int, ...]]:
+        """The boards after each deal of the net's street's cards to ``board``."""
         game = self.game
         if len(board) != game.total_board_cards(self.net.round - 1):
             raise ValueError(
@@ -260,7 +261,7 @@ class NetEvaluator(Evaluator):
     def values_by_deal(
         self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
     ) -> tuple[npt.NDArray[np.float64], list[tuple[int, ...]], npt.NDArray[np.float64]]:
-        deals = self._deals(board)
+        deals = self.deals(board)
         masks = np.stack([self.table.board_mask(d) for d in deals])  # [B, H]
         n_leaves, n_hands = reach.shape[1], reach.shape[2]
         # Every (deal, leaf) pair is one row of the network's batch.

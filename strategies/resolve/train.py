@@ -262,7 +262,7 @@ def agent_questions(
         frontier.extend(state.apply(action) for action in reversed(agent.actions(state)))
     questions = []
     for board, pots, reach in evaluator.asked:
-        for deal in evaluator._deals(board):
+        for deal in evaluator.deals(board):
             held = reach * evaluator.table.board_mask(deal)[None, None, :]
             totals = held.sum(axis=2)
             for leaf in np.flatnonzero((totals > 0).all(axis=0)):
@@ -437,6 +437,7 @@ def main(argv: list[str]) -> int:
         data = generate(game, args.situations, iterations=args.iterations, rng=rng, progress=bar.update)
     with tqdm(total=args.epochs * args.nets, desc="training", unit="epoch", disable=args.no_progress) as bar:
         params, figures = train(data, hidden=args.hidden, epochs=args.epochs, rng=rng, nets=args.nets, progress=bar.update)
+    refined = 0
     for round_ in range(1, args.refine + 1):
         net = ValueNet(game, game.num_rounds - 1, params[0::2], params[1::2], {"nets": args.nets})
         step = f"refining {round_}/{args.refine}"
@@ -448,6 +449,7 @@ def main(argv: list[str]) -> int:
                 game, questions, args.refine_situations, iterations=args.iterations, rng=rng, progress=bar.update
             )
         data = merge(data, asked, rng)
+        refined += len(asked.x)
         with tqdm(total=args.epochs * args.nets, desc=f"{step}: training", unit="epoch", disable=args.no_progress) as bar:
             params, figures = train(data, hidden=args.hidden, epochs=args.epochs, rng=rng, nets=args.nets, progress=bar.update)
     command = shlex.join(
@@ -465,7 +467,8 @@ def main(argv: list[str]) -> int:
         print(f"arena train-values: cannot write {str(output)!r}: {error.strerror}", file=sys.stderr)
         return 1
     print(
-        f"value net for {args.game}: {args.situations} situations, {args.epochs} epochs;"
+        f"value net for {args.game}: {args.situations} situations and {refined} of the agent's questions"
+        f" ({args.refine} refinement round{'' if args.refine == 1 else 's'}), {args.epochs} epochs;"
         f" validation MSE {figures['validation_mse']:.6f} (pot fractions²) vs constant predictor"
         f" {figures['constant_mse']:.6f}; {time.perf_counter() - started:.1f} s -> {output}"
     )
