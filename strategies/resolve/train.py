@@ -54,6 +54,7 @@ import argparse
 import os
 import shlex
 import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -375,6 +376,8 @@ def train(
         squares = (tuple(np.zeros_like(w) for w in weights), tuple(np.zeros_like(b) for b in biases))
         step = 0
         for epoch in range(epochs):
+            if stop.is_set():
+                break
             order = own.permutation(cut).astype(np.int64)
             rate = LEARNING_RATE if epoch < DECAY_AT * epochs else LEARNING_RATE / 10  # a last, finer quarter
             step = _EPOCH(fit.x, fit.y, fit.m, order, weights, biases, moments, squares, step, rate, BATCH, zero_sum)
@@ -383,10 +386,16 @@ def train(
         return packed
 
     # Each network draws from its own generator, seeded in turn by ``rng``, so
-    # they train side by side (the epoch kernel releases the GIL) to the same bits.
+    # they train side by side (the epoch kernel releases the GIL) to the same
+    # bits. A Ctrl-C (or any error) stops the others after their current epoch.
     seeds = [int(seed) for seed in rng.integers(0, 2**63, size=nets)]
+    stop = threading.Event()
     with ThreadPoolExecutor(max_workers=max(1, min(nets, os.cpu_count() or 1))) as pool:
-        fitted = list(pool.map(fit_one, seeds))
+        try:
+            fitted = list(pool.map(fit_one, seeds))
+        except BaseException:
+            stop.set()
+            raise
     packed = fitted[0] if nets == 1 else average_nets(fitted)
     mean = (fit.y * fit.m).sum(axis=0) / np.maximum(fit.m.sum(axis=0), 1.0)
     figures = {

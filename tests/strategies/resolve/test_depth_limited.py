@@ -172,6 +172,20 @@ def test_refinement_situations_count_only_the_hands_each_player_holds() -> None:
     assert len(drawn.x) == 2 and np.array_equal(drawn.m[0], data.m[0])
 
 
+def test_a_ctrl_c_stops_every_network_in_training() -> None:
+    data = generate(NL, 200, iterations=20, rng=np.random.default_rng(1))
+    calls = []
+
+    def progress(_: int) -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(data, hidden=8, epochs=2000, rng=np.random.default_rng(2), nets=2, progress=progress)
+    assert len(calls) < 20  # not the 4000 epochs: the other network stopped too
+
+
 def test_averaged_nets_answer_the_mean_of_their_outputs() -> None:
     rng = np.random.default_rng(5)
     nets = [tuple(rng.standard_normal(shape) for shape in ((11, 6), (6,), (6, 6), (6,), (6, 10), (10,))) for _ in range(3)]
