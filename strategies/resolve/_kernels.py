@@ -2,7 +2,8 @@
 at its root, and one position's values at every node; for the depth-limited
 lookahead (:mod:`strategies.resolve.depth_limited`), showdown values over a set
 of run-outs and fold values per node; and for ``arena train-values``
-(:mod:`strategies.resolve.train`), one epoch of Adam on the value network.
+(:mod:`strategies.resolve.train`), one epoch of Adam on the value network and
+its inference in plain loops (the same bits on every machine).
 
 They reuse the engine's inline building blocks (:mod:`strategies.cfr.tree._kernels`:
 ``_run_iterations``, ``_propagate_reach``, ``_counterfactual_values``,
@@ -247,10 +248,15 @@ def _accumulate(grad_w, grad_b, inputs, delta):
 def _dense(inputs, w, b, out, relu):
     """``out = inputs @ w + b`` (then ReLU when ``relu``), summed input by input
     with the contiguous output index innermost: per output the same terms in
-    the same order as a dot product."""
+    the same order as a dot product. Inputs that are 0 (ReLU's, most of an
+    averaged file's block-diagonal layer meets only them) add nothing and are
+    skipped: the sums are the same bits but for the sign of a zero, which no
+    later product or ReLU keeps."""
     out[:] = b
     for k in range(w.shape[0]):
         v = inputs[k]
+        if v == 0.0:
+            continue
         for j in range(w.shape[1]):
             out[j] += v * w[k, j]
     if relu:
@@ -260,38 +266,25 @@ def _dense(inputs, w, b, out, relu):
 
 @njit(cache=True, nogil=True)
 def forward_rows(x, weights, biases, out):
-    """The network's raw outputs ``out[N, O]`` for inputs ``x[N, I]``
-    (ReLU after every layer but the last), row by row in plain loops: the same
-    bits on every machine (a BLAS product's rounding depends on the CPU), so
-    what ``arena train-values --refine`` records while the agent plays does
-    not. Inputs that are 0 (most ReLU outputs, and every weight off an averaged
-    file's diagonal blocks meets only them or zeros) add nothing and are
-    skipped."""
+    """The network's raw outputs ``out[N, O]`` for inputs ``x[N, I]`` (ReLU
+    after every layer but the last), row by row by :func:`_dense`: the same
+    bits on every machine, where a BLAS product's rounding depends on the CPU
+    (``arena train-values --refine`` plays the agent this way)."""
     last = len(weights) - 1
-    width = 0
+    width = x.shape[1]
     for w in weights:
         width = max(width, w.shape[1])
-    a = np.empty(max(width, x.shape[1]))
+    a = np.empty(width)
     b = np.empty(width)
     for r in range(x.shape[0]):
         n_in = x.shape[1]
         a[:n_in] = x[r]
         for i in range(len(weights)):
-            w = weights[i]
-            n_out = w.shape[1]
-            b[:n_out] = biases[i]
-            for k in range(n_in):
-                v = a[k]
-                if v == 0.0:
-                    continue
-                for j in range(n_out):
-                    b[j] += v * w[k, j]
-            if i < last:
-                for j in range(n_out):
-                    a[j] = b[j] if b[j] > 0.0 else 0.0
-            else:
-                out[r, :] = b[:n_out]
+            n_out = weights[i].shape[1]
+            _dense(a[:n_in], weights[i], biases[i], b[:n_out], i < last)
+            a[:n_out] = b[:n_out]
             n_in = n_out
+        out[r, :] = a[:n_in]
 
 
 @njit(cache=True, nogil=True)
