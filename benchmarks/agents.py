@@ -117,7 +117,7 @@ class Matchup:
 
 
 def available_bots() -> list[str]:
-    return [name for name, bot in LIBRARY.items() if bot.available and bot_path(bot).is_file()]
+    return [name for name, bot in LIBRARY.items() if bot_path(bot).is_file()]
 
 
 def matchups(bots: list[str]) -> list[Matchup]:
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bots: {', '.join(bots)}")
     here = available_bots()
     missing = [n for n in LIBRARY if n not in here]
-    print(f"not here (not built or not available): {', '.join(missing) or 'none'}")
+    print(f"not here (not built): {', '.join(missing) or 'none'}")
     latency: dict[str, list[tuple[int, int]]] = {}
     started = time.perf_counter()
     rounds = 0
