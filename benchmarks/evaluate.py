@@ -17,6 +17,7 @@ import os
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # before numba loads; the kernel is serial anyway
 
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 import eval7  # noqa: E402
 import numpy as np  # noqa: E402
@@ -41,7 +42,7 @@ def random_hands(count: int, seed: int) -> np.ndarray:
     return np.concatenate(chunks).astype(np.int8)
 
 
-def best_seconds(run, repeats: int) -> float:
+def best_seconds(run: Callable[[], object], repeats: int) -> float:
     best = float("inf")
     for _ in range(repeats):
         start = time.perf_counter()

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,7 @@ from strategies.tilt import DEFAULT_ITERATIONS, PRESETS, Tilt, solve_tilt, solve
 Array = npt.NDArray[np.float64]
 CHUMPS = ("always-call", "always-raise", "always-fold", "random")
 #: Figure 2.5's tilt and each Table 2.3 parameter alone: name -> tilt of t percent.
-SWEEPS = {
+SWEEPS: dict[str, Callable[[float], Tilt]] = {
     "orange: win + opp-fold": lambda t: Tilt(win=t, opp_fold=t),
     "win": lambda t: Tilt(win=t),
     "lose": lambda t: Tilt(lose=t),
@@ -123,7 +124,7 @@ def main() -> None:
     print("thesis Table 2.3 (HULHE abstractions, mbb/g): "
           + ", ".join(f"{name} {value}" for name, value in THESIS_TABLE.items()))
 
-    steps = np.round(np.arange(-25.0, 25.0 + args.step / 2, args.step), 6)
+    steps: Array = np.round(np.arange(-25.0, 25.0 + args.step / 2, args.step), 6).astype(np.float64)
     sweep: dict[str, tuple[list[float], list[float], list[float]]] = {}
     for label, make in SWEEPS.items():
         curves: tuple[list[float], list[float], list[float]] = ([], [], [])
