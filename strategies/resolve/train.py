@@ -58,7 +58,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -250,7 +249,7 @@ def agent_questions(
     every machine."""
     from strategies.resolve.agent import ResolvingStrategy
 
-    evaluator = _RecordingEvaluator(game, replace(net, portable=True, _orders={}, _block_cache=[]))
+    evaluator = _RecordingEvaluator(game, net.as_portable())
     agent = ResolvingStrategy(game, iterations=iterations, seed=0, evaluator=evaluator)
     frontier = [State(game)]
     while frontier:

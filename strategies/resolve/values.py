@@ -122,6 +122,10 @@ class ValueNet:
     _orders: dict[tuple[int, ...], npt.NDArray[np.int64]] = field(default_factory=dict)
     _block_cache: list[npt.NDArray[np.float64] | None] = field(default_factory=list)
 
+    def as_portable(self) -> ValueNet:
+        """This network with :attr:`portable` inference."""
+        return ValueNet(self.game, self.round, self.weights, self.biases, self.header, portable=True)
+
     def forward(self, inputs: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The raw outputs ``[N, 2H]`` (pot fractions, before the zero-sum correction)."""
         if self.portable:

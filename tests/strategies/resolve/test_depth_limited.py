@@ -5,7 +5,6 @@ exact run-outs, the zero-sum identity, learning, reproducibility, bad files."""
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from pathlib import Path
 
@@ -131,7 +130,8 @@ def test_a_small_net_learns_and_training_is_deterministic() -> None:
 
 def test_portable_inference_is_the_dense_product() -> None:
     net = load_value_net(SHIPPED, NL)
-    portable = dataclasses.replace(net, portable=True, _orders={}, _block_cache=[])
+    portable = net.as_portable()
+    assert portable.portable and not net.portable
     x = np.random.default_rng(3).random((7, net.weights[0].shape[0]))
     x[2, :5] = 0.0  # zeros are skipped, not assumed
     np.testing.assert_allclose(portable.forward(x), net.forward(x), rtol=0, atol=1e-12)
