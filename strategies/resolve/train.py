@@ -262,9 +262,13 @@ def agent_questions(
             progress(1)
         frontier.extend(state.apply(action) for action in reversed(agent.actions(state)))
     questions = []
+    masks: dict[tuple[int, ...], npt.NDArray[np.float64]] = {}
     for board, pots, reach in evaluator.asked:
         for deal in evaluator.deals(board):
-            held = reach * evaluator.table.board_mask(deal)[None, None, :]
+            mask = masks.get(deal)
+            if mask is None:
+                mask = masks[deal] = evaluator.table.board_mask(deal)
+            held = reach * mask[None, None, :]
             totals = held.sum(axis=2)
             for leaf in np.flatnonzero((totals > 0).all(axis=0)):
                 questions.append((deal, int(pots[leaf]), held[:, leaf] / totals[:, leaf, None]))
