@@ -269,12 +269,18 @@ def test_train_values_refuses_games_it_cannot_solve(capsys: pytest.CaptureFixtur
     assert err[1] == "arena train-values: train-values trains two-player no-limit games of two or more rounds (e.g. leduc.nolimit)"
 
 
-@pytest.mark.parametrize(("value", "message"), [("-1", "-1 is not 0 or more"), ("two", "'two' is not a whole number")])
-def test_train_values_refuses_a_bad_refine_count(value: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [("--refine", "-1", "-1 is not 0 or more"), ("--refine", "two", "'two' is not a whole number"),
+     ("--refine-situations", "0", "0 is not positive")],
+)
+def test_train_values_refuses_a_bad_refine_count(
+    option: str, value: str, message: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     with pytest.raises(SystemExit) as stop:
-        arena_main(["train-values", "leduc.nolimit", "--refine", value, "-o", str(tmp_path / "x.npz")])
+        arena_main(["train-values", "leduc.nolimit", option, value, "-o", str(tmp_path / "x.npz")])
     assert stop.value.code == 2
-    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(f"argument --refine: {message}")
+    assert capsys.readouterr().err.strip().splitlines()[-1].endswith(f"argument {option}: {message}")
     assert not (tmp_path / "x.npz").exists()
 
 
