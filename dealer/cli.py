@@ -9,7 +9,9 @@ arguments, short flags may be clustered, long options may be abbreviated):
 §3.1). Our extensions: ``--host`` (listen address, default 127.0.0.1),
 ``--log-dir`` (where the files go, default the current directory),
 ``--no-records`` (no msgpack hand records or JSON events), ``--strict`` (abort
-on the first invalid response) and ``--help``. ``gameDefFile`` may also be a
+on the first invalid response), ``--match-limit`` (a wall-clock cap on the
+match: seconds, or ``auto`` for :func:`dealer.budget.match_deadline_s`) and
+``--help``. ``gameDefFile`` may also be a
 short game name (``arena games`` lists them).
 
 Messages and exit statuses are the reference's: usage on stdout and status 1
@@ -19,8 +21,10 @@ ERROR line for a bad number or game file.
 
 from __future__ import annotations
 
+import dataclasses
 import getopt
 import io
+import math
 import re
 import sys
 from pathlib import Path
@@ -29,6 +33,7 @@ from typing import Any
 import trio
 
 from dealer._scan import scan_unsigned
+from dealer.budget import match_deadline_s
 from dealer.server import MatchConfig, serve_match
 from poker.gamedef import MAX_PLAYERS, GameDefError, load_game
 
@@ -55,11 +60,13 @@ extensions:
   --log-dir DIR write matchName.log/.tlog/... into DIR [default .]
   --no-records no msgpack hand records or JSON event log
   --strict abort on the first invalid response instead of repairing it
+  --match-limit SECONDS|auto abort a match still running after SECONDS [default none];
+    auto: the most the time limits allow (needs --start_timeout)
   gameDefFile may be a short game name (see `arena games`)
 """
 
 _SHORT = "flLp:qtTa"
-_LONG = ["t_response=", "t_hand=", "t_per_hand=", "start_timeout=", "host=", "log-dir=", "no-records", "strict", "help"]
+_LONG = ["t_response=", "t_hand=", "t_per_hand=", "start_timeout=", "host=", "log-dir=", "no-records", "strict", "match-limit=", "help"]
 _FLAGS = {
     "-f": ("fixed_seats", True),
     "-a": ("append", True),
@@ -103,6 +110,17 @@ def _milliseconds(text: str, what: str, *, signed: bool = False) -> int:
     return scanned[0]
 
 
+def _seconds(text: str) -> float:
+    """A ``--match-limit`` number: finite and not negative."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds < math.inf:
+        raise _UsageError(f"ERROR: could not get match time limit from {text} (seconds, or auto)\n")
+    return seconds
+
+
 def _ports(text: str) -> tuple[int, ...]:
     """``scanPortString``: comma-separated ``%hu`` values, at most MAX_PLAYERS."""
     ports: list[int] = []
@@ -128,6 +146,7 @@ def parse_args(argv: list[str]) -> MatchConfig | None:
     except getopt.GetoptError as error:
         raise _UsageError(f"dealer: {_getopt_message(error)}\nERROR: unknown option ?\n") from None
     settings: dict[str, Any] = {}
+    match_limit = ""
     for option, value in options:
         if option == "--help":
             return None
@@ -146,6 +165,10 @@ def parse_args(argv: list[str]) -> MatchConfig | None:
             settings["ports"] = _ports(value)
         elif option == "--host":
             settings["host"] = value
+        elif option == "--match-limit":
+            match_limit = value
+            if value != "auto":
+                settings["match_limit_s"] = _seconds(value)
         else:
             settings["log_dir"] = Path(value)
     if len(positional) < 4:
@@ -163,7 +186,7 @@ def parse_args(argv: list[str]) -> MatchConfig | None:
     seed = scan_unsigned(seed_text, 32)
     if seed is None:
         raise _UsageError(f"ERROR: invalid random number seed {seed_text}\n")
-    return MatchConfig(
+    config = MatchConfig(
         match_name=match_name,
         game=game,
         game_path=game_path,
@@ -172,12 +195,18 @@ def parse_args(argv: list[str]) -> MatchConfig | None:
         names=tuple(positional[4 : 4 + game.num_players]),
         **settings,
     )
+    if match_limit != "auto":
+        return config
+    if config.start_timeout_ms < 0:
+        raise _UsageError("ERROR: --match-limit auto needs a --start_timeout (the wait for the seats has no end without one)\n")
+    limit_s = match_deadline_s(config.limits, num_hands=config.num_hands, num_seats=game.num_players)
+    return dataclasses.replace(config, match_limit_s=limit_s)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     for stream in (sys.stdout, sys.stderr):
-        # Names and agents' lines are arbitrary bytes: write them back unchanged.
+        # Names are arbitrary bytes (agents' lines come escaped): write them back unchanged.
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="surrogateescape")
     try:

@@ -39,6 +39,7 @@ from typing import Final
 
 import trio
 
+from dealer._escape import quote_bytes
 from dealer._scan import scan_unsigned
 from poker.protocol import READBUF_LEN
 
@@ -308,7 +309,7 @@ class _Claim:
                 elif not line:
                     reason = "closed without a version line"
                 elif (numbers := version_numbers(line)) is None:
-                    reason = f"invalid version string {c_string(line)!r}"
+                    reason = f"invalid version string {quote_bytes(c_string(line))}"
                 elif self.winner is None:
                     self.winner = seat, numbers
                     won = True

@@ -29,12 +29,26 @@ Departures, none visible to a well-behaved agent:
   messages in the reference's order, and stderr echoes them in seat order);
 * a seat that stops reading for ``t_response`` aborts the match ("could not
   send state") where the reference would block for ever;
+* the clock of a response runs from the state's send whatever lines come, so a
+  seat that sends comment lines instead of an answer is timed out (the
+  reference waits ``t_response`` afresh for each line and never charges a
+  comment: ``#`` once a second stalled it for ever); the wait also ends when
+  the seat's hand or match budget runs out, not only at ``t_response``
+  (:mod:`dealer.budget`);
+* ``match_limit_s`` (an extension, default none) caps the whole match's wall
+  clock, :func:`dealer.budget.match_deadline_s` says how much a legitimate
+  match can need, and a match past it aborts ("the match ran past its time
+  limit") with its finished hands kept;
+* agents' lines are echoed to stderr with every byte but printable ASCII
+  escaped (:mod:`dealer._escape`): the reference copies them raw, terminal
+  escape sequences included;
+* the echoes held for one write are bounded (:data:`_ECHOES_HELD`), so a flood
+  of comment lines is written as it is read, not kept in memory;
 * ``strict`` (the protocol document's recommendation) aborts on the first bad
   response instead of repairing it.
 
 Lines from agents are bytes: they are parsed as Latin-1 (so only ASCII can
-match) up to the first NUL, as the C string would be, and echoed with
-``surrogateescape`` so stderr gets the bytes received.
+match) up to the first NUL, as the C string would be.
 
 Matches share nothing, so one process can serve many at once.
 """
@@ -53,7 +67,8 @@ from typing import Any, TextIO, TypeVar
 
 import trio
 
-from dealer.budget import TimeBudgets
+from dealer._escape import escape_line
+from dealer.budget import TimeBudgets, TimeLimits
 from dealer.log import (
     LogError,
     MatchLog,
@@ -79,6 +94,9 @@ __all__ = ["MatchConfig", "MatchResult", "serve_match"]
 _T = TypeVar("_T")
 _MAJOR, _MINOR = 2, 0
 _DROPS_REPORTED = 10  # dropped connections reported one by one; a flood is summed up in one line
+#: Echoes held before they are written at once: a hand's worth, so a normal
+#: hand costs one write, and a flood of comments is written as it comes.
+_ECHOES_HELD = 256
 _BAD_STATE = "WARNING: bad state format in response"
 _UNREQUESTED = "WARNING: ignoring un-requested response"
 _BAD_FORMAT = "WARNING: bad action format in response, changed to call"
@@ -87,7 +105,10 @@ _BAD_FORMAT = "WARNING: bad action format in response, changed to call"
 @dataclass(frozen=True)
 class MatchConfig:
     """Everything the reference command line sets, plus our extensions
-    (``host``, ``log_dir``, ``records``, ``strict``). Times are milliseconds."""
+    (``host``, ``log_dir``, ``records``, ``strict``, ``match_limit_s``). Times
+    are milliseconds but for ``match_limit_s``, a cap on the whole match's wall
+    clock from the start of :func:`serve_match` (see
+    :func:`dealer.budget.match_deadline_s` for one derived from the limits)."""
 
     match_name: str  # file prefix: <log_dir>/<match_name>.log / .tlog
     game: Game
@@ -109,10 +130,16 @@ class MatchConfig:
     log_dir: Path = Path(".")
     records: bool = True  # msgpack hand records + structlog JSON events alongside the ACPC logs
     strict: bool = False  # abort on the first invalid response (extension)
+    match_limit_s: float = math.inf  # abort a match still running after this long (extension)
 
     def path(self, suffix: str) -> Path:
         """``<log_dir>/<match_name><suffix>``."""
         return Path(self.log_dir) / f"{self.match_name}{suffix}"
+
+    @property
+    def limits(self) -> TimeLimits:
+        """The four reference time options, as :func:`dealer.budget.match_deadline_s` takes them."""
+        return TimeLimits(self.t_response_ms, self.t_hand_ms, self.t_per_hand_ms, self.start_timeout_ms)
 
 
 @dataclass(frozen=True)
@@ -254,29 +281,36 @@ class _Match:
 
     async def serve(self, task_status: trio.TaskStatus[tuple[int, ...]]) -> MatchResult:
         """Lock the match name, listen, open the files, announce, take the seats,
-        play. Nothing is written before the lock is held and the ports are open,
-        so a dealer that cannot start leaves a running match's files alone."""
+        play, all within ``match_limit_s``. Nothing is written before the lock
+        is held and the ports are open, so a dealer that cannot start leaves a
+        running match's files alone."""
         config = self.config
         lock: MatchLock | None = None
+        cap = trio.CancelScope(deadline=trio.current_time() + config.match_limit_s)
+        over_time = _Abort(f"ERROR: the match ran past its time limit of {config.match_limit_s:.1f} seconds\n")
         try:
-            lock = self.lock()
-            ports = config.ports[: self.n] + (0,) * (self.n - len(config.ports[: self.n]))
-            try:
-                listeners = await open_listeners(config.host, ports)
-            except SeatSetupError as error:
-                raise _Abort(f"{error}\n") from None
-            try:
-                self.open_files()
-                bound = tuple(listener_port(listener) for listener in listeners)
-                self.announce(bound)
-                task_status.started(bound)
-                await self.accept(listeners)
-            finally:
-                for listener in listeners:
-                    listener.socket.close()
-            await self.play()
+            with cap:
+                lock = self.lock()
+                ports = config.ports[: self.n] + (0,) * (self.n - len(config.ports[: self.n]))
+                try:
+                    listeners = await open_listeners(config.host, ports)
+                except SeatSetupError as error:
+                    raise _Abort(f"{error}\n") from None
+                try:
+                    self.open_files()
+                    bound = tuple(listener_port(listener) for listener in listeners)
+                    self.announce(bound)
+                    task_status.started(bound)
+                    await self.accept(listeners)
+                finally:
+                    for listener in listeners:
+                        listener.socket.close()
+                await self.play()
+            if cap.cancelled_caught:
+                raise over_time
         except _Abort as abort:
-            return self.aborted(abort)
+            # What the cap cut short (the wait for the seats) may have had its own say first.
+            return self.aborted(over_time if cap.cancel_called else abort)
         finally:
             self.flush_echoes()
             with trio.CancelScope(shield=True):
@@ -518,36 +552,52 @@ class _Match:
                 self.echoes.append(f"TO {seat + 1} at {format_timestamp(stamps[seat])} {text}\r\n")
         return stamps
 
+    def no_answer(self, number: int, send_us: int, *, over_budget: bool) -> _Abort:
+        """The abort for seat ``number`` with no answer: "ran out of time" when
+        its hand or match budget ran out first (``over_budget``), else "could
+        not get action" (its response time ran out, or it hung up). The
+        seconds spent count from the send, comments and all, where the
+        reference's count from its last line."""
+        if over_budget:
+            return _Abort(f"ERROR: seat {number} ran out of time\n")
+        response_us = self.budgets.response_us
+        spent = (_now_us() - send_us) / 1_000_000
+        return _Abort(
+            f"ERROR: could not get action from seat {number}\n"
+            f"{spent:.1f} seconds spent waiting; timeout {response_us / 1_000_000:.1f}\n"
+        )
+
     async def read_response(self, seat: Seat, position: int, expected: str, send_us: int) -> tuple[Action, int]:
-        """Read from the acting seat until a response is acceptable (SPEC.md §2.7).
+        """Read from the acting seat until a response is acceptable (SPEC.md §2.7),
+        or until it has had all the time its limits allow since ``send_us``.
 
         ``expected`` is the text the seat was sent: an answer that starts with it
         and ``:`` is about the current state without parsing it (it would parse
         to exactly that state); anything else is parsed and compared as the
         reference's ``matchStatesEqual`` does."""
-        game, state, quiet = self.game, self.state, self.quiet
-        t_response_us = self.budgets.response_us
+        game, state, quiet, budgets = self.game, self.state, self.quiet, self.budgets
         number = seat.index + 1
         while True:
-            start_us = _now_us()
+            # Recomputed per line: a line charged below leaves less of the budgets.
+            allowed_us = budgets.allowance_us(seat.index)
             try:
                 line = seat.poll_line()
                 if line is None:
                     self.flush_echoes()  # the wait may be long: show what happened so far
-                    line = await seat.wait_line(timeout_s=t_response_us / 1_000_000)
+                    line = await seat.wait_line(timeout_s=max(send_us + allowed_us - _now_us(), 0) / 1_000_000)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
-                line = None
-            if not line:
-                spent = (_now_us() - start_us) / 1_000_000
-                raise _Abort(
-                    f"ERROR: could not get action from seat {number}\n"
-                    f"{spent:.1f} seconds spent waiting; timeout {t_response_us / 1_000_000:.1f}\n"
-                )
+                line = b""
             recv_us = _now_us()
+            if not line:  # None: no line in the time allowed; b"": the seat hung up
+                raise self.no_answer(number, send_us, over_budget=line is None and allowed_us < budgets.response_us)
             raw = c_string(line)
             if not quiet:
-                self.echoes.append(f"FROM {number} at {format_timestamp(recv_us)} {raw.decode('utf-8', 'surrogateescape')}")
+                self.echoes.append(f"FROM {number} at {format_timestamp(recv_us)} {escape_line(raw)}")
+                if len(self.echoes) >= _ECHOES_HELD:
+                    self.flush_echoes()
             if raw[:1] in (b"#", b";"):
+                if recv_us - send_us > allowed_us:  # the clock runs on through comments
+                    raise self.no_answer(number, send_us, over_budget=allowed_us < budgets.response_us)
                 await trio.lowlevel.checkpoint()  # a flood of ignored lines must not starve other matches
                 continue
             if not self.budgets.charge(seat.index, send_us, recv_us):

@@ -4,7 +4,9 @@ A :class:`Script` says what one seat sends: raw bytes right after its VERSION
 line (replayed transcripts, garbage), and/or actions to answer its own turns
 with, per hand (``follow``). A turn's action is picked by how many actions the
 hand has had so far, so a script can be written straight from a log's betting
-string. Special tokens: ``SILENT`` (never answer), ``CLOSE`` (disconnect).
+string. Special tokens: ``SILENT`` (never answer), ``CLOSE`` (disconnect),
+``DRIP`` (send ``drip`` every ``drip_every_s`` instead of answering, until the
+dealer hangs up).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from poker.protocol import parse_match_state
 
 SILENT = "SILENT"
 CLOSE = "CLOSE"
+DRIP = "DRIP"
 VERSION = b"VERSION:2.0.0\r\n"
 _TIMESTAMP = re.compile(r"^(TO|FROM|STARTED|FINISHED)( \d+)? at \d+\.\d{6}", re.M)
 
@@ -35,6 +38,8 @@ class Script:
     delay_s: float = 0.0  # before each answer (and before the noise)
     noise: bytes = b""  # sent before each answer
     default: str | None = None  # the answer in hands without a plan
+    drip: bytes = b"#\r\n"  # what DRIP sends
+    drip_every_s: float = 1.0
 
 
 @dataclass
@@ -83,6 +88,15 @@ async def scripted_agent(port: int, game: Game, script: Script, received: list[s
                 continue
             if token == CLOSE:
                 return
+            if token == DRIP:
+                try:
+                    while True:
+                        with trio.move_on_after(script.drip_every_s):
+                            if await reader.receive_line() is None:
+                                return  # the dealer hung up: leave now, so a test can time it
+                        await stream.send_all(script.drip)
+                except trio.BrokenResourceError:
+                    return
             try:
                 if script.noise:
                     await trio.sleep(script.delay_s)
