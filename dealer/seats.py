@@ -27,7 +27,9 @@ Where we differ, and why:
   holds a bounded number of sockets, and a real agent, which sends its version
   as it connects, gets through it). A well-behaved agent sees no difference;
 * the backlog is :data:`_BACKLOG` instead of 8, so a burst of connections is
-  queued rather than left retrying while the dealer drains it.
+  queued rather than left retrying while the dealer drains it;
+* a rejected version line is quoted escaped and cut (:func:`dealer._escape.quote_bytes`),
+  so a hostile line cannot put a terminal escape or kilobytes in the WARNING.
 """
 
 from __future__ import annotations
