@@ -1,6 +1,7 @@
 """What agents' bytes can do to the dealer's stderr: terminal escapes are
 escaped, quotes are cut, a flood is written as it comes (issue 24 items 13,
-14 and the bounded-buffers review)."""
+14 and the bounded-buffers review); and a damaged log is named in one short
+line."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import io
 import re
 from pathlib import Path
 
-from dealer._escape import QUOTED_BYTES, escape_line, quote_bytes
+import pytest
+
+from dealer._escape import QUOTED_LENGTH, escape_line, quote
+from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import load_game
 from tests.dealer.dealer_clients import Script, actions_of, run_match
@@ -38,9 +42,22 @@ def test_escape_line_keeps_printable_ascii_and_the_line_ending() -> None:
     assert escape_line(b"#\x1b[2J\x07\tC:\\x\rz\xff\r\n") == "#\\x1b[2J\\x07\\x09C:\\\\x\\x0dz\\xff\r\n"
 
 
-def test_quote_bytes_cuts_long_lines_and_says_how_much() -> None:
-    assert quote_bytes(b"HELLO\r\n") == "b'HELLO\\r\\n'"
-    assert quote_bytes(b"x" * 1000) == repr(b"x" * QUOTED_BYTES) + f"... ({1000 - QUOTED_BYTES} more bytes)"
+def test_quote_cuts_long_lines_and_says_how_much() -> None:
+    assert quote(b"HELLO\r\n") == "b'HELLO\\r\\n'"
+    assert quote(b"x" * 1000) == repr(b"x" * QUOTED_LENGTH) + f"... ({1000 - QUOTED_LENGTH} more bytes)"
+    assert quote("é" * 300) == repr("é" * QUOTED_LENGTH) + "... (100 more characters)"
+
+
+@pytest.mark.parametrize(
+    ("line", "what"), [("x" * 5_000_000, "not a header, STATE or SCORE line: "), ("SCORE:" + "1" * 5_000_000, "unreadable SCORE line ")]
+)
+def test_a_huge_damaged_log_line_is_quoted_cut(tmp_path: Path, line: str, what: str) -> None:
+    log = tmp_path / "m.log"
+    log.write_text(f"# name/game/hands/seed m hulhe 1 11\n{line}\n")
+    with pytest.raises(LogError) as caught:
+        read_log(log, HULHE)
+    assert str(caught.value) == f"{log}:2: {what}{quote(line)}"
+    assert str(caught.value).endswith(f"... ({len(line) - QUOTED_LENGTH} more characters)") and len(str(caught.value)) < 500
 
 
 async def test_terminal_escapes_from_an_agent_are_echoed_escaped(tmp_path: Path) -> None:
@@ -61,7 +78,7 @@ async def test_a_long_invalid_version_line_is_quoted_cut(tmp_path: Path) -> None
     capture = await run_match(_config(tmp_path, start_timeout_ms=2000), [Script(version=version), Script()])
 
     (warning,) = [line for line in capture.stderr.splitlines() if line.startswith("WARNING: dropped")]
-    assert warning.endswith(f": invalid version string {quote_bytes(version)}")
+    assert warning.endswith(f": invalid version string {quote(version)}")
     assert warning.endswith("... (801 more bytes)") and len(warning) < 1000
 
 
