@@ -21,7 +21,6 @@ ERROR line for a bad number or game file.
 
 from __future__ import annotations
 
-import dataclasses
 import getopt
 import io
 import math
@@ -33,7 +32,6 @@ from typing import Any
 import trio
 
 from dealer._scan import scan_unsigned
-from dealer.budget import match_deadline_s
 from dealer.server import MatchConfig, serve_match
 from poker.gamedef import MAX_PLAYERS, GameDefError, load_game
 
@@ -199,8 +197,7 @@ def parse_args(argv: list[str]) -> MatchConfig | None:
         return config
     if config.start_timeout_ms < 0:
         raise _UsageError("ERROR: --match-limit auto needs a --start_timeout (the wait for the seats has no end without one)\n")
-    limit_s = match_deadline_s(config.limits, num_hands=config.num_hands, num_seats=game.num_players)
-    return dataclasses.replace(config, match_limit_s=limit_s)
+    return config.with_match_deadline()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -55,6 +55,7 @@ Matches share nothing, so one process can serve many at once.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import sys
@@ -68,7 +69,7 @@ from typing import Any, TextIO, TypeVar
 import trio
 
 from dealer._escape import escape_line
-from dealer.budget import TimeBudgets, TimeLimits
+from dealer.budget import TimeBudgets, TimeLimits, match_deadline_s
 from dealer.log import (
     LogError,
     MatchLog,
@@ -140,6 +141,13 @@ class MatchConfig:
     def limits(self) -> TimeLimits:
         """The four reference time options, as :func:`dealer.budget.match_deadline_s` takes them."""
         return TimeLimits(self.t_response_ms, self.t_hand_ms, self.t_per_hand_ms, self.start_timeout_ms)
+
+    def with_match_deadline(self) -> MatchConfig:
+        """This match, capped at the most its own limits allow
+        (:func:`dealer.budget.match_deadline_s`): what a tournament or a hosted
+        table, which nobody watches, should serve. No cap without a start timeout."""
+        limit_s = match_deadline_s(self.limits, num_hands=self.num_hands, num_seats=self.game.num_players)
+        return dataclasses.replace(self, match_limit_s=limit_s)
 
 
 @dataclass(frozen=True)

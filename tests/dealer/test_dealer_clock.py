@@ -130,7 +130,9 @@ def test_match_limit_option_takes_seconds_or_auto() -> None:
     assert config is not None and config.match_limit_s == 90.5
     config = parse_args([*base, "--start_timeout", "2000", "--t_per_hand", "500", "--match-limit", "auto"])
     assert config is not None
+    # 2 s to connect + 2 seats x 100 hands x 0.5 s + 0.1 s a hand + 10 s
     assert config.match_limit_s == match_deadline_s(config.limits, num_hands=100, num_seats=2) == 2 + 100 + 10 + 10
+    assert config.with_match_deadline() == config
 
 
 @pytest.mark.parametrize(
