@@ -592,7 +592,8 @@ class _Match:
                 line = seat.poll_line()
                 if line is None:
                     self.flush_echoes()  # the wait may be long: show what happened so far
-                    line = await seat.wait_line(timeout_s=max(send_us + allowed_us - _now_us(), 0) / 1_000_000)
+                    left_us = min(max(send_us + allowed_us - _now_us(), 0), allowed_us)  # a clock set back waits no longer
+                    line = await seat.wait_line(timeout_s=left_us / 1_000_000)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 line = b""
             recv_us = _now_us()
