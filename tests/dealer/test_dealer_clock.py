@@ -101,6 +101,17 @@ async def test_a_match_past_its_time_limit_aborts_with_finished_hands_kept(tmp_p
     assert len(states) == result.hands_played and records == list(range(result.hands_played))
 
 
+async def test_a_match_within_its_limits_ends_under_its_derived_cap(tmp_path: Path) -> None:
+    # Cap: 5 s to connect + 2 seats x 20 hands x 0.5 s + 20 x 0.1 s + 10 s = 37 s;
+    # agents that answer at once need a fraction of a second.
+    config = _config(tmp_path, 20, start_timeout_ms=5000, t_per_hand_ms=500, quiet=True).with_match_deadline()
+    assert config.match_limit_s == 5 + 20 + 20 * DEALER_S_PER_HAND + DEALER_S_FIXED
+    capture = await run_match(config, [Script(default="c"), Script(default="r")], timeout_s=20)
+
+    assert capture.result.exit_status == 0 and capture.result.hands_played == 20
+    assert capture.stdout.splitlines()[-1].startswith("SCORE:")
+
+
 async def test_the_time_limit_also_bounds_the_wait_for_the_seats(tmp_path: Path) -> None:
     # Nobody connects and there is no start timeout: the cap ends the wait.
     err = io.StringIO()
