@@ -93,12 +93,12 @@ _THREE_PLAYER_HOLDEM = (
     " quality: 3-player duplicate against the chump pairs, 16,500 deals each in six seatings"
     " (benchmarks/agents.py), mbb/g: +775 +- 26 always-call twice, -27 +- 70 always-call + always-raise,"
     " +663 +- 51 always-call + probe, +195 +- 92 always-raise twice, +24 +- 82 always-raise + probe,"
-    " +167 +- 67 probe twice: it loses to no pair but does not beat every one significantly (seed 003's PR2"
-    " does)"
+    " +167 +- 67 probe twice: it loses to no pair but does not beat every one significantly (Abou Risk &"
+    " Szafron's PR2 does)"
 )
 _SEVEN_STEP = (
-    "quality is seed 003's seven-step epsilon: the mean over positions of a best response's gain against"
-    " the other two (exact tree walks)"
+    "quality is the seven-step epsilon of Abou Risk & Szafron (2010): the mean over positions of a best"
+    " response's gain against the other two (exact tree walks)"
 )
 
 
@@ -107,8 +107,8 @@ def _three_player(name: str, game: str, iterations: int, quality: float, gains: 
     return Bot(
         name,
         game,
-        f"3-player CFR+ on the public tree (seed 003's CFR with CFR+'s regret floor and linear average),"
-        f" {iterations} iterations",
+        f"3-player CFR+ on the public tree (the CFR of Abou Risk & Szafron 2010 with CFR+'s regret floor and"
+        f" linear average), {iterations} iterations",
         iterations=iterations,
         shipped=True,
         quality=quality,

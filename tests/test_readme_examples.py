@@ -1,5 +1,6 @@
-"""The README's examples give the output the README shows (issue 14: every example
-reproducible as written). Ports are the OS's choice here; the rest is verbatim."""
+"""The examples of the README and the manual (``docs/*.md``) give the output they
+show (issue 14: every example reproducible as written). Ports are the OS's choice
+here; the rest is verbatim."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+#: Where the examples are: the README and every page of the manual.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def _arena(*args: str) -> list[str]:
@@ -16,11 +19,12 @@ def _arena(*args: str) -> list[str]:
 
 
 def test_dealer_example_prints_the_readme_score(tmp_path: Path) -> None:
-    text = next(block for block in README.read_text().split("```") if "arena dealer m1" in block)
+    blocks = [block for page in PAGES for block in page.read_text().split("```")]
+    text = next((block for block in blocks if "arena dealer m1" in block), "")
     dealer = re.search(r"^arena dealer (m1 .*) -p \S+ &", text, flags=re.M)
     agents = re.findall(r"^arena agent (\S+) 127\.0\.0\.1 \d+ (--strategy .*?)\s*(?:&|#|$)", text, flags=re.M)
     score = re.search(r"the dealer's last line: (SCORE:\S+)", text)
-    assert dealer and len(agents) == 2 and score, "the README's arena dealer example changed shape"
+    assert dealer and len(agents) == 2 and score, "the arena dealer example of the README or docs/ changed shape"
     with subprocess.Popen(
         _arena("dealer", *dealer.group(1).split(), "-p", "0,0"), cwd=tmp_path, stdout=subprocess.PIPE, text=True
     ) as server:

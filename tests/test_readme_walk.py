@@ -1,7 +1,7 @@
-"""The README walked as a newcomer walks it: every ``arena`` command (and the
-``printf`` that writes an example's input) of its ``sh`` blocks runs, in order,
-in one fresh directory, and where the README shows the output right below a
-block, the output is that (run directories aside).
+"""The README and the manual (``docs/*.md``) walked as a newcomer walks them: every
+``arena`` command (and the ``printf`` that writes an example's input) of a page's
+``sh`` blocks runs, in order, in one fresh directory per page, and where the page
+shows the output right below a block, the output is that (run directories aside).
 
 A line is left out only for a reason named here: a template (placeholders in
 capitals), the dealer-and-agents example (``tests/test_readme_examples.py`` runs
@@ -19,9 +19,12 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+#: The pages walked: the README, then every page of the manual.
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
-#: README lines not run here, and why.
+#: Lines of the pages not run here, and why.
 NOT_RUN = {
     "arena agent hulhe 127.0.0.1 44267 --strategy random --seed 1": "needs a dealer listening on 44267",
     "arena solve hulhe --algorithm abstract --abstraction ehs2:5:perfect --iterations 600 --every 50 -o hulhe.strategy": (
@@ -32,11 +35,11 @@ NOT_RUN = {
 _TEMPLATE = re.compile(r"\b(GAME|HOST|PORT|NAME|matchName)\b")
 
 
-def _steps() -> list[tuple[list[str], list[str] | None]]:
-    """(commands of one sh block, the output block shown right after it or None).
+def _steps(page: Path) -> list[tuple[list[str], list[str] | None]]:
+    """(commands of one sh block of PAGE, the output block shown right after it or None).
     A configuration block whose first line names its file (``# leduc.toml``) is a
     step too: ``write FILE`` with the block as its output, written before what follows."""
-    blocks = re.findall(r"```(\w*)\n(.*?)```", README.read_text(), flags=re.S)
+    blocks = re.findall(r"```(\w*)\n(.*?)```", page.read_text(), flags=re.S)
     steps: list[tuple[list[str], list[str] | None]] = []
     for index, (kind, body) in enumerate(blocks):
         named = re.match(r"# (\S+\.toml)\n", body)
@@ -62,11 +65,17 @@ def _normalised(lines: list[str], where: Path) -> list[str]:
     return [re.sub(r"run dir \S+", "run dir …", line) for line in lines]
 
 
+def test_the_walk_finds_the_commands_of_the_readme_and_the_manual() -> None:
+    count = {str(page.relative_to(ROOT)): sum(len(commands) for commands, _ in _steps(page)) for page in PAGES}
+    assert count["README.md"] >= 3, "the README's commands were not found"
+    manual = sum(n for name, n in count.items() if name.startswith("docs/"))
+    assert manual >= 25, f"the manual's commands were not found: {count}"
+
+
 @pytest.mark.slow
-def test_every_readme_command_runs_and_prints_what_the_readme_shows(tmp_path: Path) -> None:
-    steps = _steps()
-    assert sum(len(commands) for commands, _ in steps) >= 7, "the README's commands were not found"
-    for commands, shown in steps:
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_command_of_a_page_runs_and_prints_what_the_page_shows(page: Path, tmp_path: Path) -> None:
+    for commands, shown in _steps(page):
         if commands[0].startswith("write "):
             assert shown is not None
             (tmp_path / commands[0].removeprefix("write ")).write_text("\n".join(shown) + "\n")
@@ -82,8 +91,8 @@ def test_every_readme_command_runs_and_prints_what_the_readme_shows(tmp_path: Pa
             )  # fmt: skip
             assert done.returncode == 0, f"{command}\n{done.stderr}"
             assert "Traceback" not in done.stderr, f"{command}\n{done.stderr}"
-            if "--target" in command:  # the README names the iteration where it stops
-                stops = re.search(r"stops\s+at\s+iteration\s+(\d+)", README.read_text())
+            if "--target" in command:  # the page names the iteration where it stops
+                stops = re.search(r"stops\s+at\s+iteration\s+(\d+)", page.read_text())
                 measured = re.findall(r"^iteration (\d+):", done.stdout, flags=re.M)
                 assert stops is not None and measured[-1] == stops.group(1), (command, measured[-3:])
         if shown is not None:
