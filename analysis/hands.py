@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dealer.records import MatchHeader
+from poker.excerpt import quote
 from poker.cards import RANK_CHARS, SUIT_CHARS, cards_to_text
 from poker.hand_rank import hand_values
 from poker.gamedef import Game, GameDefError, load_game
@@ -64,6 +65,8 @@ __all__ = [
 NO_SEED: Final = -1
 #: Lines per block of :func:`iter_log_blocks`.
 BLOCK_LINES: Final = 200_000
+#: The largest hand id: the dealer counts hands in a uint32 (SPEC.md §3.3).
+MAX_HAND_ID: Final = 2**32 - 1
 #: Values are printed with 6 decimals, so a hand's sum may be off by this much per position.
 _SUM_TOLERANCE: Final = 1e-5
 
@@ -199,7 +202,7 @@ class Hands:
         count = held.sum(axis=1)
         if (count > 1).any():
             row = int(np.argmax(count > 1))
-            raise HandsError(f"{self.where(row)}: {name!r} holds {int(count[row])} positions in hand {self.hand_id[row]}")
+            raise HandsError(f"{self.where(row)}: {quote(name)} holds {int(count[row])} positions in hand {self.hand_id[row]}")
         chips: FloatArray = np.where(count == 1, np.where(held, self.values, 0.0).sum(axis=1), np.nan)
         return chips
 
@@ -332,7 +335,7 @@ def game_of_log(path: Path) -> Game:
             return load_game(candidate)
         except GameDefError:
             continue
-    raise HandsError(f"{path}:1: the header's game {header.game_path!r} is neither a known game nor a file; name the game")
+    raise HandsError(f"{path}:1: the header's game {quote(header.game_path)} is neither a known game nor a file; name the game")
 
 
 @dataclass
@@ -413,9 +416,9 @@ class _LogReader:
                 _, values, names = line.split(":", 2)
                 self.score = (tuple(float(v) for v in values.split("|")), tuple(names.split("|")))
             except ValueError:
-                self.damaged(number, f"unreadable SCORE line {line!r}")
+                self.damaged(number, f"unreadable SCORE line {quote(line)}")
         elif line.strip():
-            self.damaged(number, f"not a header, STATE or SCORE line: {_quote(line)}")
+            self.damaged(number, f"not a header, STATE or SCORE line: {quote(line)}")
 
     def block(self, lines: list[str], first_number: int) -> _Block:
         """Columns of the STATE lines among ``lines`` (numbered from ``first_number``)."""
@@ -451,7 +454,7 @@ class _LogReader:
         flat = ":".join(states).split(":")
         ids, betting, cards, values, names = flat[1::6], flat[2::6], flat[3::6], flat[4::6], flat[5::6]
         digits = "".join(ids)
-        if not (digits.isascii() and digits.isdigit()) or min(map(len, ids)) < 1 or max(map(len, ids)) > 18:
+        if not (digits.isascii() and digits.isdigit()) or min(map(len, ids)) < 1 or max(map(len, ids)) > len(str(MAX_HAND_ID)):
             return None
         rounds = list(map(shapes.get, map(str.translate, cards, repeat(_SHAPE))))
         left = list(map(str.translate, betting, repeat(_BETTING)))
@@ -481,23 +484,23 @@ class _LogReader:
             else:
                 _, hand, betting, cards, values, names = fields
                 round_ = shapes.get(cards.translate(_SHAPE))
-                if not hand.isdigit() or not hand.isascii() or len(hand) > 18:
-                    problem = f"hand id {hand!r} is not a number"
+                if not hand.isdigit() or not hand.isascii() or len(hand) > len(str(MAX_HAND_ID)):
+                    problem = _hand_id_problem(quote(hand))
                 elif round_ is None:
-                    problem = f"cards {cards!r} are not {players} hands and a board of {self.game_label()}"
+                    problem = f"cards {quote(cards)} are not {players} hands and a board of {self.game_label()}"
                 elif (left := betting.translate(_BETTING)) != "/" * round_:
                     if left.strip("/"):
-                        problem = f"betting {betting!r} holds characters other than f, c, r, digits and /"
+                        problem = f"betting {quote(betting)} holds characters other than f, c, r, digits and /"
                     else:
-                        problem = f"betting {betting!r} reaches round {len(left) + 1} but the cards show round {round_ + 1}"
+                        problem = f"betting {quote(betting)} reaches round {len(left) + 1} but the cards show round {round_ + 1}"
                 elif values.count("|") != players - 1:
-                    problem = f"values {values!r} are not one per position ({players})"
+                    problem = f"values {quote(values)} are not one per position ({players})"
                 elif self.combo(names) is None:
-                    problem = f"names {names!r} are not one per position ({players})"
+                    problem = f"names {quote(names)} are not one per position ({players})"
             if problem is None:
                 good.append(i)
             else:
-                self.damaged(numbers[i], f"{problem}: {_quote(':'.join(fields))}")
+                self.damaged(numbers[i], f"{problem}: {quote(':'.join(fields))}")
         return good
 
     def game_label(self) -> str:
@@ -519,11 +522,12 @@ class _LogReader:
         slots = layout.slot_pos.size
         shown = np.arange(slots)[None, :] < layout.shown[np.array(columns.rounds, dtype=np.intp)][:, None]
         card_ids = np.where(shown, ranks * 4 + suits, -1).astype(np.int8)
-        problems = self._check_columns(chips, card_ids, shown, ranks, suits)
+        bad_card = np.asarray((shown & ((ranks < 0) | (suits < 0))).any(axis=1))
+        problems = _column_problems(hand_id, chips, card_ids, bad_card, players=layout.players)
         if problems:
             for row, problem in problems:
                 line = ":".join(["STATE", ids[row], betting[row], cards[row], values[row], names[row]])
-                self.damaged(numbers[row], f"{problem}: {_quote(line)}")
+                self.damaged(numbers[row], f"{problem}: {quote(line)}")
             keep = np.ones(n, dtype=bool)
             keep[[row for row, _ in problems]] = False
             hand_id, chips, combo, card_ids = hand_id[keep], chips[keep], combo[keep], card_ids[keep]
@@ -535,31 +539,6 @@ class _LogReader:
         if self.validate:
             self._validate(block)
         return block
-
-    def _check_columns(
-        self,
-        chips: FloatArray,
-        card_ids: npt.NDArray[np.int8],
-        shown: npt.NDArray[np.bool_],
-        ranks: npt.NDArray[np.int8],
-        suits: npt.NDArray[np.int8],
-    ) -> list[tuple[int, str]]:
-        """(row, problem) for values and cards that fail the vectorised checks."""
-        problems: dict[int, str] = {}
-        unreadable = np.isnan(chips).any(axis=1)
-        for row in np.flatnonzero(unreadable):
-            problems[int(row)] = "a value is not a number"
-        unbalanced = ~unreadable & ~(np.abs(chips.sum(axis=1)) <= _SUM_TOLERANCE * self.layout.players)
-        for row in np.flatnonzero(unbalanced):
-            problems.setdefault(int(row), f"values sum to {chips[row].sum():g}, not 0")
-        bad_card = (shown & ((ranks < 0) | (suits < 0))).any(axis=1)
-        for row in np.flatnonzero(bad_card):
-            problems.setdefault(int(row), "a card is not a rank then a suit")
-        ordered = np.sort(np.where(card_ids < 0, -np.arange(1, card_ids.shape[1] + 1), card_ids), axis=1)
-        repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1) & ~bad_card
-        for row in np.flatnonzero(repeated):
-            problems.setdefault(int(row), "a card is dealt twice")
-        return sorted(problems.items())
 
     def _validate(self, block: _Block) -> None:
         """Replay every hand with the rules: legal betting, values of the betting and cards."""
@@ -574,7 +553,7 @@ class _LogReader:
             else:
                 state, deal = parsed.state, parsed.deal
                 if not state.finished:
-                    problem = f"the betting {block.betting[row]!r} does not finish the hand"
+                    problem = f"the betting {quote(block.betting[row])} does not finish the hand"
                 else:
                     expected = hand_values(state, deal.hole, deal.board)
                     wrong = [p for p, v in enumerate(expected) if not math.isclose(float(v), block.values[row, p], abs_tol=1e-6)]
@@ -582,7 +561,7 @@ class _LogReader:
                         continue
                     shown = "|".join(format_value(v) for v in expected)
                     problem = f"values are not those of the betting and cards ({shown})"
-            self.damaged(int(block.line[row]), f"{problem}: {_quote(line)}")
+            self.damaged(int(block.line[row]), f"{problem}: {quote(line)}")
             bad.append(row)
         if bad:
             keep = np.ones(block.hand_id.size, dtype=bool)
@@ -590,6 +569,46 @@ class _LogReader:
             block.hand_id, block.values, block.name_combo = block.hand_id[keep], block.values[keep], block.name_combo[keep]
             block.cards, block.line, block.seed = block.cards[keep], block.line[keep], block.seed[keep]
             block.betting = [b for b, k in zip(block.betting, keep) if k]
+
+
+def _hand_id_problem(shown: str) -> str:
+    """What is wrong with a hand id (``shown`` as the file has it) that is not a uint32."""
+    return f"hand id {shown} is not a number from 0 to {MAX_HAND_ID}"
+
+
+def _column_problems(
+    hand_id: Int64Array,
+    chips: FloatArray,
+    card_ids: npt.NDArray[np.int8],
+    bad_card: npt.NDArray[np.bool_],
+    *,
+    players: int,
+) -> list[tuple[int, str]]:
+    """(row, problem) for the hands whose id, values or cards fail the checks
+    both readers share, each run over the whole block at once: hand ids past
+    :data:`MAX_HAND_ID`, values that are not finite (NaN, ``inf``: every mean
+    and interval after them would be NaN or infinite) or do not sum to zero,
+    cards that are not cards (``bad_card``), a card dealt twice. ``card_ids``
+    holds ``-1`` for cards not shown."""
+    problems: dict[int, str] = {}
+    for row in np.flatnonzero(hand_id > MAX_HAND_ID):
+        problems[int(row)] = _hand_id_problem(str(hand_id[row]))
+    for row in np.flatnonzero(np.isnan(chips).any(axis=1)):
+        problems.setdefault(int(row), "a value is not a number")
+    infinite = np.isinf(chips).any(axis=1)
+    for row in np.flatnonzero(infinite):
+        problems.setdefault(int(row), "a value is not a finite number")
+    finite = np.where(np.isfinite(chips), chips, 0.0)
+    unbalanced = ~(np.abs(finite.sum(axis=1)) <= _SUM_TOLERANCE * players)
+    for row in np.flatnonzero(unbalanced):
+        problems.setdefault(int(row), f"values sum to {finite[row].sum():g}, not 0")
+    for row in np.flatnonzero(bad_card):
+        problems.setdefault(int(row), "a card is not a rank then a suit")
+    ordered = np.sort(np.where(card_ids < 0, -np.arange(1, card_ids.shape[1] + 1), card_ids), axis=1)
+    repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1) & ~bad_card
+    for row in np.flatnonzero(repeated):
+        problems.setdefault(int(row), "a card is dealt twice")
+    return sorted(problems.items())
 
 
 def _state_text(layout: _Layout, game: Game, block: _Block, row: int) -> str:
@@ -615,10 +634,6 @@ def _float(text: str) -> float:
         return float(text)
     except ValueError:
         return math.nan
-
-
-def _quote(line: str) -> str:
-    return repr(line if len(line) <= 200 else line[:200] + "…")
 
 
 def iter_log_blocks(
@@ -841,7 +856,7 @@ def read_components(path: Path) -> dict[str, dict[int, str]]:
         for number, line in enumerate(text.splitlines(), start=1):
             hand, comma, label = line.partition(",")
             if not comma or not hand.isdecimal() or not label:
-                raise HandsError(f"{side}:{number}: not a 'hand_id,component' line: {_quote(line)}")
+                raise HandsError(f"{side}:{number}: not a 'hand_id,component' line: {quote(line)}")
             by_hand[int(hand)] = label
         found[name] = by_hand
     return found
