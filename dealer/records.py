@@ -30,6 +30,7 @@ import numpy as np
 import structlog
 
 from poker.deal import Deal
+from poker.excerpt import quote
 from poker.gamedef import Game, format_game, parse_game
 from poker.state import State
 
@@ -77,17 +78,55 @@ class MatchHeader:
 
     @staticmethod
     def from_msgpack(data: dict[str, Any]) -> MatchHeader:
+        """The header a records file holds, checked against :data:`_HEADER_SCHEMA`
+        before anything is built from it (a damaged file can put any value under
+        any key).
+
+        Raises:
+            ValueError: a missing key, a value of the wrong type or out of range
+                (naming the key), a game text that does not parse, or names
+                that are not one per player.
+        """
         if data.get("format") != FORMAT_VERSION:
-            raise ValueError(f"hand records format {data.get('format')!r} is not {FORMAT_VERSION}")
+            raise ValueError(f"hand records format {quote(data.get('format'))} is not {FORMAT_VERSION}")
+        for key, kind in _HEADER_SCHEMA.items():
+            if key not in data:
+                raise ValueError(f"no {key!r}")
+            value = data[key]
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise ValueError(f"{key!r} is {quote(value)}, not {_KIND_NAMES[kind]}")
+        if not all(0 <= data[key] <= _UINT32_MAX for key in ("num_hands", "seed")):
+            raise ValueError(f"num_hands {data['num_hands']} or seed {data['seed']} is not a uint32")
+        names = data["names"]
+        if not all(isinstance(name, str) for name in names):
+            raise ValueError(f"'names' {quote(names)} are not all text")
+        game = parse_game(data["game"], source=f"records of {quote(data['match_name'])}")
+        if len(names) != game.num_players:
+            raise ValueError(f"'names' {quote(names)} are not one per player of the game ({game.num_players})")
         return MatchHeader(
             match_name=data["match_name"],
-            game=parse_game(data["game"], source=f"records of {data['match_name']}"),
+            game=game,
             game_path=data["game_path"],
             num_hands=data["num_hands"],
             seed=data["seed"],
-            names=tuple(data["names"]),
+            names=tuple(names),
             fixed_seats=data["fixed_seats"],
         )
+
+
+#: The keys of a match header a reader needs, with the type of each value.
+_HEADER_SCHEMA: dict[str, type] = {
+    "match_name": str,
+    "game": str,
+    "game_path": str,
+    "num_hands": int,
+    "seed": int,
+    "names": list,
+    "fixed_seats": bool,
+}
+_KIND_NAMES = {str: "text", int: "a whole number", list: "a list", bool: "true or false"}
+#: The dealer's hand count and seed are uint32 (as in the reference dealer's command line).
+_UINT32_MAX = 2**32 - 1
 
 
 @dataclass(frozen=True)
