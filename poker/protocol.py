@@ -15,6 +15,7 @@ Example (SPEC.md §5.1, the dealer's first message to seat 1)::
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -416,7 +417,7 @@ def format_state_line(
 def parse_state_line(line: str, game: Game) -> StateLine:
     """Read a ``.log`` STATE line. All hole cards must be present; the deal's
     board holds the cards through the final round reached (a pre-flop fold-out
-    has none). Values are floats as printed."""
+    has none). Values are floats as printed, and finite."""
     text = line.rstrip("\r\n")
     if not text.startswith("STATE:"):
         raise ProtocolError(f"not a STATE line: {quote(line)}")
@@ -434,4 +435,6 @@ def parse_state_line(line: str, game: Game) -> StateLine:
     names = tuple(names_text.split("|"))
     if len(values) != game.num_players or len(names) != game.num_players:
         raise ProtocolError(f"STATE line {quote(line)} needs {game.num_players} values and names")
+    if not all(map(math.isfinite, values)):  # "nan", "inf" and "1e999" read as floats; no hand is worth them
+        raise ProtocolError(f"STATE line {quote(line)} has a value that is not a finite number")
     return StateLine(ms.hand_id, ms.state, Deal(hole=ms.hole, board=ms.board), values, names)

@@ -1,4 +1,4 @@
-"""Damaged inputs of the readers (``.log`` files, msgpack hand records, game
+"""Damaged inputs of the readers (``.log`` files, msgpack hand records, results, game
 files): one line naming the file and the line or record, quotes cut at a bounded
 length, and nothing a damaged header declares is believed."""
 
@@ -14,6 +14,9 @@ import pytest
 
 from analysis.cli import main as analyze
 from analysis.hands import MAX_RECORD_BYTES, MAX_RECORD_ENTRIES, HandsError, read_log, read_records
+from analysis.scoring import ResultsError, read_csv
+from dealer.log import LogError
+from dealer.log import read_log as dealer_read_log
 from dealer.records import MatchHeader
 from poker.excerpt import QUOTE_CHARS
 from poker.gamedef import GameDefError, load_game
@@ -132,7 +135,7 @@ def test_a_damaged_hand_record_is_one_line_naming_the_record_or_skipped(
     assert f"skipped 1 damaged record of {path}: 3" in capsys.readouterr().out
 
 
-DAMAGED_HEADERS = {
+DAMAGED_HEADERS: dict[str, tuple[dict[str, Any], str]] = {
     "game None": ({"game": None}, "'game' is None, not text"),
     "game text": ({"game": "GAMEDEF\nlimit\nnumPlayers = x\nEND GAMEDEF\n"}, "numPlayers"),
     "one name for two players": ({"names": ["a"]}, "'names' ['a'] are not one per player of the game (2)"),
@@ -209,3 +212,34 @@ def test_a_long_field_of_a_record_is_quoted_in_part(tmp_path: Path) -> None:
     with pytest.raises(HandsError, match="record 3: values ") as raised:
         read_records(path)
     assert len(str(raised.value)) < LONGEST_ERROR and "more characters)" in str(raised.value)
+
+
+# -- the dealer's own reader of .log files (arena match, play and tournament results) --
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("STATE:0:crc:Ks|Qs:nan|nan:a|b", "has a value that is not a finite number"),
+        ("STATE:0:crc:Ks|Qs:inf|-inf:a|b", "has a value that is not a finite number"),
+        ("SCORE:" + "x" * BIG, "unreadable SCORE line 'SCORE:xxx"),
+        ("x" * BIG, "not a header, STATE or SCORE line: 'xxx"),
+        ("STATE:0:crc:Ks|Qs:2|-2:" + "x" * BIG, "more characters) needs 2 values and names"),
+    ],
+    ids=["nan", "inf", "long SCORE line", "long other line", "long STATE line"],
+)
+def test_the_dealers_log_reader_refuses_non_finite_values_and_cuts_its_quotes(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    path = write(tmp_path / "d.log", [HEADER, line, HANDS[1]])
+    with pytest.raises(LogError, match="d.log:2: ") as raised:
+        dealer_read_log(path, KUHN)
+    assert message in str(raised.value) and len(str(raised.value)) < LONGEST_ERROR
+
+
+def test_the_results_reader_cuts_its_quotes(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(f"match,player,value,hands\nm,a,1,10\nm,b,{'x' * 100_000},10\n")
+    with pytest.raises(ResultsError, match="r.csv:3: value 'xxx") as raised:
+        read_csv(path)
+    assert len(str(raised.value)) < LONGEST_ERROR and "more characters) is not a number" in str(raised.value)
