@@ -8,19 +8,26 @@ A ``.log`` (ours or the reference dealer's, SPEC.md §3.3) holds one line per ha
 with ``str`` methods and numpy, without replaying the rules: the values are in
 the line, the cards are fixed-width text at places the round fixes, and the
 betting only has to use the betting alphabet and reach the round the cards
-show. Every line is still checked: six fields, a decimal hand id, one value and
-one name per position, values that sum to zero (to the 6 printed decimals),
-cards laid out as the game lays them out for that round, no card twice in a
-hand. ``validate=True`` also replays each hand with :mod:`poker` (every action
-legal, the values those of the betting and the cards).
+show. Every line is still checked: six fields, a decimal hand id that fits the
+dealer's uint32, one value and one name per position, finite values that sum to
+zero (to the 6 printed decimals), cards laid out as the game lays them out for
+that round, no card twice in a hand. ``validate=True`` also replays each hand
+with :mod:`poker` (every action legal, the values those of the betting and the
+cards).
 
 A damaged line raises :class:`HandsError` naming ``file:line`` and what is
 wrong; ``skip_damaged=True`` leaves such lines out and lists their numbers in
 :attr:`Hands.skipped`.
 
 :func:`read_records` reads ``*.hands.msgpack`` (:mod:`dealer.records`) into the
-same columns, with the seed of each run; :func:`read_hands` picks the reader by
-file name.
+same columns, with the seed of each run. Each record is checked as a line is
+(and a cut or damaged end of the file is damage, not the end of the hands); a
+damaged record raises :class:`HandsError` naming ``file: record N``, or is left
+out and listed with ``skip_damaged=True``. :func:`read_hands` picks the reader
+by file name.
+
+Error lines quote what the file holds through :func:`poker.excerpt.quote`, cut
+at a few hundred characters whatever the size of the damage.
 
 Everything per hand is by **position** (relative to the button); ``names``
 says who sat where. Card ids are ``rank * 4 + suit`` (:mod:`poker.cards`), ``-1``
@@ -41,7 +48,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from dealer.records import HAND_FIELDS, MatchHeader
+from dealer.records import HAND_FIELDS, MAX_RECORD_BYTES, MatchHeader, record_unpacker
 from poker.excerpt import quote
 from poker.cards import NUM_RANKS, NUM_SUITS, RANK_CHARS, SUIT_CHARS, cards_to_text
 from poker.hand_rank import hand_values
@@ -760,13 +767,6 @@ def _empty(game: Game, source: str) -> Hands:
 # -- reading msgpack records --------------------------------------------------------
 
 
-#: The largest msgpack object of a records file: a header (the game's text, the
-#: names) or a hand record takes a few KiB. The reader buffers no more than this,
-#: so a damaged length (a string declared 4 GiB long) costs at most this much memory.
-MAX_RECORD_BYTES: Final = 1 << 20
-#: The most entries an array or map of a record may declare (a hand has 7 fields,
-#: a position list one per player, a header 10 keys); more is damage, not allocated.
-MAX_RECORD_ENTRIES: Final = 1024
 #: Card ids run from 0 to this minus one (``rank * 4 + suit``).
 _DECK_CARDS: Final = NUM_RANKS * NUM_SUITS
 
@@ -810,13 +810,7 @@ class _RecordsReader(_Damage):
         damage (msgpack has no record marks), so a damaged record ends the read:
         the rest of the file is one damaged tail, kept in :attr:`tail`."""
         size = os.fstat(file.fileno()).st_size
-        unpacker = msgpack.Unpacker(
-            file,
-            raw=False,
-            max_buffer_size=MAX_RECORD_BYTES,
-            max_array_len=MAX_RECORD_ENTRIES,
-            max_map_len=MAX_RECORD_ENTRIES,
-        )
+        unpacker = record_unpacker(file)
         number = start = 0
         while True:
             start = unpacker.tell()

@@ -20,6 +20,7 @@ Appending (``-a``) adds a new header and continues the hand stream.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +42,9 @@ __all__ = [
     "HandRecord",
     "HandTable",
     "RecordWriter",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_ENTRIES",
+    "record_unpacker",
     "read_records",
     "load_hands",
     "open_event_log",
@@ -48,6 +52,13 @@ __all__ = [
 
 FORMAT_VERSION = 1
 HAND_FIELDS = ("hand_id", "seats", "hole", "board", "board_shown", "betting", "values")
+#: The largest msgpack object of a records file: a header (the game's text, the
+#: names) or a hand record takes a few KiB. A reader buffers no more than this,
+#: so a damaged length (a string declared 4 GiB long) costs at most this much memory.
+MAX_RECORD_BYTES = 1 << 20
+#: The most entries an array or map of a record may declare (a hand has 7 fields,
+#: a position list one per player, a header 10 keys); more is damage, not allocated.
+MAX_RECORD_ENTRIES = 1024
 
 
 @dataclass(frozen=True)
@@ -173,11 +184,31 @@ class RecordWriter:
         self._file.close()
 
 
+def record_unpacker(file: IO[bytes]) -> Any:
+    """The objects of a records file opened for reading, never more than
+    :data:`MAX_RECORD_BYTES` and :data:`MAX_RECORD_ENTRIES` at a time whatever
+    a damaged length declares (``msgpack.Unpacker``; its :meth:`tell` is where
+    the next object starts, short of the file's size when the file ends inside
+    one: read it after each object, not at the end)."""
+    return msgpack.Unpacker(
+        file, raw=False, max_buffer_size=MAX_RECORD_BYTES, max_array_len=MAX_RECORD_ENTRIES, max_map_len=MAX_RECORD_ENTRIES
+    )
+
+
 def read_records(path: Path) -> Iterator[MatchHeader | HandRecord]:
-    """Every header and hand of a records file, in order."""
+    """Every header and hand of a records file, in order (unchecked beyond the
+    header: :func:`analysis.hands.read_records` checks every hand).
+
+    Raises:
+        ValueError: a bad header, a hand before any header, or a file that ends
+            inside a record.
+    """
     num_hole_cards = 0
     with open(path, "rb") as file:
-        for item in msgpack.Unpacker(file, raw=False):
+        unpacker = record_unpacker(file)
+        end = 0  # where the last whole object ends
+        for item in unpacker:
+            end = unpacker.tell()
             if isinstance(item, dict):
                 header = MatchHeader.from_msgpack(item)
                 num_hole_cards = header.game.num_hole_cards
@@ -186,6 +217,8 @@ def read_records(path: Path) -> Iterator[MatchHeader | HandRecord]:
                 raise ValueError(f"{path}: a hand record comes before any match header")
             else:
                 yield HandRecord.from_msgpack(item, num_hole_cards)
+        if end < os.fstat(file.fileno()).st_size:
+            raise ValueError(f"{path}: the file ends inside a record (from byte {end})")
 
 
 @dataclass(frozen=True)

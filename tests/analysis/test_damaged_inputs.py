@@ -13,11 +13,12 @@ import msgpack
 import pytest
 
 from analysis.cli import main as analyze
-from analysis.hands import MAX_RECORD_BYTES, MAX_RECORD_ENTRIES, HandsError, read_log, read_records
+from analysis.hands import HandsError, read_log, read_records
 from analysis.scoring import ResultsError, read_csv
 from dealer.log import LogError
 from dealer.log import read_log as dealer_read_log
-from dealer.records import MatchHeader
+from dealer.records import MAX_RECORD_BYTES, MAX_RECORD_ENTRIES, MatchHeader
+from dealer.records import load_hands as dealer_load_hands
 from poker.excerpt import QUOTE_CHARS
 from poker.gamedef import GameDefError, load_game
 
@@ -243,3 +244,11 @@ def test_the_results_reader_cuts_its_quotes(tmp_path: Path) -> None:
     with pytest.raises(ResultsError, match="r.csv:3: value 'xxx") as raised:
         read_csv(path)
     assert len(str(raised.value)) < LONGEST_ERROR and "more characters) is not a number" in str(raised.value)
+
+
+def test_the_dealers_records_reader_says_when_the_file_ends_inside_a_record(tmp_path: Path) -> None:
+    whole = records(tmp_path / "whole.hands.msgpack", [HEADER_RECORD, *HAND_RECORDS]).read_bytes()
+    path = tmp_path / "cut.hands.msgpack"
+    path.write_bytes(whole[:-5])
+    with pytest.raises(ValueError, match=r"cut.hands.msgpack: the file ends inside a record \(from byte \d+\)"):
+        dealer_load_hands(path)
