@@ -1039,8 +1039,10 @@ def read_components(path: Path) -> dict[str, dict[int, str]]:
             raise HandsError(f"{side}: {error.strerror or error}") from None
         for number, line in enumerate(text.splitlines(), start=1):
             hand, comma, label = line.partition(",")
-            if not comma or not hand.isdecimal() or not label:
+            if not comma or not (hand.isascii() and hand.isdigit()) or not label:
                 raise HandsError(f"{side}:{number}: not a 'hand_id,component' line: {quote(line)}")
+            if len(hand) > len(str(MAX_HAND_ID)) or int(hand) > MAX_HAND_ID:
+                raise HandsError(f"{side}:{number}: {_hand_id_problem(quote(hand))}")
             by_hand[int(hand)] = label
         found[name] = by_hand
     return found

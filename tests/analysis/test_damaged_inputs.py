@@ -13,7 +13,7 @@ import msgpack
 import pytest
 
 from analysis.cli import main as analyze
-from analysis.hands import HandsError, read_log, read_records
+from analysis.hands import HandsError, read_hands, read_log, read_records
 from analysis.scoring import ResultsError, read_csv
 from dealer.log import LogError
 from dealer.log import read_log as dealer_read_log
@@ -252,3 +252,20 @@ def test_the_dealers_records_reader_says_when_the_file_ends_inside_a_record(tmp_
     path.write_bytes(whole[:-5])
     with pytest.raises(ValueError, match=r"cut.hands.msgpack: the file ends inside a record \(from byte \d+\)"):
         dealer_load_hands(path)
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("9" * 5000 + ",kuhn-cfr", f"hand id '{'9' * QUOTE_CHARS}'… ({5000 - QUOTE_CHARS} more characters) is not a number from 0"),
+        ("4294967296,kuhn-cfr", "hand id '4294967296' is not a number from 0 to 4294967295"),
+        ("\u0663,kuhn-cfr", "not a 'hand_id,component' line"),  # a decimal digit to Python, not to a file of hand ids
+    ],
+    ids=["5000 digits", "past uint32", "arabic-indic digit"],
+)
+def test_a_side_files_hand_ids_are_uint32(tmp_path: Path, line: str, message: str) -> None:
+    log = write(tmp_path / "match.1.log", [HEADER, *HANDS])
+    (tmp_path / "match.1.a.components.csv").write_text(f"0,kuhn-cfr\n{line}\n", encoding="utf-8")
+    with pytest.raises(HandsError, match=r"match\.1\.a\.components\.csv:2: ") as raised:
+        read_hands(log)
+    assert message in str(raised.value)
