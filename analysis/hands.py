@@ -74,8 +74,10 @@ __all__ = [
 NO_SEED: Final = -1
 #: Lines per block of :func:`iter_log_blocks`.
 BLOCK_LINES: Final = 200_000
-#: The largest hand id: the dealer counts hands in a uint32 (SPEC.md §3.3).
-MAX_HAND_ID: Final = 2**32 - 1
+#: The dealer's hand count, seed and hand ids are uint32 (SPEC.md §3.3).
+_UINT32_MAX: Final = 2**32 - 1
+#: The largest hand id.
+MAX_HAND_ID: Final = _UINT32_MAX
 #: Values are printed with 6 decimals, so a hand's sum may be off by this much per position.
 _SUM_TOLERANCE: Final = 1e-5
 
@@ -314,14 +316,17 @@ def concat(tables: Sequence[Hands]) -> Hands:
 # -- reading a .log -----------------------------------------------------------------
 
 
-def _parse_header(line: str) -> LogHeader | None:
+def _parse_header(line: str) -> LogHeader | str | None:
+    """The ``# name/game/hands/seed`` header on ``line``; what is wrong with it
+    when its hand count or seed is not a uint32 (as the dealer takes them); None
+    when the line is not such a header (another comment)."""
     parts = line.split()
-    if len(parts) == 6 and parts[1] == "name/game/hands/seed":
-        try:
-            return LogHeader(parts[2], parts[3], int(parts[4]), int(parts[5]))
-        except ValueError:
-            return None
-    return None
+    if len(parts) != 6 or parts[1] != "name/game/hands/seed":
+        return None
+    numbers = parts[4:]
+    if not all(n.isascii() and n.isdigit() and len(n) <= len(str(_UINT32_MAX)) and int(n) <= _UINT32_MAX for n in numbers):
+        return f"the header's hands {quote(numbers[0])} and seed {quote(numbers[1])} are not both numbers from 0 to {_UINT32_MAX}"
+    return LogHeader(parts[2], parts[3], int(numbers[0]), int(numbers[1]))
 
 
 def game_of_log(path: Path) -> Game:
@@ -339,6 +344,8 @@ def game_of_log(path: Path) -> Game:
     header = _parse_header(first.rstrip("\n"))
     if header is None:
         raise HandsError(f"{path}:1: no '# name/game/hands/seed' header to take the game from; name the game")
+    if isinstance(header, str):
+        raise HandsError(f"{path}:1: {header}")
     for candidate in (header.game_path, str(path.parent / header.game_path), Path(header.game_path).name):
         try:
             return load_game(candidate)
@@ -430,7 +437,9 @@ class _LogReader(_Damage):
     def other_line(self, line: str, number: int) -> None:
         if line.startswith("#"):
             header = _parse_header(line)
-            if header is not None:
+            if isinstance(header, str):
+                self.damaged(number, header)
+            elif header is not None:
                 self.headers.append(header)
                 self.seed = header.seed
         elif line.startswith("SCORE:"):

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import msgpack
+import numpy as np
 import pytest
 
 from analysis.cli import main as analyze
-from analysis.hands import HandsError, read_hands, read_log, read_records
+from analysis.hands import NO_SEED, HandsError, read_hands, read_log, read_records
 from analysis.scoring import ResultsError, read_csv
 from dealer.log import LogError
 from dealer.log import read_log as dealer_read_log
@@ -269,3 +270,14 @@ def test_a_side_files_hand_ids_are_uint32(tmp_path: Path, line: str, message: st
     with pytest.raises(HandsError, match=r"match\.1\.a\.components\.csv:2: ") as raised:
         read_hands(log)
     assert message in str(raised.value)
+
+
+@pytest.mark.parametrize("numbers", ["5 99999999999999999999", "5 -3", "-1 3", "5 " + "9" * 5000])
+def test_a_log_headers_hands_and_seed_are_uint32(tmp_path: Path, numbers: str) -> None:
+    path = write(tmp_path / "h.log", [f"# name/game/hands/seed m kuhn {numbers}", *HANDS])
+    with pytest.raises(HandsError, match=r"h.log:1: the header's hands '.*' and seed .* are not both numbers from 0 to 4294967295$"):
+        read_log(path)  # the game is taken from the header
+    with pytest.raises(HandsError, match=r"h.log:1: the header's hands"):
+        read_log(path, KUHN)
+    hands = read_log(path, KUHN, skip_damaged=True)
+    assert hands.skipped == (1,) and hands.seed.tolist() == [NO_SEED, NO_SEED] and hands.seed.dtype == np.int64
