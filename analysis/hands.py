@@ -48,7 +48,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from dealer.records import HAND_FIELDS, MAX_RECORD_BYTES, MatchHeader, record_unpacker
+from dealer.records import HAND_FIELDS, MAX_RECORD_BYTES, UINT32_MAX, MatchHeader, record_unpacker
 from poker.excerpt import quote
 from poker.cards import NUM_RANKS, NUM_SUITS, RANK_CHARS, SUIT_CHARS, cards_to_text
 from poker.hand_rank import hand_values
@@ -74,10 +74,8 @@ __all__ = [
 NO_SEED: Final = -1
 #: Lines per block of :func:`iter_log_blocks`.
 BLOCK_LINES: Final = 200_000
-#: The dealer's hand count, seed and hand ids are uint32 (SPEC.md §3.3).
-_UINT32_MAX: Final = 2**32 - 1
-#: The largest hand id.
-MAX_HAND_ID: Final = _UINT32_MAX
+#: The largest hand id (the dealer's hand ids are uint32).
+MAX_HAND_ID: Final = UINT32_MAX
 #: Values are printed with 6 decimals, so a hand's sum may be off by this much per position.
 _SUM_TOLERANCE: Final = 1e-5
 
@@ -316,6 +314,12 @@ def concat(tables: Sequence[Hands]) -> Hands:
 # -- reading a .log -----------------------------------------------------------------
 
 
+def _is_uint32(text: str) -> bool:
+    """Whether ``text`` is a uint32 in decimal ASCII digits, as the dealer prints
+    hand ids, hand counts and seeds (no sign; a thousand digits are not read)."""
+    return text.isascii() and text.isdigit() and len(text) <= len(str(UINT32_MAX)) and int(text) <= UINT32_MAX
+
+
 def _parse_header(line: str) -> LogHeader | str | None:
     """The ``# name/game/hands/seed`` header on ``line``; what is wrong with it
     when its hand count or seed is not a uint32 (as the dealer takes them); None
@@ -324,8 +328,8 @@ def _parse_header(line: str) -> LogHeader | str | None:
     if len(parts) != 6 or parts[1] != "name/game/hands/seed":
         return None
     numbers = parts[4:]
-    if not all(n.isascii() and n.isdigit() and len(n) <= len(str(_UINT32_MAX)) and int(n) <= _UINT32_MAX for n in numbers):
-        return f"the header's hands {quote(numbers[0])} and seed {quote(numbers[1])} are not both numbers from 0 to {_UINT32_MAX}"
+    if not all(map(_is_uint32, numbers)):
+        return f"the header's hands {quote(numbers[0])} and seed {quote(numbers[1])} are not both numbers from 0 to {UINT32_MAX}"
     return LogHeader(parts[2], parts[3], int(numbers[0]), int(numbers[1]))
 
 
@@ -515,7 +519,7 @@ class _LogReader(_Damage):
             else:
                 _, hand, betting, cards, values, names = fields
                 round_ = shapes.get(cards.translate(_SHAPE))
-                if not hand.isdigit() or not hand.isascii() or len(hand) > len(str(MAX_HAND_ID)):
+                if not _is_uint32(hand):
                     problem = _hand_id_problem(quote(hand))
                 elif round_ is None:
                     problem = f"cards {quote(cards)} are not {players} hands and a board of {self.game_label()}"
@@ -623,7 +627,7 @@ def _column_problems(
     holds ``-1`` for cards not shown."""
     problems: dict[int, str] = {}
     for row in np.flatnonzero(hand_id > MAX_HAND_ID):
-        problems[int(row)] = _hand_id_problem(str(hand_id[row]))
+        problems[int(row)] = _hand_id_problem(quote(str(hand_id[row])))  # as the log has it
     for row in np.flatnonzero(np.isnan(chips).any(axis=1)):
         problems.setdefault(int(row), "a value is not a number")
     infinite = np.isinf(chips).any(axis=1)
@@ -1050,7 +1054,7 @@ def read_components(path: Path) -> dict[str, dict[int, str]]:
             hand, comma, label = line.partition(",")
             if not comma or not (hand.isascii() and hand.isdigit()) or not label:
                 raise HandsError(f"{side}:{number}: not a 'hand_id,component' line: {quote(line)}")
-            if len(hand) > len(str(MAX_HAND_ID)) or int(hand) > MAX_HAND_ID:
+            if not _is_uint32(hand):
                 raise HandsError(f"{side}:{number}: {_hand_id_problem(quote(hand))}")
             by_hand[int(hand)] = label
         found[name] = by_hand

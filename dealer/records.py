@@ -37,6 +37,7 @@ from poker.state import State
 
 __all__ = [
     "FORMAT_VERSION",
+    "UINT32_MAX",
     "HAND_FIELDS",
     "MatchHeader",
     "HandRecord",
@@ -51,6 +52,8 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
+#: The dealer's hand count, seed and hand ids are uint32, as in the reference dealer.
+UINT32_MAX = 2**32 - 1
 HAND_FIELDS = ("hand_id", "seats", "hole", "board", "board_shown", "betting", "values")
 #: The largest msgpack object of a records file: a header (the game's text, the
 #: names) or a hand record takes a few KiB. A reader buffers no more than this,
@@ -106,7 +109,7 @@ class MatchHeader:
             value = data[key]
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 raise ValueError(f"{key!r} is {quote(value)}, not {_KIND_NAMES[kind]}")
-        if not all(0 <= data[key] <= _UINT32_MAX for key in ("num_hands", "seed")):
+        if not all(0 <= data[key] <= UINT32_MAX for key in ("num_hands", "seed")):
             raise ValueError(f"num_hands {data['num_hands']} or seed {data['seed']} is not a uint32")
         names = data["names"]
         if not all(isinstance(name, str) for name in names):
@@ -136,8 +139,6 @@ _HEADER_SCHEMA: dict[str, type] = {
     "fixed_seats": bool,
 }
 _KIND_NAMES = {str: "text", int: "a whole number", list: "a list", bool: "true or false"}
-#: The dealer's hand count and seed are uint32 (as in the reference dealer's command line).
-_UINT32_MAX = 2**32 - 1
 
 
 @dataclass(frozen=True)
