@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from poker.excerpt import quote
 from poker.gamedef import Game
 from poker.protocol import ProtocolError, StateLine, format_value, parse_action, parse_state_line
 from poker.state import Action
@@ -189,9 +188,9 @@ def read_log(path: Path, game: Game) -> LogContents:
                 _, values, names = line.split(":", 2)
                 score = (tuple(float(v) for v in values.split("|")), tuple(names.split("|")))
             except ValueError:
-                raise LogError(f"{path}:{number}: unreadable SCORE line {quote(line)}") from None
+                raise LogError(f"{path}:{number}: unreadable SCORE line {line!r}") from None
         elif line:
-            raise LogError(f"{path}:{number}: not a header, STATE or SCORE line: {quote(line)}")
+            raise LogError(f"{path}:{number}: not a header, STATE or SCORE line: {line!r}")
     if header:
         headers.append(tuple(header))
     return LogContents(tuple(headers), tuple(hands), score)

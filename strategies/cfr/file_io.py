@@ -84,7 +84,7 @@ ARRAY_DTYPES = frozenset(
 def show(value: Any, width: int = 40) -> str:
     """``repr(value)`` cut after ``width`` characters, saying how many were cut
     (error messages quote untrusted values; :func:`poker.excerpt.quote`, narrower)."""
-    return quote(value, limit=width)
+    return quote(value, width)
 
 
 def pack_array(array: npt.NDArray[Any]) -> dict[str, Any]:

@@ -20,13 +20,13 @@ from dealer.log import LogError
 from dealer.log import read_log as dealer_read_log
 from dealer.records import MAX_RECORD_BYTES, MAX_RECORD_ENTRIES, MatchHeader
 from dealer.records import load_hands as dealer_load_hands
-from poker.excerpt import QUOTE_CHARS
+from poker.excerpt import QUOTED_LENGTH
 from poker.gamedef import GameDefError, load_game
 
 KUHN = load_game("kuhn")
 BIG = 5_000_000
 #: The longest error line a damaged input may give: a few quotes and the words around them.
-LONGEST_ERROR = 4 * QUOTE_CHARS + 400
+LONGEST_ERROR = 4 * QUOTED_LENGTH + 400
 HEADER = "# name/game/hands/seed m kuhn 2 3"
 HANDS = ["STATE:0:crc:Ks|Qs:2|-2:a|b", "STATE:1:rc:Ks|As:-2|2:b|a"]
 
@@ -224,13 +224,11 @@ def test_a_long_field_of_a_record_is_quoted_in_part(tmp_path: Path) -> None:
     [
         ("STATE:0:crc:Ks|Qs:nan|nan:a|b", "has a value that is not a finite number"),
         ("STATE:0:crc:Ks|Qs:inf|-inf:a|b", "has a value that is not a finite number"),
-        ("SCORE:" + "x" * BIG, "unreadable SCORE line 'SCORE:xxx"),
-        ("x" * BIG, "not a header, STATE or SCORE line: 'xxx"),
         ("STATE:0:crc:Ks|Qs:2|-2:" + "x" * BIG, "more characters) needs 2 values and names"),
     ],
-    ids=["nan", "inf", "long SCORE line", "long other line", "long STATE line"],
+    ids=["nan", "inf", "long STATE line"],
 )
-def test_the_dealers_log_reader_refuses_non_finite_values_and_cuts_its_quotes(
+def test_the_dealers_log_reader_refuses_non_finite_values_and_cuts_the_rules_quotes(
     tmp_path: Path, line: str, message: str
 ) -> None:
     path = write(tmp_path / "d.log", [HEADER, line, HANDS[1]])
@@ -258,7 +256,7 @@ def test_the_dealers_records_reader_says_when_the_file_ends_inside_a_record(tmp_
 @pytest.mark.parametrize(
     ("line", "message"),
     [
-        ("9" * 5000 + ",kuhn-cfr", f"hand id '{'9' * QUOTE_CHARS}'… ({5000 - QUOTE_CHARS} more characters) is not a number from 0"),
+        ("9" * 5000 + ",kuhn-cfr", f"hand id '{'9' * QUOTED_LENGTH}'... ({5000 - QUOTED_LENGTH} more characters) is not a number from 0"),
         ("4294967296,kuhn-cfr", "hand id '4294967296' is not a number from 0 to 4294967295"),
         ("\u0663,kuhn-cfr", "not a 'hand_id,component' line"),  # a decimal digit to Python, not to a file of hand ids
     ],
