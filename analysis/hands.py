@@ -859,6 +859,8 @@ class _RecordsReader(_Damage):
         self.headers.append(header)
 
     def seats_fit(self, seats: tuple[Any, ...]) -> bool:
+        """Whether ``seats`` gives each position its own seat of the header's
+        names (a seat past them was an IndexError of every table built after)."""
         players = self.headers[0].game.num_players
         return len(seats) == players and set(map(type, seats)) <= {int} and sorted(seats) == list(range(players))
 
