@@ -466,6 +466,8 @@ def main(argv: list[str]) -> int:
         tables = [
             read_hands(path, game, skip_damaged=args.skip_damaged, validate=args.validate) for path in _paths(args.logs)
         ]
+        for end in (end for table in tables for end in table.damaged_ends):  # --skip-damaged: hands may be lost
+            print(f"{PROG}: warning: {end}", file=sys.stderr)
         every = concat(tables)
         document = analyze(tables, every)
     except (HandsError, DuplicateError) as error:

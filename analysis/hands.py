@@ -160,7 +160,9 @@ class Hands:
     reached); ``betting`` the ACPC betting strings; ``line`` int64[n] the line
     number in the log (the hand's number in a records file); ``seed`` int64[n]
     the run's seed (:data:`NO_SEED` when unknown). ``skipped`` lists the line
-    numbers of damaged lines left out (``skip_damaged=True``). ``components``
+    numbers of damaged lines left out (``skip_damaged=True``; record numbers in
+    a records file), and ``damaged_ends`` says in a line each where a records
+    file's damaged end was left out, with all that followed it. ``components``
     maps the name of a portfolio agent to the component that played each hand
     (``""`` where it did not play or nothing was recorded), from the side files
     :func:`read_components` finds beside the log.
@@ -180,6 +182,7 @@ class Hands:
     headers: tuple[LogHeader, ...] = ()
     score: tuple[tuple[float, ...], tuple[str, ...]] | None = None
     skipped: tuple[int, ...] = field(default=())
+    damaged_ends: tuple[str, ...] = field(default=())
     components: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -304,6 +307,7 @@ def concat(tables: Sequence[Hands]) -> Hands:
         headers=tuple(h for t in tables for h in t.headers),
         score=None,
         skipped=tuple(s for t in tables for s in t.skipped),
+        damaged_ends=tuple(d for t in tables for d in t.damaged_ends),
         components={
             name: tuple(label for t in tables for label in t.components.get(name, ("",) * len(t)))
             for name in dict.fromkeys(name for t in tables for name in t.components)
@@ -832,7 +836,7 @@ class _RecordsReader(_Damage):
             except StopIteration:
                 break
             except (msgpack.UnpackException, ValueError) as error:
-                self.tail = (number + 1, f"damaged msgpack at byte {start}: {_unpack_reason(error)}")
+                self.tail = (number + 1, f"damaged msgpack at byte {start} of {size}: {_unpack_reason(error)}")
                 return
             number += 1
             if isinstance(item, dict):
@@ -956,8 +960,11 @@ class _RecordsReader(_Damage):
         for row, problem in _column_problems(hand_id, values, card_ids, bad_card, players=layout.players):
             self.damaged(numbers[row], f"{problem}: {quote(rows[row])}")
             good[row] = False
+        damaged_ends: tuple[str, ...] = ()
         if self.tail is not None:
             self.damaged(*self.tail)
+            number, message = self.tail
+            damaged_ends = (f"{self.place(number)}: {message}; it and the rest of the file are left out",)
         hole_end = layout.players * layout.hole_cards
         return Hands(
             game=game,
@@ -973,6 +980,7 @@ class _RecordsReader(_Damage):
             seed=np.array([self.headers[self.runs[i]].seed for i in keep], dtype=np.int64)[good],
             headers=tuple(LogHeader(h.match_name, h.game_path, h.num_hands, h.seed) for h in self.headers),
             skipped=tuple(sorted(self.skipped)),
+            damaged_ends=damaged_ends,
         )
 
 
@@ -992,8 +1000,9 @@ def read_records(path: Path, *, skip_damaged: bool = False) -> Hands:
         HandsError: naming the file and the record (numbered from 1, headers
             too): an unreadable file, a bad header or one of another game, and
             unless ``skip_damaged`` (which leaves them out and lists their
-            numbers in :attr:`Hands.skipped`; a damaged end counts as one) a
-            damaged hand record or a damaged end.
+            numbers in :attr:`Hands.skipped`; a damaged end counts as one, and
+            :attr:`Hands.damaged_ends` says what it cost) a damaged hand record
+            or a damaged end.
     """
     path = Path(path)
     reader = _RecordsReader(path, skip_damaged=skip_damaged)

@@ -177,14 +177,20 @@ def test_a_truncated_file_is_damage_at_its_end_not_fewer_hands(tmp_path: Path, c
     hands = read_records(path, skip_damaged=True)
     assert hands.hand_id.tolist() == [0, 1, 2] and hands.skipped == (5,)
     assert analyze([str(path), "--skip-damaged"]) == 0
-    assert f"skipped 1 damaged record of {path}: 5" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert f"skipped 1 damaged record of {path}: 5" in out
+    start = len(whole) - len(msgpack.packb(HAND_RECORDS[-1], use_bin_type=True))  # where the last hand begins
+    assert err == (
+        f"arena analyze: warning: {path}: record 5: the file ends inside a record (its last {len(whole) - 5 - start}"
+        f" bytes, from byte {start}); it and the rest of the file are left out\n"
+    )
 
 
 def test_a_declared_4_gib_string_is_not_allocated(tmp_path: Path) -> None:
     path = records(tmp_path / "big.hands.msgpack", [HEADER_RECORD, *HAND_RECORDS], b"\xdb\xff\xff\xff\xff" + bytes(20 << 20))
     tracemalloc.start()
     try:
-        with pytest.raises(HandsError, match=rf"record 6: damaged msgpack at byte \d+: an object longer than {MAX_RECORD_BYTES} bytes"):
+        with pytest.raises(HandsError, match=rf"record 6: damaged msgpack at byte \d+ of \d+: an object longer than {MAX_RECORD_BYTES} bytes"):
             read_records(path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
