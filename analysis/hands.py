@@ -453,9 +453,14 @@ class _LogReader(_Damage):
         elif line.startswith("SCORE:"):
             try:
                 _, values, names = line.split(":", 2)
-                self.score = (tuple(float(v) for v in values.split("|")), tuple(names.split("|")))
+                totals = tuple(float(v) for v in values.split("|"))
             except ValueError:
                 self.damaged(number, f"unreadable SCORE line {quote(line)}")
+            else:
+                if all(map(math.isfinite, totals)):
+                    self.score = (totals, tuple(names.split("|")))
+                else:
+                    self.damaged(number, f"a total is not a finite number: {quote(line)}")
         elif line.strip():
             self.damaged(number, f"not a header, STATE or SCORE line: {quote(line)}")
 

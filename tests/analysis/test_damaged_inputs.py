@@ -59,6 +59,15 @@ def test_a_long_damaged_line_is_quoted_in_part_saying_how_much_was_cut(
     assert len(err) < LONGEST_ERROR and "more characters)" in err
 
 
+@pytest.mark.parametrize("totals", ["nan|nan", "inf|-inf", "1e999|0"])
+def test_a_score_line_with_totals_that_are_not_finite_is_damage(tmp_path: Path, totals: str) -> None:
+    path = write(tmp_path / "s.log", [HEADER, *HANDS, f"SCORE:{totals}:a|b"])
+    with pytest.raises(HandsError, match=r"s.log:4: a total is not a finite number: 'SCORE:"):
+        read_log(path)
+    hands = read_log(path, skip_damaged=True)
+    assert hands.skipped == (4,) and hands.score is None and len(hands) == 2
+
+
 def test_infinite_values_are_refused_without_a_warning(tmp_path: Path) -> None:
     path = write(tmp_path / "inf.log", [HEADER, "STATE:0:crc:Ks|Qs:inf|-inf:a|b", HANDS[1]])
     with pytest.raises(HandsError, match=r"inf.log:2: a value is not a finite number"):
