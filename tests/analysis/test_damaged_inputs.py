@@ -294,3 +294,12 @@ def test_a_log_headers_hands_and_seed_are_uint32(tmp_path: Path, numbers: str) -
         read_log(path, KUHN)
     hands = read_log(path, KUHN, skip_damaged=True)
     assert hands.skipped == (1,) and hands.seed.tolist() == [NO_SEED, NO_SEED] and hands.seed.dtype == np.int64
+
+
+def test_the_estimators_quote_a_long_betting_in_part(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The fast read takes any run of calls; the estimators replay it and say why it cannot be played."""
+    path = write(tmp_path / "long.log", [HEADER, "STATE:0:" + "c" * 200_000 + ":Ks|Qs:2|-2:a|b", *HANDS])
+    assert analyze([str(path), "--strategy", "kuhn-cfr", "--player", "a"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("arena analyze: error: --strategy 'kuhn-cfr' could not have played these hands: betting 'ccc")
+    assert err.count("\n") == 1 and len(err) < LONGEST_ERROR and "(199800 more characters)" in err
