@@ -303,3 +303,11 @@ def test_the_estimators_quote_a_long_betting_in_part(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err
     assert err.startswith("arena analyze: error: --strategy 'kuhn-cfr' could not have played these hands: betting 'ccc")
     assert err.count("\n") == 1 and len(err) < LONGEST_ERROR and "(199800 more characters)" in err
+
+
+def test_a_game_files_long_line_is_quoted_in_part(tmp_path: Path) -> None:
+    path = tmp_path / "long.game"
+    path.write_text("GAMEDEF\nlimit\nnumPlayers " + "x" * BIG + "\nEND GAMEDEF\n")
+    with pytest.raises(GameDefError, match=r"long.game:3: 'numPlayers xxx") as raised:
+        load_game(path)
+    assert len(str(raised.value)) < LONGEST_ERROR and "more characters) gives no number for numplayers" in str(raised.value)
