@@ -311,3 +311,12 @@ def test_a_game_files_long_line_is_quoted_in_part(tmp_path: Path) -> None:
     with pytest.raises(GameDefError, match=r"long.game:3: 'numPlayers xxx") as raised:
         load_game(path)
     assert len(str(raised.value)) < LONGEST_ERROR and "more characters) gives no number for numplayers" in str(raised.value)
+
+
+def test_a_file_damaged_from_its_first_byte_is_an_error_not_zero_hands(tmp_path: Path) -> None:
+    path = tmp_path / "m.hands.msgpack"
+    path.write_bytes(b"\xdb\xff\xff\xff\xff" + msgpack.packb(HEADER_RECORD, use_bin_type=True))
+    with pytest.raises(HandsError, match=r"m.hands.msgpack: record 1: the file ends inside a record \(its last \d+ bytes, from byte 0\)"):
+        read_records(path)
+    with pytest.raises(HandsError, match=r"m.hands.msgpack: no match header"):
+        read_records(path, skip_damaged=True)
