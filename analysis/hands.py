@@ -791,8 +791,6 @@ def _empty(game: Game, source: str) -> Hands:
 
 #: Card ids run from 0 to this minus one (``rank * 4 + suit``).
 _DECK_CARDS: Final = NUM_RANKS * NUM_SUITS
-
-
 #: The Python types of a record's numbers: ``True`` is an ``int`` to ``isinstance``, not here.
 _NUMBERS: Final = frozenset((int, float))
 
