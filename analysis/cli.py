@@ -56,7 +56,7 @@ import numpy.typing as npt
 from analysis.breakdown import estimate, summarize
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from analysis.duplicate import DuplicateError, DuplicateSet, combined_estimates, find_duplicates
-from analysis.hands import Hands, HandsError, concat, read_hands
+from analysis.hands import Hands, HandsError, concat, is_records, read_hands
 from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
 
@@ -85,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("logs", nargs="+", metavar="LOG", help=".log files, *.hands.msgpack records, or folders of them")
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output (default: table)")
     parser.add_argument("--game", help="game name or file, when a log's header does not name a game this machine has")
-    parser.add_argument("--skip-damaged", action="store_true", help="leave damaged lines out (counted) instead of failing")
+    parser.add_argument("--skip-damaged", action="store_true", help="leave damaged lines and records out (listed) instead of failing")
     parser.add_argument("--validate", action="store_true", help="replay every hand with the rules (slow)")
     parser.add_argument(
         "--strategy",
@@ -408,7 +408,8 @@ def format_report(document: dict[str, Any]) -> str:
     lines = [f"{document['game']}: {document['hands']} hands in {len(logs)} log{'s' * (len(logs) != 1)}, {unit}"]
     lines += _player_lines(document["players"], unit)
     for source, skipped in document["skipped_lines"].items():
-        lines.append(f"skipped {len(skipped)} damaged line{'s' * (len(skipped) != 1)} of {source}: {', '.join(map(str, skipped[:10]))}{' …' if len(skipped) > 10 else ''}")
+        what = "record" if is_records(source) else "line"
+        lines.append(f"skipped {len(skipped)} damaged {what}{'s' * (len(skipped) != 1)} of {source}: {', '.join(map(str, skipped[:10]))}{' …' if len(skipped) > 10 else ''}")
     duplicate = document["duplicate"]
     if duplicate is not None:
         sets = duplicate["sets"]
@@ -465,6 +466,8 @@ def main(argv: list[str]) -> int:
         tables = [
             read_hands(path, game, skip_damaged=args.skip_damaged, validate=args.validate) for path in _paths(args.logs)
         ]
+        for end in (end for table in tables for end in table.damaged_ends):  # --skip-damaged: hands may be lost
+            print(f"{PROG}: warning: {end}", file=sys.stderr)
         every = concat(tables)
         document = analyze(tables, every)
     except (HandsError, DuplicateError) as error:

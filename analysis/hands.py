@@ -8,19 +8,26 @@ A ``.log`` (ours or the reference dealer's, SPEC.md §3.3) holds one line per ha
 with ``str`` methods and numpy, without replaying the rules: the values are in
 the line, the cards are fixed-width text at places the round fixes, and the
 betting only has to use the betting alphabet and reach the round the cards
-show. Every line is still checked: six fields, a decimal hand id, one value and
-one name per position, values that sum to zero (to the 6 printed decimals),
-cards laid out as the game lays them out for that round, no card twice in a
-hand. ``validate=True`` also replays each hand with :mod:`poker` (every action
-legal, the values those of the betting and the cards).
+show. Every line is still checked: six fields, a decimal hand id that fits the
+dealer's uint32, one value and one name per position, finite values that sum to
+zero (to the 6 printed decimals), cards laid out as the game lays them out for
+that round, no card twice in a hand. ``validate=True`` also replays each hand
+with :mod:`poker` (every action legal, the values those of the betting and the
+cards).
 
 A damaged line raises :class:`HandsError` naming ``file:line`` and what is
 wrong; ``skip_damaged=True`` leaves such lines out and lists their numbers in
 :attr:`Hands.skipped`.
 
 :func:`read_records` reads ``*.hands.msgpack`` (:mod:`dealer.records`) into the
-same columns, with the seed of each run; :func:`read_hands` picks the reader by
-file name.
+same columns, with the seed of each run. Each record is checked as a line is
+(and a cut or damaged end of the file is damage, not the end of the hands); a
+damaged record raises :class:`HandsError` naming ``file: record N``, or is left
+out and listed with ``skip_damaged=True``. :func:`read_hands` picks the reader
+by file name.
+
+Error lines quote what the file holds through :func:`poker.excerpt.quote`, cut
+at a few hundred characters whatever the size of the damage.
 
 Everything per hand is by **position** (relative to the button); ``names``
 says who sat where. Card ids are ``rank * 4 + suit`` (:mod:`poker.cards`), ``-1``
@@ -30,18 +37,20 @@ for board cards the hand did not reach.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from itertools import count, repeat
-from typing import Any, Final, cast
+from itertools import chain, count, repeat
+from typing import Any, BinaryIO, Final, cast
 
 import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from dealer.records import MatchHeader
-from poker.cards import RANK_CHARS, SUIT_CHARS, cards_to_text
+from dealer.records import HAND_FIELDS, MAX_RECORD_BYTES, UINT32_MAX, MatchHeader, record_unpacker
+from poker.excerpt import quote
+from poker.cards import NUM_RANKS, NUM_SUITS, RANK_CHARS, SUIT_CHARS, cards_to_text
 from poker.hand_rank import hand_values
 from poker.gamedef import Game, GameDefError, load_game
 from poker.protocol import ProtocolError, format_value, parse_state_line
@@ -53,6 +62,7 @@ __all__ = [
     "read_log",
     "read_records",
     "read_hands",
+    "is_records",
     "iter_log_blocks",
     "concat",
     "game_of_log",
@@ -64,6 +74,8 @@ __all__ = [
 NO_SEED: Final = -1
 #: Lines per block of :func:`iter_log_blocks`.
 BLOCK_LINES: Final = 200_000
+#: The largest hand id (the dealer's hand ids are uint32).
+MAX_HAND_ID: Final = UINT32_MAX
 #: Values are printed with 6 decimals, so a hand's sum may be off by this much per position.
 _SUM_TOLERANCE: Final = 1e-5
 
@@ -148,7 +160,9 @@ class Hands:
     reached); ``betting`` the ACPC betting strings; ``line`` int64[n] the line
     number in the log (the hand's number in a records file); ``seed`` int64[n]
     the run's seed (:data:`NO_SEED` when unknown). ``skipped`` lists the line
-    numbers of damaged lines left out (``skip_damaged=True``). ``components``
+    numbers of damaged lines left out (``skip_damaged=True``; record numbers in
+    a records file), and ``damaged_ends`` says in a line each where a records
+    file's damaged end was left out, with all that followed it. ``components``
     maps the name of a portfolio agent to the component that played each hand
     (``""`` where it did not play or nothing was recorded), from the side files
     :func:`read_components` finds beside the log.
@@ -168,6 +182,7 @@ class Hands:
     headers: tuple[LogHeader, ...] = ()
     score: tuple[tuple[float, ...], tuple[str, ...]] | None = None
     skipped: tuple[int, ...] = field(default=())
+    damaged_ends: tuple[str, ...] = field(default=())
     components: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -199,7 +214,7 @@ class Hands:
         count = held.sum(axis=1)
         if (count > 1).any():
             row = int(np.argmax(count > 1))
-            raise HandsError(f"{self.where(row)}: {name!r} holds {int(count[row])} positions in hand {self.hand_id[row]}")
+            raise HandsError(f"{self.where(row)}: {quote(name)} holds {int(count[row])} positions in hand {self.hand_id[row]}")
         chips: FloatArray = np.where(count == 1, np.where(held, self.values, 0.0).sum(axis=1), np.nan)
         return chips
 
@@ -292,6 +307,7 @@ def concat(tables: Sequence[Hands]) -> Hands:
         headers=tuple(h for t in tables for h in t.headers),
         score=None,
         skipped=tuple(s for t in tables for s in t.skipped),
+        damaged_ends=tuple(d for t in tables for d in t.damaged_ends),
         components={
             name: tuple(label for t in tables for label in t.components.get(name, ("",) * len(t)))
             for name in dict.fromkeys(name for t in tables for name in t.components)
@@ -302,14 +318,23 @@ def concat(tables: Sequence[Hands]) -> Hands:
 # -- reading a .log -----------------------------------------------------------------
 
 
-def _parse_header(line: str) -> LogHeader | None:
+def _is_uint32(text: str) -> bool:
+    """Whether ``text`` is a uint32 in decimal ASCII digits, as the dealer prints
+    hand ids, hand counts and seeds (no sign; a thousand digits are not read)."""
+    return text.isascii() and text.isdigit() and len(text) <= len(str(UINT32_MAX)) and int(text) <= UINT32_MAX
+
+
+def _parse_header(line: str) -> LogHeader | str | None:
+    """The ``# name/game/hands/seed`` header on ``line``; what is wrong with it
+    when its hand count or seed is not a uint32 (as the dealer takes them); None
+    when the line is not such a header (another comment)."""
     parts = line.split()
-    if len(parts) == 6 and parts[1] == "name/game/hands/seed":
-        try:
-            return LogHeader(parts[2], parts[3], int(parts[4]), int(parts[5]))
-        except ValueError:
-            return None
-    return None
+    if len(parts) != 6 or parts[1] != "name/game/hands/seed":
+        return None
+    numbers = parts[4:]
+    if not all(map(_is_uint32, numbers)):
+        return f"the header's hands {quote(numbers[0])} and seed {quote(numbers[1])} are not both numbers from 0 to {UINT32_MAX}"
+    return LogHeader(parts[2], parts[3], int(numbers[0]), int(numbers[1]))
 
 
 def game_of_log(path: Path) -> Game:
@@ -327,12 +352,14 @@ def game_of_log(path: Path) -> Game:
     header = _parse_header(first.rstrip("\n"))
     if header is None:
         raise HandsError(f"{path}:1: no '# name/game/hands/seed' header to take the game from; name the game")
+    if isinstance(header, str):
+        raise HandsError(f"{path}:1: {header}")
     for candidate in (header.game_path, str(path.parent / header.game_path), Path(header.game_path).name):
         try:
             return load_game(candidate)
         except GameDefError:
             continue
-    raise HandsError(f"{path}:1: the header's game {header.game_path!r} is neither a known game nor a file; name the game")
+    raise HandsError(f"{path}:1: the header's game {quote(header.game_path)} is neither a known game nor a file; name the game")
 
 
 @dataclass
@@ -361,14 +388,33 @@ class _Columns:
     combos: list[int]
 
 
-class _LogReader:
+class _Damage:
+    """Where a reader is and what it left out: a damaged line or record raises one
+    :class:`HandsError` naming the file and the place, or with ``skip_damaged``
+    is left out and its number listed in :attr:`skipped`."""
+
+    def __init__(self, path: Path, *, skip_damaged: bool) -> None:
+        self.path = path
+        self.skip_damaged = skip_damaged
+        self.skipped: list[int] = []
+
+    def place(self, number: int) -> str:
+        """How an error line names line (or record) ``number`` of the file."""
+        return f"{self.path}:{number}"
+
+    def damaged(self, number: int, message: str) -> None:
+        if not self.skip_damaged:
+            raise HandsError(f"{self.place(number)}: {message}")
+        self.skipped.append(number)
+
+
+class _LogReader(_Damage):
     """The state carried from block to block: names seen, headers, the SCORE line."""
 
     def __init__(self, path: Path, game: Game, *, skip_damaged: bool, validate: bool) -> None:
-        self.path = path
+        super().__init__(path, skip_damaged=skip_damaged)
         self.game = game
         self.layout = _Layout.of(game)
-        self.skip_damaged = skip_damaged
         self.validate = validate
         self.names: list[str] = []
         self.name_ids: dict[str, int] = {}
@@ -377,12 +423,6 @@ class _LogReader:
         self.headers: list[LogHeader] = []
         self.seed = NO_SEED
         self.score: tuple[tuple[float, ...], tuple[str, ...]] | None = None
-        self.skipped: list[int] = []
-
-    def damaged(self, number: int, message: str) -> None:
-        if not self.skip_damaged:
-            raise HandsError(f"{self.path}:{number}: {message}")
-        self.skipped.append(number)
 
     def combo(self, text: str) -> int | None:
         """The row of a names field, or None when it does not name every position."""
@@ -405,17 +445,24 @@ class _LogReader:
     def other_line(self, line: str, number: int) -> None:
         if line.startswith("#"):
             header = _parse_header(line)
-            if header is not None:
+            if isinstance(header, str):
+                self.damaged(number, header)
+            elif header is not None:
                 self.headers.append(header)
                 self.seed = header.seed
         elif line.startswith("SCORE:"):
             try:
                 _, values, names = line.split(":", 2)
-                self.score = (tuple(float(v) for v in values.split("|")), tuple(names.split("|")))
+                totals = tuple(float(v) for v in values.split("|"))
             except ValueError:
-                self.damaged(number, f"unreadable SCORE line {line!r}")
+                self.damaged(number, f"unreadable SCORE line {quote(line)}")
+            else:
+                if all(map(math.isfinite, totals)):
+                    self.score = (totals, tuple(names.split("|")))
+                else:
+                    self.damaged(number, f"a total is not a finite number: {quote(line)}")
         elif line.strip():
-            self.damaged(number, f"not a header, STATE or SCORE line: {_quote(line)}")
+            self.damaged(number, f"not a header, STATE or SCORE line: {quote(line)}")
 
     def block(self, lines: list[str], first_number: int) -> _Block:
         """Columns of the STATE lines among ``lines`` (numbered from ``first_number``)."""
@@ -451,7 +498,7 @@ class _LogReader:
         flat = ":".join(states).split(":")
         ids, betting, cards, values, names = flat[1::6], flat[2::6], flat[3::6], flat[4::6], flat[5::6]
         digits = "".join(ids)
-        if not (digits.isascii() and digits.isdigit()) or min(map(len, ids)) < 1 or max(map(len, ids)) > 18:
+        if not (digits.isascii() and digits.isdigit()) or min(map(len, ids)) < 1 or max(map(len, ids)) > len(str(MAX_HAND_ID)):
             return None
         rounds = list(map(shapes.get, map(str.translate, cards, repeat(_SHAPE))))
         left = list(map(str.translate, betting, repeat(_BETTING)))
@@ -481,23 +528,23 @@ class _LogReader:
             else:
                 _, hand, betting, cards, values, names = fields
                 round_ = shapes.get(cards.translate(_SHAPE))
-                if not hand.isdigit() or not hand.isascii() or len(hand) > 18:
-                    problem = f"hand id {hand!r} is not a number"
+                if not _is_uint32(hand):
+                    problem = _hand_id_problem(quote(hand))
                 elif round_ is None:
-                    problem = f"cards {cards!r} are not {players} hands and a board of {self.game_label()}"
+                    problem = f"cards {quote(cards)} are not {players} hands and a board of {self.game_label()}"
                 elif (left := betting.translate(_BETTING)) != "/" * round_:
                     if left.strip("/"):
-                        problem = f"betting {betting!r} holds characters other than f, c, r, digits and /"
+                        problem = f"betting {quote(betting)} holds characters other than f, c, r, digits and /"
                     else:
-                        problem = f"betting {betting!r} reaches round {len(left) + 1} but the cards show round {round_ + 1}"
+                        problem = f"betting {quote(betting)} reaches round {len(left) + 1} but the cards show round {round_ + 1}"
                 elif values.count("|") != players - 1:
-                    problem = f"values {values!r} are not one per position ({players})"
+                    problem = f"values {quote(values)} are not one per position ({players})"
                 elif self.combo(names) is None:
-                    problem = f"names {names!r} are not one per position ({players})"
+                    problem = f"names {quote(names)} are not one per position ({players})"
             if problem is None:
                 good.append(i)
             else:
-                self.damaged(numbers[i], f"{problem}: {_quote(':'.join(fields))}")
+                self.damaged(numbers[i], f"{problem}: {quote(':'.join(fields))}")
         return good
 
     def game_label(self) -> str:
@@ -519,11 +566,12 @@ class _LogReader:
         slots = layout.slot_pos.size
         shown = np.arange(slots)[None, :] < layout.shown[np.array(columns.rounds, dtype=np.intp)][:, None]
         card_ids = np.where(shown, ranks * 4 + suits, -1).astype(np.int8)
-        problems = self._check_columns(chips, card_ids, shown, ranks, suits)
+        bad_card = np.asarray((shown & ((ranks < 0) | (suits < 0))).any(axis=1))
+        problems = _column_problems(hand_id, chips, card_ids, bad_card, players=layout.players)
         if problems:
             for row, problem in problems:
                 line = ":".join(["STATE", ids[row], betting[row], cards[row], values[row], names[row]])
-                self.damaged(numbers[row], f"{problem}: {_quote(line)}")
+                self.damaged(numbers[row], f"{problem}: {quote(line)}")
             keep = np.ones(n, dtype=bool)
             keep[[row for row, _ in problems]] = False
             hand_id, chips, combo, card_ids = hand_id[keep], chips[keep], combo[keep], card_ids[keep]
@@ -535,31 +583,6 @@ class _LogReader:
         if self.validate:
             self._validate(block)
         return block
-
-    def _check_columns(
-        self,
-        chips: FloatArray,
-        card_ids: npt.NDArray[np.int8],
-        shown: npt.NDArray[np.bool_],
-        ranks: npt.NDArray[np.int8],
-        suits: npt.NDArray[np.int8],
-    ) -> list[tuple[int, str]]:
-        """(row, problem) for values and cards that fail the vectorised checks."""
-        problems: dict[int, str] = {}
-        unreadable = np.isnan(chips).any(axis=1)
-        for row in np.flatnonzero(unreadable):
-            problems[int(row)] = "a value is not a number"
-        unbalanced = ~unreadable & ~(np.abs(chips.sum(axis=1)) <= _SUM_TOLERANCE * self.layout.players)
-        for row in np.flatnonzero(unbalanced):
-            problems.setdefault(int(row), f"values sum to {chips[row].sum():g}, not 0")
-        bad_card = (shown & ((ranks < 0) | (suits < 0))).any(axis=1)
-        for row in np.flatnonzero(bad_card):
-            problems.setdefault(int(row), "a card is not a rank then a suit")
-        ordered = np.sort(np.where(card_ids < 0, -np.arange(1, card_ids.shape[1] + 1), card_ids), axis=1)
-        repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1) & ~bad_card
-        for row in np.flatnonzero(repeated):
-            problems.setdefault(int(row), "a card is dealt twice")
-        return sorted(problems.items())
 
     def _validate(self, block: _Block) -> None:
         """Replay every hand with the rules: legal betting, values of the betting and cards."""
@@ -574,7 +597,7 @@ class _LogReader:
             else:
                 state, deal = parsed.state, parsed.deal
                 if not state.finished:
-                    problem = f"the betting {block.betting[row]!r} does not finish the hand"
+                    problem = f"the betting {quote(block.betting[row])} does not finish the hand"
                 else:
                     expected = hand_values(state, deal.hole, deal.board)
                     wrong = [p for p, v in enumerate(expected) if not math.isclose(float(v), block.values[row, p], abs_tol=1e-6)]
@@ -582,7 +605,7 @@ class _LogReader:
                         continue
                     shown = "|".join(format_value(v) for v in expected)
                     problem = f"values are not those of the betting and cards ({shown})"
-            self.damaged(int(block.line[row]), f"{problem}: {_quote(line)}")
+            self.damaged(int(block.line[row]), f"{problem}: {quote(line)}")
             bad.append(row)
         if bad:
             keep = np.ones(block.hand_id.size, dtype=bool)
@@ -590,6 +613,46 @@ class _LogReader:
             block.hand_id, block.values, block.name_combo = block.hand_id[keep], block.values[keep], block.name_combo[keep]
             block.cards, block.line, block.seed = block.cards[keep], block.line[keep], block.seed[keep]
             block.betting = [b for b, k in zip(block.betting, keep) if k]
+
+
+def _hand_id_problem(shown: str) -> str:
+    """What is wrong with a hand id (``shown`` as the file has it) that is not a uint32."""
+    return f"hand id {shown} is not a number from 0 to {MAX_HAND_ID}"
+
+
+def _column_problems(
+    hand_id: Int64Array,
+    chips: FloatArray,
+    card_ids: npt.NDArray[np.int8],
+    bad_card: npt.NDArray[np.bool_],
+    *,
+    players: int,
+) -> list[tuple[int, str]]:
+    """(row, problem) for the hands whose id, values or cards fail the checks
+    both readers share, each run over the whole block at once: hand ids past
+    :data:`MAX_HAND_ID`, values that are not finite (NaN, ``inf``: every mean
+    and interval after them would be NaN or infinite) or do not sum to zero,
+    cards that are not cards (``bad_card``), a card dealt twice. ``card_ids``
+    holds ``-1`` for cards not shown."""
+    problems: dict[int, str] = {}
+    for row in np.flatnonzero(hand_id > MAX_HAND_ID):
+        problems[int(row)] = _hand_id_problem(quote(str(hand_id[row])))  # as the log has it
+    for row in np.flatnonzero(np.isnan(chips).any(axis=1)):
+        problems.setdefault(int(row), "a value is not a number")
+    infinite = np.isinf(chips).any(axis=1)
+    for row in np.flatnonzero(infinite):
+        problems.setdefault(int(row), "a value is not a finite number")
+    finite = np.where(np.isfinite(chips), chips, 0.0)
+    unbalanced = ~(np.abs(finite.sum(axis=1)) <= _SUM_TOLERANCE * players)
+    for row in np.flatnonzero(unbalanced):
+        problems.setdefault(int(row), f"values sum to {finite[row].sum():g}, not 0")
+    for row in np.flatnonzero(bad_card):
+        problems.setdefault(int(row), "a card is not a rank then a suit")
+    ordered = np.sort(np.where(card_ids < 0, -np.arange(1, card_ids.shape[1] + 1), card_ids), axis=1)
+    repeated = (ordered[:, 1:] == ordered[:, :-1]).any(axis=1) & ~bad_card
+    for row in np.flatnonzero(repeated):
+        problems.setdefault(int(row), "a card is dealt twice")
+    return sorted(problems.items())
 
 
 def _state_text(layout: _Layout, game: Game, block: _Block, row: int) -> str:
@@ -615,10 +678,6 @@ def _float(text: str) -> float:
         return float(text)
     except ValueError:
         return math.nan
-
-
-def _quote(line: str) -> str:
-    return repr(line if len(line) <= 200 else line[:200] + "…")
 
 
 def iter_log_blocks(
@@ -730,80 +789,247 @@ def _empty(game: Game, source: str) -> Hands:
 # -- reading msgpack records --------------------------------------------------------
 
 
-def read_records(path: Path) -> Hands:
-    """Every hand of a ``*.hands.msgpack`` file (:mod:`dealer.records`), with its run's seed.
+#: Card ids run from 0 to this minus one (``rank * 4 + suit``).
+_DECK_CARDS: Final = NUM_RANKS * NUM_SUITS
+#: The Python types of a record's numbers: ``True`` is an ``int`` to ``isinstance``, not here.
+_NUMBERS: Final = frozenset((int, float))
+
+
+def _unpack_reason(error: Exception) -> str:
+    """What msgpack found wrong, in words (some of its errors carry no message)."""
+    if isinstance(error, msgpack.StackError):
+        return "objects nested deeper than msgpack reads"
+    if isinstance(error, msgpack.FormatError):
+        return "a byte that starts no msgpack object"
+    if isinstance(error, msgpack.BufferFull):
+        return f"an object longer than {MAX_RECORD_BYTES} bytes"
+    if isinstance(error, UnicodeDecodeError):
+        return "text that is not UTF-8"
+    return str(error) or type(error).__name__
+
+
+class _RecordsReader(_Damage):
+    """One pass over a records file: its headers, the hand records (with their
+    record numbers, their numbers among the hands and their runs), a damaged
+    tail; then the checks of the hands' fields, cards and values."""
+
+    def __init__(self, path: Path, *, skip_damaged: bool) -> None:
+        super().__init__(path, skip_damaged=skip_damaged)
+        self.headers: list[MatchHeader] = []
+        self.items: list[Any] = []
+        self.numbers: list[int] = []
+        self.hand_numbers: list[int] = []
+        self.runs: list[int] = []
+        self.tail: tuple[int, str] | None = None  # the record number and the damage of a damaged end
+
+    def place(self, number: int) -> str:
+        return f"{self.path}: record {number}"
+
+    def read(self, file: BinaryIO) -> None:
+        """Every record of ``file``. The stream cannot be picked up again after
+        damage (msgpack has no record marks), so a damaged record ends the read:
+        the rest of the file is one damaged tail, kept in :attr:`tail`."""
+        size = os.fstat(file.fileno()).st_size
+        unpacker = record_unpacker(file)
+        number = start = 0
+        while True:
+            start = unpacker.tell()
+            try:
+                item = next(unpacker)
+            except StopIteration:
+                break
+            except (msgpack.UnpackException, ValueError) as error:
+                self.tail = (number + 1, f"damaged msgpack at byte {start} of {size}: {_unpack_reason(error)}")
+                return
+            number += 1
+            if isinstance(item, dict):
+                self.header(number, item)
+            elif not self.headers:
+                self.damaged(number, f"a hand comes before any match header: {quote(item)}")
+            else:
+                self.items.append(item)
+                self.numbers.append(number)
+                self.hand_numbers.append(number - len(self.headers))
+                self.runs.append(len(self.headers) - 1)
+        if start < size:
+            self.tail = (number + 1, f"the file ends inside a record (its last {size - start} bytes, from byte {start})")
+
+    def header(self, number: int, item: dict[str, Any]) -> None:
+        """A run's header; a damaged one is an error even with ``skip_damaged``:
+        the hands after it could not be placed."""
+        try:
+            header = MatchHeader.from_msgpack(item)
+        except ValueError as error:  # GameDefError too
+            raise HandsError(f"{self.place(number)}: bad match header: {error}") from None
+        if self.headers and (self.headers[0].game != header.game or self.headers[0].names != header.names):
+            raise HandsError(f"{self.place(number)}: a run of another game or other players")
+        self.headers.append(header)
+
+    def seats_fit(self, seats: tuple[Any, ...]) -> bool:
+        """Whether ``seats`` gives each position its own seat of the header's
+        names (a seat past them was an IndexError of every table built after)."""
+        players = self.headers[0].game.num_players
+        return len(seats) == players and set(map(type, seats)) <= {int} and sorted(seats) == list(range(players))
+
+    def fields_fit(self) -> bool:
+        """Whether every hand record passes :meth:`hand_problem`, checked a field
+        at a time over all records (``map`` and ``set`` in C): a record at a time
+        costs more than reading it."""
+        items, game = self.items, self.headers[0].game
+        if not items:
+            return True
+        if set(map(type, items)) != {list} or set(map(len, items)) != {len(HAND_FIELDS)}:
+            return False
+        ids, seats, holes, boards, shown, betting, values = zip(*items)
+        totals = [game.total_board_cards(r) for r in range(game.num_rounds)]
+        rounds = list(map(str.count, betting, repeat("/"))) if set(map(type, betting)) == {str} else [game.num_rounds]
+        return (
+            set(map(type, ids)) == {int}
+            and 0 <= min(ids)
+            and max(ids) <= MAX_HAND_ID
+            and set(map(type, seats)) == {list}
+            and all(map(self.seats_fit, set(map(tuple, seats))))
+            and set(map(type, holes)) == {bytes}
+            and set(map(len, holes)) == {game.num_players * game.num_hole_cards}
+            and set(map(type, boards)) == {bytes}
+            and set(map(len, boards)) == {sum(game.num_board_cards)}
+            and max(rounds) < game.num_rounds
+            and not "".join(betting).translate(_BETTING).strip("/")
+            and set(map(type, shown)) == {int}
+            and list(map(totals.__getitem__, rounds)) == list(shown)
+            and set(map(type, values)) == {list}
+            and set(map(len, values)) == {game.num_players}
+            and set(map(type, chain.from_iterable(values))) <= _NUMBERS
+        )
+
+    def hand_problem(self, item: Any) -> str | None:
+        """What is wrong with the fields of a hand record (:data:`dealer.records.HAND_FIELDS`),
+        None when each has its type and size; cards and values are checked for
+        every hand at once afterwards (:func:`_column_problems`)."""
+        game = self.headers[0].game
+        players, holes, boards = game.num_players, game.num_players * game.num_hole_cards, sum(game.num_board_cards)
+        if type(item) is not list or len(item) != len(HAND_FIELDS):
+            return f"not a hand record ({len(HAND_FIELDS)} fields)"
+        hand_id, seats, hole, board, shown, betting, values = item
+        if type(hand_id) is not int or not 0 <= hand_id <= MAX_HAND_ID:
+            return _hand_id_problem(quote(hand_id))
+        if type(seats) is not list or not self.seats_fit(tuple(seats)):
+            return f"seats {quote(seats)} are not the seats 0 to {players - 1}, one per position"
+        if type(hole) is not bytes or len(hole) != holes:
+            return f"hole cards {quote(hole)} are not {holes} card bytes"
+        if type(board) is not bytes or len(board) != boards:
+            return f"board {quote(board)} is not {boards} card bytes"
+        if type(betting) is not str or betting.translate(_BETTING).strip("/"):
+            return f"betting {quote(betting)} is not text of f, c, r, digits and /"
+        round_ = betting.count("/")
+        if round_ >= game.num_rounds:
+            return f"betting {quote(betting)} reaches round {round_ + 1} of a game of {game.num_rounds}"
+        if type(shown) is not int or shown != game.total_board_cards(round_):
+            return f"board_shown {quote(shown)} is not the {game.total_board_cards(round_)} board cards of round {round_ + 1}"
+        if type(values) is not list or len(values) != players or not set(map(type, values)) <= _NUMBERS:
+            return f"values {quote(values)} are not one number per position ({players})"
+        return None
+
+    def hands(self) -> Hands:
+        """The hands read, after the checks of their fields (:meth:`fields_fit`,
+        else record by record), then of every hand's cards and values at once
+        (:func:`_column_problems`), then the damaged end."""
+        if not self.headers:
+            if self.tail is not None:
+                self.damaged(*self.tail)
+            raise HandsError(f"{self.path}: no match header")
+        keep = list(range(len(self.items)))
+        if not self.fields_fit():
+            keep = []
+            for row, item in enumerate(self.items):
+                problem = self.hand_problem(item)
+                if problem is None:
+                    keep.append(row)
+                else:
+                    self.damaged(self.numbers[row], f"{problem}: {quote(item)}")
+        rows = [self.items[i] for i in keep]
+        numbers = [self.numbers[i] for i in keep]
+        game = self.headers[0].game
+        layout = _Layout.of(game)
+        n = len(rows)
+        cards = np.frombuffer(b"".join(r[2] + r[3] for r in rows), dtype=np.uint8).reshape(n, layout.slot_pos.size)
+        board_shown = np.array([r[4] for r in rows], dtype=np.int64).reshape(n, 1)
+        shown = np.arange(layout.slot_pos.size)[None, :] < layout.players * layout.hole_cards + board_shown
+        card_ids = np.where(shown & (cards < _DECK_CARDS), cards, -1).astype(np.int8)
+        hand_id = np.array([r[0] for r in rows], dtype=np.int64).reshape(n)
+        values = np.array([r[6] for r in rows], dtype=np.float64).reshape(n, layout.players)
+        bad_card = np.asarray((shown & (cards >= _DECK_CARDS)).any(axis=1))
+        good = np.ones(n, dtype=bool)
+        for row, problem in _column_problems(hand_id, values, card_ids, bad_card, players=layout.players):
+            self.damaged(numbers[row], f"{problem}: {quote(rows[row])}")
+            good[row] = False
+        damaged_ends: tuple[str, ...] = ()
+        if self.tail is not None:
+            self.damaged(*self.tail)
+            number, message = self.tail
+            damaged_ends = (f"{self.place(number)}: {message}; it and the rest of the file are left out",)
+        hole_end = layout.players * layout.hole_cards
+        return Hands(
+            game=game,
+            source=str(self.path),
+            hand_id=hand_id[good],
+            values=values[good],
+            names=self.headers[0].names,
+            name_index=np.array([r[1] for r in rows], dtype=np.int32).reshape(n, layout.players)[good],
+            hole=card_ids[good, :hole_end].reshape(-1, layout.players, layout.hole_cards),
+            board=card_ids[good, hole_end:],
+            betting=tuple(r[5] for r, g in zip(rows, good) if g),
+            line=np.array([self.hand_numbers[i] for i in keep], dtype=np.int64)[good],
+            seed=np.array([self.headers[self.runs[i]].seed for i in keep], dtype=np.int64)[good],
+            headers=tuple(LogHeader(h.match_name, h.game_path, h.num_hands, h.seed) for h in self.headers),
+            skipped=tuple(sorted(self.skipped)),
+            damaged_ends=damaged_ends,
+        )
+
+
+def read_records(path: Path, *, skip_damaged: bool = False) -> Hands:
+    """Every hand of a ``*.hands.msgpack`` file (:mod:`dealer.records`), with its
+    run's seed; :attr:`Hands.line` is each hand's number among the file's hands.
+
+    Every record is checked as :func:`read_log` checks a line: a header against
+    its schema, each hand's fields for type and size, hand ids as uint32 and
+    seats one per position, then every hand's cards and values at once (cards
+    of the deck, none twice, values finite and summing to zero). A damaged end
+    of the file (cut short, or an object that does not unpack) is damage too,
+    never the silent end of the hands; nothing a damaged length declares is
+    allocated (:data:`MAX_RECORD_BYTES`, :data:`MAX_RECORD_ENTRIES`).
 
     Raises:
-        HandsError: an unreadable file, a bad header, or a hand before any header.
+        HandsError: naming the file and the record (numbered from 1, headers
+            too): an unreadable file, a bad header or one of another game, and
+            unless ``skip_damaged`` (which leaves them out and lists their
+            numbers in :attr:`Hands.skipped`; a damaged end counts as one, and
+            :attr:`Hands.damaged_ends` says what it cost) a damaged hand record
+            or a damaged end.
     """
     path = Path(path)
-    headers: list[MatchHeader] = []
-    rows: list[list[Any]] = []
-    runs: list[int] = []
+    reader = _RecordsReader(path, skip_damaged=skip_damaged)
     try:
         with open(path, "rb") as file:
-            for number, item in enumerate(msgpack.Unpacker(file, raw=False), start=1):
-                if isinstance(item, dict):
-                    try:
-                        headers.append(MatchHeader.from_msgpack(item))
-                    except (KeyError, ValueError, TypeError) as error:
-                        raise HandsError(f"{path}: record {number}: bad match header: {error}") from None
-                    if headers[0].game != headers[-1].game or headers[0].names != headers[-1].names:
-                        raise HandsError(f"{path}: record {number}: a run of another game or other players")
-                elif not headers:
-                    raise HandsError(f"{path}: record {number}: a hand comes before any match header")
-                elif not isinstance(item, list) or len(item) != 7:
-                    raise HandsError(f"{path}: record {number}: not a hand record (7 fields)")
-                else:
-                    rows.append(item)
-                    runs.append(len(headers) - 1)
+            reader.read(file)
     except OSError as error:
         raise HandsError(f"{path}: {error.strerror or error}") from None
-    except (msgpack.UnpackException, ValueError) as error:
-        if isinstance(error, HandsError):
-            raise
-        raise HandsError(f"{path}: damaged msgpack: {error}") from None
-    if not headers:
-        raise HandsError(f"{path}: no match header")
-    header = headers[0]
-    game = header.game
-    players, hole_cards, board_cards = game.num_players, game.num_hole_cards, sum(game.num_board_cards)
-    n = len(rows)
-    try:
-        hand_id = np.array([r[0] for r in rows], dtype=np.int64)
-        seats = np.array([r[1] for r in rows], dtype=np.int32).reshape(n, players)
-        hole = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.uint8).reshape(n, players, hole_cards)
-        board = np.frombuffer(b"".join(r[3] for r in rows), dtype=np.uint8).reshape(n, board_cards)
-        shown = np.array([r[4] for r in rows], dtype=np.int64)
-        values = np.array([r[6] for r in rows], dtype=np.float64).reshape(n, players)
-        betting = tuple(str(r[5]) for r in rows)
-    except (ValueError, TypeError) as error:
-        raise HandsError(f"{path}: hand records that do not fit {players} players: {error}") from None
-    names = header.names
-    board_ids = np.where(np.arange(board_cards)[None, :] < shown[:, None], board.astype(np.int8), -1).astype(np.int8)
-    return Hands(
-        game=game,
-        source=str(path),
-        hand_id=hand_id,
-        values=values,
-        names=tuple(names),
-        name_index=seats,
-        hole=hole.astype(np.int8),
-        board=board_ids,
-        betting=betting,
-        line=np.arange(1, n + 1, dtype=np.int64),
-        seed=np.array([headers[r].seed for r in runs], dtype=np.int64),
-        headers=tuple(LogHeader(h.match_name, h.game_path, h.num_hands, h.seed) for h in headers),
-    )
+    return reader.hands()
+
+
+def is_records(path: Path | str) -> bool:
+    """Whether ``path`` names msgpack hand records (:func:`read_records`), not a ``.log``."""
+    return str(path).endswith(".msgpack")
 
 
 def read_hands(
     path: Path, game: Game | None = None, *, skip_damaged: bool = False, validate: bool = False
 ) -> Hands:
-    """:func:`read_records` for ``*.msgpack``, :func:`read_log` otherwise."""
+    """:func:`read_records` for ``*.msgpack``, :func:`read_log` otherwise (``validate``
+    replays the hands of logs only)."""
     path = Path(path)
-    if path.name.endswith(".msgpack"):
-        hands = read_records(path)
+    if is_records(path):
+        hands = read_records(path, skip_damaged=skip_damaged)
         if game is not None and hands.game != game:
             raise HandsError(f"{path}: records of another game than the one named")
     else:
@@ -840,8 +1066,10 @@ def read_components(path: Path) -> dict[str, dict[int, str]]:
             raise HandsError(f"{side}: {error.strerror or error}") from None
         for number, line in enumerate(text.splitlines(), start=1):
             hand, comma, label = line.partition(",")
-            if not comma or not hand.isdecimal() or not label:
-                raise HandsError(f"{side}:{number}: not a 'hand_id,component' line: {_quote(line)}")
+            if not comma or not (hand.isascii() and hand.isdigit()) or not label:
+                raise HandsError(f"{side}:{number}: not a 'hand_id,component' line: {quote(line)}")
+            if not _is_uint32(hand):
+                raise HandsError(f"{side}:{number}: {_hand_id_problem(quote(hand))}")
             by_hand[int(hand)] = label
         found[name] = by_hand
     return found

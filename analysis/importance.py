@@ -76,6 +76,7 @@ from analysis.hands import NO_SEED, Hands
 from analysis.stats import Estimate, mean_ci
 from poker.gamedef import Game
 from poker.deal import Dealer
+from poker.excerpt import quote
 from poker.protocol import ProtocolError, parse_betting
 from poker.state import FOLD, Action, State
 from strategies.base import PublicState, Strategy, private_hands
@@ -211,9 +212,9 @@ def replay_hand(game: Game, betting: str) -> _Line:
     try:
         final = parse_betting(betting, game)
     except ProtocolError as error:
-        raise ImportanceError(f"betting {betting!r}: {error}") from None
+        raise ImportanceError(f"betting {quote(betting)}: {error}") from None
     if not final.finished:
-        raise ImportanceError(f"betting {betting!r} does not finish the hand")
+        raise ImportanceError(f"betting {quote(betting)} does not finish the hand")
     steps = []
     state = State(game)
     for actions in final.actions:
@@ -314,7 +315,7 @@ class HandEvaluator:
                 raise ImportanceError(f"the two policies' columns differ at {state.betting_string()!r}")
             if action not in actions:
                 raise ImportanceError(
-                    f"betting {betting!r}: action {action} at {state.betting_string()!r} is not among the policy"
+                    f"betting {quote(betting)}: action {action} at {state.betting_string()!r} is not among the policy"
                     f" columns {[str(a) for a in actions]}"
                 )
             if FOLD in actions:
@@ -361,7 +362,7 @@ class HandEvaluator:
         reach = self.reach(position, betting, board)
         if reach.played[k] <= 0:
             raise ImportanceError(
-                f"{where}: the played strategy gives probability 0 to the observed betting {betting!r} with"
+                f"{where}: the played strategy gives probability 0 to the observed betting {quote(betting)} with"
                 " these cards (wrong strategy or position?)"
             )
         hidden = card_bits(theirs) if known else np.uint64(0)
@@ -401,7 +402,7 @@ class HandEvaluator:
 def check_value(where: str, betting: str, computed: float, observed: float) -> None:
     if abs(computed - observed) > _VALUE_TOLERANCE:
         raise ImportanceError(
-            f"{where}: the observed value {observed:g} is not the {computed:g} that betting {betting!r} and the"
+            f"{where}: the observed value {observed:g} is not the {computed:g} that betting {quote(betting)} and the"
             " cards give this position"
         )
 
@@ -422,12 +423,12 @@ def positions_of(hands: Hands, name: str) -> IntArray:
         ImportanceError: ``name`` is missing from some hand (or holds two seats).
     """
     if name not in hands.names:
-        raise ImportanceError(f"{hands.source}: no player named {name!r} (players: {', '.join(hands.names)})")
+        raise ImportanceError(f"{hands.source}: no player named {quote(name)} (players: {', '.join(hands.names)})")
     held = hands.name_index == hands.names.index(name)
     count = held.sum(axis=1)
     if (count != 1).any():
         row = int(np.argmax(count != 1))
-        raise ImportanceError(f"{hands.where(row)}: {name!r} holds {int(count[row])} positions")
+        raise ImportanceError(f"{hands.where(row)}: {quote(name)} holds {int(count[row])} positions")
     positions: IntArray = np.argmax(held, axis=1).astype(np.int64)
     return positions
 

@@ -57,6 +57,13 @@ def _cell(value: Any) -> str:
     return f"<td>{html.escape(str(value))}</td>"
 
 
+def _count(value: float | None) -> float | int | None:
+    """A quantity that counts (chips won in total, series points) as an ``int``
+    when it is whole, so that its cell reads "414" and not "414.000"; split pots
+    can leave fractions of a chip, which keep their decimals."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _table(header: list[str], rows: list[list[Any]], table_id: str) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>\n" for row in rows)
@@ -171,7 +178,7 @@ def render_report(document: dict[str, Any], hands: Hands) -> str:
         "<h2>Players</h2>\n",
         _table(
             ["player", "hands", unit, "std-dev", "95% CI ±", "total chips"],
-            [[p["name"], p["hands"], p["mean"], p["std"], p["ci95"], float(p["total_chips"])] for p in document["players"]],
+            [[p["name"], p["hands"], p["mean"], p["std"], p["ci95"], _count(float(p["total_chips"]))] for p in document["players"]],
             "players",
         ),
     ]
@@ -267,11 +274,13 @@ def _shaded(entry: Entry, unit: str) -> str:
     return f'<td class="n{shade}">{html.escape(text)}</td>'
 
 
-def _runoff_rows(groups: list[list[str]], rounds: list[dict[str, Any]]) -> list[list[Any]]:
+def _runoff_rows(groups: list[list[str]], rounds: list[dict[str, Any]], *, points: bool = False) -> list[list[Any]]:
+    """Place, player and score when out of a run-off; ``points``: the scores are series points (counts)."""
     out: dict[str, Any] = {}
     for r in rounds:
         for player in r["eliminated"]:
-            out[player] = r["scores"].get(player)
+            score = r["scores"].get(player)
+            out[player] = _count(score) if points else score
     rows, place = [], 1
     for group in groups:
         rows += [[f"{place}{'=' if len(group) > 1 else ''}", p, out.get(p)] for p in group]
@@ -358,7 +367,7 @@ def render_rank_report(doc: dict[str, Any], title: str | None = None, sections: 
             "bankroll_runoff",
         ),
         "<h2>Series instant run-off</h2>\n",
-        _table(["rank", "player", "points when out"], _runoff_rows(doc["series_runoff"], doc["series_runoff_rounds"]), "series_runoff"),
+        _table(["rank", "player", "points when out"], _runoff_rows(doc["series_runoff"], doc["series_runoff_rounds"], points=True), "series_runoff"),
         "<h2>Crosstable</h2>\n",
         '<p class="note">'
         + ("row player's result against the column player" if kind == "heads-up" else "column player's result against the row's two opponents")

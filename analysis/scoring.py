@@ -57,6 +57,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.stats import Estimate, mean_ci
+from poker.excerpt import quote
 
 __all__ = [
     "COLUMNS",
@@ -156,9 +157,9 @@ def _number(text: str, column: str, where: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ResultsError(f"{where}: {column} {text!r} is not a number") from None
+        raise ResultsError(f"{where}: {column} {quote(text)} is not a number") from None
     if not math.isfinite(value):
-        raise ResultsError(f"{where}: {column} {text!r} is not a finite number")
+        raise ResultsError(f"{where}: {column} {quote(text)} is not a finite number")
     return value
 
 
@@ -170,12 +171,12 @@ def _check(matches: Sequence[MatchResult], source: str) -> None:
         if len(m.values) not in (2, 3):
             count = len(m.values)
             raise ResultsError(
-                f"{source}:{m.line}: match {m.match!r} has {count} player{'s' * (count != 1)} (a match has 2 or 3)"
+                f"{source}:{m.line}: match {quote(m.match)} has {count} player{'s' * (count != 1)} (a match has 2 or 3)"
             )
         if len(m.values) != seats:
             raise ResultsError(
-                f"{source}:{m.line}: match {m.match!r} has {len(m.values)} players but match "
-                f"{matches[0].match!r} (line {matches[0].line}) has {seats}; one tournament has one size"
+                f"{source}:{m.line}: match {quote(m.match)} has {len(m.values)} players but match "
+                f"{quote(matches[0].match)} (line {matches[0].line}) has {seats}; one tournament has one size"
             )
 
 
@@ -220,13 +221,13 @@ def read_csv(path: Path | str) -> Results:
                 value = _number(row[index["value"]].strip(), "value", where)
                 hands_value = _number(row[index["hands"]].strip(), "hands", where)
                 if hands_value != int(hands_value) or hands_value < 1:
-                    raise ResultsError(f"{where}: hands {row[index['hands']].strip()!r} is not a positive integer")
+                    raise ResultsError(f"{where}: hands {quote(row[index['hands']].strip())} is not a positive integer")
                 hands = int(hands_value)
                 first, values, match_hands, lines = matches.setdefault(match, (reader.line_num, {}, hands, {}))
                 if player in values:
-                    raise ResultsError(f"{where}: player {player!r} appears twice in match {match!r} (line {lines[player]})")
+                    raise ResultsError(f"{where}: player {quote(player)} appears twice in match {quote(match)} (line {lines[player]})")
                 if hands != match_hands:
-                    raise ResultsError(f"{where}: match {match!r} has {match_hands} hands on line {first}, {hands} here")
+                    raise ResultsError(f"{where}: match {quote(match)} has {match_hands} hands on line {first}, {hands} here")
                 values[player] = value
                 lines[player] = reader.line_num
         except csv.Error as error:

@@ -20,6 +20,7 @@ Appending (``-a``) adds a new header and continues the hand stream.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,23 +31,37 @@ import numpy as np
 import structlog
 
 from poker.deal import Deal
+from poker.excerpt import quote
 from poker.gamedef import Game, format_game, parse_game
 from poker.state import State
 
 __all__ = [
     "FORMAT_VERSION",
+    "UINT32_MAX",
     "HAND_FIELDS",
     "MatchHeader",
     "HandRecord",
     "HandTable",
     "RecordWriter",
+    "MAX_RECORD_BYTES",
+    "MAX_RECORD_ENTRIES",
+    "record_unpacker",
     "read_records",
     "load_hands",
     "open_event_log",
 ]
 
 FORMAT_VERSION = 1
+#: The dealer's hand count, seed and hand ids are uint32, as in the reference dealer.
+UINT32_MAX = 2**32 - 1
 HAND_FIELDS = ("hand_id", "seats", "hole", "board", "board_shown", "betting", "values")
+#: The largest msgpack object of a records file: a header (the game's text, the
+#: names) or a hand record takes a few KiB. A reader buffers no more than this,
+#: so a damaged length (a string declared 4 GiB long) costs at most this much memory.
+MAX_RECORD_BYTES = 1 << 20
+#: The most entries an array or map of a record may declare (a hand has 7 fields,
+#: a position list one per player, a header 10 keys); more is damage, not allocated.
+MAX_RECORD_ENTRIES = 1024
 
 
 @dataclass(frozen=True)
@@ -77,17 +92,53 @@ class MatchHeader:
 
     @staticmethod
     def from_msgpack(data: dict[str, Any]) -> MatchHeader:
+        """The header a records file holds, checked against :data:`_HEADER_SCHEMA`
+        before anything is built from it (a damaged file can put any value under
+        any key).
+
+        Raises:
+            ValueError: a missing key, a value of the wrong type or out of range
+                (naming the key), a game text that does not parse, or names
+                that are not one per player.
+        """
         if data.get("format") != FORMAT_VERSION:
-            raise ValueError(f"hand records format {data.get('format')!r} is not {FORMAT_VERSION}")
+            raise ValueError(f"hand records format {quote(data.get('format'))} is not {FORMAT_VERSION}")
+        for key, kind in _HEADER_SCHEMA.items():
+            if key not in data:
+                raise ValueError(f"no {key!r}")
+            value = data[key]
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise ValueError(f"{key!r} is {quote(value)}, not {_KIND_NAMES[kind]}")
+        if not all(0 <= data[key] <= UINT32_MAX for key in ("num_hands", "seed")):
+            raise ValueError(f"num_hands {data['num_hands']} or seed {data['seed']} is not a uint32")
+        names = data["names"]
+        if not all(isinstance(name, str) for name in names):
+            raise ValueError(f"'names' {quote(names)} are not all text")
+        game = parse_game(data["game"], source=f"records of {quote(data['match_name'])}")
+        if len(names) != game.num_players:
+            raise ValueError(f"'names' {quote(names)} are not one per player of the game ({game.num_players})")
         return MatchHeader(
             match_name=data["match_name"],
-            game=parse_game(data["game"], source=f"records of {data['match_name']}"),
+            game=game,
             game_path=data["game_path"],
             num_hands=data["num_hands"],
             seed=data["seed"],
-            names=tuple(data["names"]),
+            names=tuple(names),
             fixed_seats=data["fixed_seats"],
         )
+
+
+#: The keys of a match header a reader needs, with the type of each value.
+_HEADER_SCHEMA: dict[str, type] = {
+    "match_name": str,
+    "game": str,
+    "game_path": str,
+    "num_hands": int,
+    "seed": int,
+    "names": list,
+    "fixed_seats": bool,
+}
+_KIND_NAMES = {str: "text", int: "a whole number", list: "a list", bool: "true or false"}
 
 
 @dataclass(frozen=True)
@@ -134,11 +185,31 @@ class RecordWriter:
         self._file.close()
 
 
+def record_unpacker(file: IO[bytes]) -> Any:
+    """The objects of a records file opened for reading, never more than
+    :data:`MAX_RECORD_BYTES` and :data:`MAX_RECORD_ENTRIES` at a time whatever
+    a damaged length declares (``msgpack.Unpacker``; its :meth:`tell` is where
+    the next object starts, short of the file's size when the file ends inside
+    one: read it after each object, not at the end)."""
+    return msgpack.Unpacker(
+        file, raw=False, max_buffer_size=MAX_RECORD_BYTES, max_array_len=MAX_RECORD_ENTRIES, max_map_len=MAX_RECORD_ENTRIES
+    )
+
+
 def read_records(path: Path) -> Iterator[MatchHeader | HandRecord]:
-    """Every header and hand of a records file, in order."""
+    """Every header and hand of a records file, in order (unchecked beyond the
+    header: :func:`analysis.hands.read_records` checks every hand).
+
+    Raises:
+        ValueError: a bad header, a hand before any header, or a file that ends
+            inside a record.
+    """
     num_hole_cards = 0
     with open(path, "rb") as file:
-        for item in msgpack.Unpacker(file, raw=False):
+        unpacker = record_unpacker(file)
+        end = 0  # where the last whole object ends
+        for item in unpacker:
+            end = unpacker.tell()
             if isinstance(item, dict):
                 header = MatchHeader.from_msgpack(item)
                 num_hole_cards = header.game.num_hole_cards
@@ -147,6 +218,8 @@ def read_records(path: Path) -> Iterator[MatchHeader | HandRecord]:
                 raise ValueError(f"{path}: a hand record comes before any match header")
             else:
                 yield HandRecord.from_msgpack(item, num_hole_cards)
+        if end < os.fstat(file.fileno()).st_size:
+            raise ValueError(f"{path}: the file ends inside a record (from byte {end})")
 
 
 @dataclass(frozen=True)

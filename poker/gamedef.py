@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 
 from poker.cards import NUM_RANKS, NUM_SUITS
+from poker.excerpt import quote
 
 __all__ = [
     "Betting",
@@ -180,7 +181,7 @@ def parse_game(text: str, *, source: str = "<string>") -> Game:
             continue
         numbers = _read_ints(raw[len(keyword) :], _ARITY[keyword])
         if not numbers:
-            raise GameDefError(f"{source}:{lineno}: {raw.strip()!r} gives no number for {keyword}")
+            raise GameDefError(f"{source}:{lineno}: {quote(raw.strip())} gives no number for {keyword}")
         negative = [v for v in numbers if v < 0]
         if negative:
             raise GameDefError(f"{source}:{lineno}: {keyword} value {negative[0]} is negative")
@@ -331,12 +332,16 @@ def load_game(name_or_path: str | Path) -> Game:
     key = str(name_or_path)
     shipped = _shipped()
     stem = _ALIASES.get(key, key.removesuffix(".game"))
-    if stem in shipped and not Path(key).is_file():
-        return parse_game(shipped[stem], source=f"{stem}.game")
     path = Path(name_or_path)
-    if path.is_dir():
+    try:
+        is_file, is_dir = path.is_file(), path.is_dir()
+    except OSError as error:  # a name longer than the system allows, say (read from a damaged log header)
+        raise GameDefError(f"{quote(key)}: {error.strerror or error}") from None
+    if stem in shipped and not is_file:
+        return parse_game(shipped[stem], source=f"{stem}.game")
+    if is_dir:
         raise GameDefError(f"{key}: is a directory, not a game file")
-    if not path.is_file():
+    if not is_file:
         if "/" in key or key.endswith(".game"):  # meant as a path: say what is wrong with it
             raise GameDefError(f"{key}: no such file")
         raise GameDefError(

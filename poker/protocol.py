@@ -15,6 +15,7 @@ Example (SPEC.md §5.1, the dealer's first message to seat 1)::
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from fractions import Fraction
 
 from poker.cards import card_from_text, cards_to_text
 from poker.deal import Deal
+from poker.excerpt import quote
 from poker.gamedef import Game
 from poker.state import CALL, Action, ActionType, IllegalActionError, State
 
@@ -73,7 +75,7 @@ def parse_action(text: str, game: Game, start: int = 0) -> tuple[Action | None, 
     if kind is ActionType.RAISE and not game.is_limit:
         match = _SIZE.match(text, end)
         if match is None:
-            raise ProtocolError(f"no-limit raise without a size in {text!r}")
+            raise ProtocolError(f"no-limit raise without a size in {quote(text)}")
         digits = match.group(1)
         # Padding zeros are allowed ("r000200" is 200); more than ten other digits
         # cannot fit, and int() refuses over 4300 digits with a plain ValueError.
@@ -81,7 +83,7 @@ def parse_action(text: str, game: Game, start: int = 0) -> tuple[Action | None, 
         size = (-1 if digits[0] == "-" else 1) * int(magnitude) if len(magnitude) <= 10 else 2**31
         if not -(2**31) <= size < 2**31:
             shown = digits if len(digits) <= 24 else f"{digits[:24]}..."
-            raise ProtocolError(f"raise size {shown} in {text!r} does not fit a 32-bit integer")
+            raise ProtocolError(f"raise size {shown} in {quote(text)} does not fit a 32-bit integer")
         return Action(kind, size), match.end()
     return Action(kind), end
 
@@ -142,7 +144,7 @@ def parse_betting(text: str, game: Game) -> State:
     be legal. ``/`` characters are skipped wherever they appear."""
     state, end = _read_betting(text, 0, game)
     if end != len(text):
-        raise ProtocolError(f"unreadable betting {text[end:]!r} in {text!r}")
+        raise ProtocolError(f"unreadable betting {quote(text[end:])} in {quote(text)}")
     return state
 
 
@@ -176,7 +178,7 @@ def _apply_tokens(text: str, state: State, tokens: Sequence[_Token]) -> State:
             state = state.apply(action)
         except IllegalActionError as error:
             raise ProtocolError(
-                f"illegal action {text[token_start:after]!r} in betting of {text!r}: {error}"
+                f"illegal action {quote(text[token_start:after])} in betting of {quote(text)}: {error}"
             ) from None
     return state
 
@@ -311,17 +313,17 @@ _DIGITS = frozenset("0123456789")
 def _parse_match_state(text: str, game: Game, reader: MatchStateReader | None) -> tuple[MatchState, int]:
     header = _HEADER.match(text)
     if header is None:
-        raise ProtocolError(f"not a MATCHSTATE message: {text!r}")
+        raise ProtocolError(f"not a MATCHSTATE message: {quote(text)}")
     # The reference reads the position as a uint8 and the hand as a uint32, wrapping.
     viewer, hand_id = int(header.group(1)) % 2**8, int(header.group(2)) % 2**32
     if viewer >= game.num_players:
-        raise ProtocolError(f"position {viewer} in {text!r} is not below numPlayers {game.num_players}")
+        raise ProtocolError(f"position {viewer} in {quote(text)} is not below numPlayers {game.num_players}")
     if reader is None:
         state, pos = _read_betting(text, header.end(), game)
     else:
         state, pos = reader.read_betting(text, header.end())
     if text[pos : pos + 1] != ":":
-        raise ProtocolError(f"betting in {text!r} is not followed by ':' at column {pos}")
+        raise ProtocolError(f"betting in {quote(text)} is not followed by ':' at column {pos}")
     pos += 1
     hole: list[tuple[int, ...]] = []
     for p in range(game.num_players):
@@ -329,7 +331,7 @@ def _parse_match_state(text: str, game: Game, reader: MatchStateReader | None) -
             pos += 1
         cards, pos = _read_cards(text, pos, game.num_hole_cards)
         if len(cards) not in (0, game.num_hole_cards):
-            raise ProtocolError(f"position {p} has {len(cards)} hole cards in {text!r}, expected {game.num_hole_cards}")
+            raise ProtocolError(f"position {p} has {len(cards)} hole cards in {quote(text)}, expected {game.num_hole_cards}")
         hole.append(cards)
     board: list[int] = []
     for round_ in range(state.round + 1):
@@ -337,7 +339,7 @@ def _parse_match_state(text: str, game: Game, reader: MatchStateReader | None) -
             pos += 1
         cards, pos = _read_cards(text, pos, game.num_board_cards[round_])
         if len(cards) != game.num_board_cards[round_]:
-            raise ProtocolError(f"round {round_} needs {game.num_board_cards[round_]} board cards in {text!r}")
+            raise ProtocolError(f"round {round_} needs {game.num_board_cards[round_]} board cards in {quote(text)}")
         board.extend(cards)
     # Like the reference reader, repeated cards are not rejected here: a view only
     # has to be compared with the dealer's own (MatchState.same_as).
@@ -415,22 +417,24 @@ def format_state_line(
 def parse_state_line(line: str, game: Game) -> StateLine:
     """Read a ``.log`` STATE line. All hole cards must be present; the deal's
     board holds the cards through the final round reached (a pre-flop fold-out
-    has none). Values are floats as printed."""
+    has none). Values are floats as printed, and finite."""
     text = line.rstrip("\r\n")
     if not text.startswith("STATE:"):
-        raise ProtocolError(f"not a STATE line: {line!r}")
+        raise ProtocolError(f"not a STATE line: {quote(line)}")
     try:
         head, values_text, names_text = text.rsplit(":", 2)
         as_view = "MATCHSTATE:0:" + head.removeprefix("STATE:")
         ms, end = parse_match_state(as_view, game)
         values = tuple(float(v) for v in values_text.split("|"))
     except (ValueError, ProtocolError) as error:
-        raise ProtocolError(f"unreadable STATE line {line!r}: {error}") from None
+        raise ProtocolError(f"unreadable STATE line {quote(line)}: {error}") from None
     if end != len(as_view):
-        raise ProtocolError(f"unreadable cards in STATE line {line!r}")
+        raise ProtocolError(f"unreadable cards in STATE line {quote(line)}")
     if any(len(h) != game.num_hole_cards for h in ms.hole):
-        raise ProtocolError(f"STATE line {line!r} does not show every hole card")
+        raise ProtocolError(f"STATE line {quote(line)} does not show every hole card")
     names = tuple(names_text.split("|"))
     if len(values) != game.num_players or len(names) != game.num_players:
-        raise ProtocolError(f"STATE line {line!r} needs {game.num_players} values and names")
+        raise ProtocolError(f"STATE line {quote(line)} needs {game.num_players} values and names")
+    if not all(map(math.isfinite, values)):  # "nan", "inf" and "1e999" read as floats; no hand is worth them
+        raise ProtocolError(f"STATE line {quote(line)} has a value that is not a finite number")
     return StateLine(ms.hand_id, ms.state, Deal(hole=ms.hole, board=ms.board), values, names)

@@ -33,6 +33,8 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
+from poker.excerpt import quote
+
 __all__ = [
     "ARRAY_DTYPES",
     "HEADER_LIMITS",
@@ -80,9 +82,9 @@ ARRAY_DTYPES = frozenset(
 
 
 def show(value: Any, width: int = 40) -> str:
-    """``repr(value)`` cut to ``width`` characters (error messages quote untrusted values)."""
-    text = repr(value)
-    return text if len(text) <= width else text[: width - 3] + "..."
+    """``repr(value)`` cut after ``width`` characters, saying how many were cut
+    (error messages quote untrusted values; :func:`poker.excerpt.quote`, narrower)."""
+    return quote(value, width)
 
 
 def pack_array(array: npt.NDArray[Any]) -> dict[str, Any]:

@@ -82,6 +82,10 @@ DAMAGE = [
     ("STATE:0:cc/cc/cc/rf:d5c5|9hQd/8dAs8s/4h/6d:10|-10:P1|P2", "a card is not a rank then a suit"),
     ("STATE:0:cc/cc/cc/rf:5d5c|9hQd/8dAs8s/4h/5d:10|-10:P1|P2", "a card is dealt twice"),
     ("STAT:0:cc/cc/cc/rf:5d5c|9hQd/8dAs8s/4h/6d:10|-10:P1|P2", "not a header, STATE or SCORE line"),
+    ("STATE:0:cc/cc/cc/rf:5d5c|9hQd/8dAs8s/4h/6d:inf|-inf:P1|P2", "a value is not a finite number"),
+    ("STATE:0:cc/cc/cc/rf:5d5c|9hQd/8dAs8s/4h/6d:1e999|-10:P1|P2", "a value is not a finite number"),
+    ("STATE:4294967296:cc/cc/cc/rf:5d5c|9hQd/8dAs8s/4h/6d:10|-10:P1|P2", "hand id '4294967296' is not a number from 0 to 4294967295"),
+    ("STATE:99999999999:cc/cc/cc/rf:5d5c|9hQd/8dAs8s/4h/6d:10|-10:P1|P2", "hand id '99999999999' is not a number from 0"),
 ]
 
 

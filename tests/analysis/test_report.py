@@ -144,3 +144,25 @@ def test_report_of_no_limit_portfolio_logs_has_all_in_and_component_tables(
     components = checker.tables["components"][1:]
     assert {row[1] for row in components} <= {"leduc-nl-pot", "always-call"}
     assert sum(int(row[2]) for row in components) == 120
+
+
+def test_counts_read_as_integers_and_means_keep_three_decimals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Total chips and series points are counts: "4", not "4.000" (issue 20, §3.10)."""
+    from analysis import cli_rank
+
+    log = tmp_path / "k.log"
+    log.write_text("# name/game/hands/seed m kuhn 2 3\nSTATE:0:crc:Ks|Qs:2|-2:a|b\nSTATE:1:crc:Qs|Ks:2|-2:a|b\n")
+    report = tmp_path / "k.html"
+    assert main([str(log), "--report", str(report)]) == 0
+    _, checker = parse(report)
+    assert [row[2:] for row in checker.tables["players"][1:]] == [
+        ["2.000", "0.000", "0.000", "4"],
+        ["-2.000", "0.000", "0.000", "-4"],
+    ]
+    results = tmp_path / "r.csv"
+    results.write_text("match,player,value,hands\n1,a,300,100\n1,b,-300,100\n2,a,20,100\n2,c,-20,100\n3,b,10,100\n3,c,-10,100\n")
+    rank_report = tmp_path / "r.html"
+    capsys.readouterr()
+    assert cli_rank.main([str(results), "--bootstrap", "50", "--report", str(rank_report)]) == 0
+    _, checker = parse(rank_report)
+    assert [row[1:] for row in checker.tables["series_runoff"][1:]] == [["a", "1"], ["b", "-1"], ["c", "-2"]]

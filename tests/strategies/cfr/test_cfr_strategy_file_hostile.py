@@ -197,6 +197,7 @@ ARRAY_CASES: dict[str, tuple[Callable[[Arrays], None], str]] = {
     "negative shape": (_shape([-1, 4, 6]), "non-negative whole numbers"),
     "too many dimensions": (_shape([1] * 40), "array"),
     "object dtype": (_array_key("dtype", "|O"), "dtype '|O' is not one of"),
+    "a long dtype is quoted in part": (_array_key("dtype", "x" * 1000), "x'... (960 more characters) is not one of"),
     "integer dtype": (
         lambda a: a["strategy"].update(dtype="<i8"),
         "strategy arrays are floating point",
