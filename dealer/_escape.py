@@ -1,8 +1,8 @@
 """Agents' bytes made safe to print: the dealer echoes every line it reads
 (``FROM n at ...``) and quotes rejected version lines, and a terminal must not
 run what an agent sends (escape sequences that clear the screen, retitle the
-window or move the cursor). Quotes in error lines are cut, so that one hostile
-line cannot make an error line megabytes long.
+window or move the cursor). Quotes in error lines are cut by
+:func:`poker.excerpt.quote`, which every reader shares.
 
 Printable ASCII is kept, so a well-behaved agent's lines, and the reference's
 transcripts, are unchanged; a backslash becomes ``\\\\`` and any other byte
@@ -12,12 +12,8 @@ transcripts, are unchanged; a backslash becomes ``\\\\`` and any other byte
 from __future__ import annotations
 
 import re
-from typing import Final
 
-__all__ = ["escape_line", "quote", "QUOTED_LENGTH"]
-
-#: The most bytes (or characters) of a line quoted in a WARNING or ERROR line.
-QUOTED_LENGTH: Final = 200
+__all__ = ["escape_line"]
 
 _UNSAFE = re.compile(rb"[^\x20-\x5b\x5d-\x7e]")  # printable ASCII but the backslash
 
@@ -39,11 +35,3 @@ def escape_line(line: bytes) -> str:
         body = _UNSAFE.sub(_escape_byte, body)
     return body.decode("ascii") + ending
 
-
-def quote(data: bytes | str, limit: int = QUOTED_LENGTH) -> str:
-    """``repr(data)`` (escaped, quoted), cut after ``limit`` bytes or
-    characters with a note of how many more there were."""
-    if len(data) <= limit:
-        return repr(data)
-    unit = "bytes" if isinstance(data, bytes) else "characters"
-    return f"{data[:limit]!r}... ({len(data) - limit} more {unit})"

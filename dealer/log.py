@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from dealer._escape import quote
+from poker.excerpt import quote
 from poker.gamedef import Game
 from poker.protocol import ProtocolError, StateLine, format_value, parse_action, parse_state_line
 from poker.state import Action

@@ -28,7 +28,7 @@ Where we differ, and why:
   as it connects, gets through it). A well-behaved agent sees no difference;
 * the backlog is :data:`_BACKLOG` instead of 8, so a burst of connections is
   queued rather than left retrying while the dealer drains it;
-* a rejected version line is quoted escaped and cut (:func:`dealer._escape.quote`),
+* a rejected version line is quoted escaped and cut (:func:`poker.excerpt.quote`),
   so a hostile line cannot put a terminal escape or kilobytes in the WARNING.
 """
 
@@ -41,7 +41,7 @@ from typing import Final
 
 import trio
 
-from dealer._escape import quote
+from poker.excerpt import quote
 from dealer._scan import scan_unsigned
 from poker.protocol import READBUF_LEN
 

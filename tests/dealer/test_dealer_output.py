@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dealer._escape import QUOTED_LENGTH, escape_line, quote
+from dealer._escape import escape_line
+from poker.excerpt import QUOTED_LENGTH, quote
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import load_game
@@ -40,12 +41,6 @@ def test_escape_line_keeps_printable_ascii_and_the_line_ending() -> None:
     assert escape_line(b"# bare\n") == "# bare\n"
     assert escape_line(b"no ending") == "no ending"
     assert escape_line(b"#\x1b[2J\x07\tC:\\x\rz\xff\r\n") == "#\\x1b[2J\\x07\\x09C:\\\\x\\x0dz\\xff\r\n"
-
-
-def test_quote_cuts_long_lines_and_says_how_much() -> None:
-    assert quote(b"HELLO\r\n") == "b'HELLO\\r\\n'"
-    assert quote(b"x" * 1000) == repr(b"x" * QUOTED_LENGTH) + f"... ({1000 - QUOTED_LENGTH} more bytes)"
-    assert quote("é" * 300) == repr("é" * QUOTED_LENGTH) + "... (100 more characters)"
 
 
 @pytest.mark.parametrize(
