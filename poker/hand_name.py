@@ -4,12 +4,14 @@ The name is read off the hand's rank value (:func:`poker.hand_rank.rank_hand`,
 laid out in :mod:`poker.evaluate`), so it always agrees with how the dealer
 ranks the hand: the class is the block the value falls in, and the ranks that
 name it are decoded from the value (pair rank ``p`` from ``1287 + 286·p + …``,
-the flush's top card from its colex5 sum, and so on). Kickers are not named.
+the flush's top card from its colex5 sum, and so on). Kickers are not named,
+except that a high-card hand names its two top cards ("ace-queen high"), which
+is what tells two of them apart most of the time.
 
 The best hand of the cards given is named, whatever the game: in hold'em the best
 five of seven ("two pair, kings and fives"), in Leduc the hole card with the
-board card ("pair of queens", else "king high"), and in Kuhn, where a hand is
-one card and no board, every hand is its card: "king high".
+board card ("pair of queens", else "king-jack high"), and in Kuhn, where a
+hand is one card and no board, every hand is its card: "king high".
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ def hand_name(cards: Sequence[int]) -> str:
         return f"two pair, {_PLURAL[high]} and {_PLURAL[rest // 13]}"
     if value >= _t.PAIR:
         return f"pair of {_PLURAL[(value - _t.PAIR) // 286]}"
-    return f"{_RANKS[max(rank_of(card) for card in cards)]} high"
+    highest = sorted((rank_of(card) for card in cards), reverse=True)[:2]  # no pair: distinct ranks
+    return "-".join(_RANKS[rank] for rank in highest) + " high"
 
 
 def _colex_top(colex: int, k: int) -> int:

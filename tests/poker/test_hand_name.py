@@ -28,10 +28,10 @@ from poker.hand_rank import rank_hand
         ("7s7d7h2c9dJcKh", "three sevens"),
         ("KsKd5c5h9d9c3c", "two pair, kings and nines"),  # the best two of three pairs
         ("QsQh9c6d4s2h3d", "pair of queens"),
-        ("Kh9c6d4s2hJd3c", "king high"),
+        ("Kh9c6d4s2hJd3c", "king-jack high"),  # high card: the top two name it
         # Leduc: hole card and board card
         ("QsQh", "pair of queens"),
-        ("KhAs", "ace high"),
+        ("KhAs", "ace-king high"),
         # Kuhn: one card, no board
         ("Kh", "king high"),
         ("Js", "jack high"),
