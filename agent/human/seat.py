@@ -307,7 +307,7 @@ class HumanSeat:
         if self.over.is_set():
             raise MessageError("the match is over: there is no next hand")
         if self._finished is None:
-            raise MessageError("no finished hand is waiting: the table is on the next one")
+            raise MessageError("there is no finished hand to move on from")
         self._finished = None
         self._notify()
 

@@ -168,7 +168,7 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
         assert 0 < table["clock_ms"] <= 60_000
         with pytest.raises(MessageError) as refused:
             seat.next_hand()  # nothing finished yet
-        assert str(refused.value) == "no finished hand is waiting: the table is on the next one"
+        assert str(refused.value) == "there is no finished hand to move on from"
         for kind, size, why in [
             (ActionType.FOLD, None, "fold is not legal when a check is free"),
             (ActionType.RAISE, 100, "raise to 100 chips is outside the legal range 200..1200 in round 1"),
@@ -195,7 +195,7 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
         assert finished["waiting_next"] and finished["legal"] is None and finished["clock_ms"] is None
         seat.next_hand()
         assert seat.snapshot()["legal"] is not None and seat.snapshot()["clock_ms"] is not None
-        with pytest.raises(MessageError, match="no finished hand is waiting"):
+        with pytest.raises(MessageError, match="there is no finished hand to move on from"):
             seat.next_hand()  # twice: the second has nothing to move on from
         seat.act(seat.decision or 0, ActionType.RAISE, 1200)
 
