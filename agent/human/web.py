@@ -12,9 +12,13 @@ past :data:`HARD_MAX_MESSAGE_BYTES` makes Hypercorn close the connection, code
 without it is told so in the close reason (code 1008) and stops reconnecting.
 
 Every connection is bounded, so that ``arena play`` can always tell when the
-last page has gone: a send to a page that takes longer than
-:data:`SEND_TIMEOUT_S` (a page that stopped reading) drops that page, and an
-idle HTTP connection closes after :data:`KEEP_ALIVE_S`. The three files are
+last page has gone (and stop on Ctrl-C): a page that takes longer than
+:data:`SEND_TIMEOUT_S` to take what is sent to it is dropped, and an idle HTTP
+connection closes after :data:`KEEP_ALIVE_S`. Dropping takes two bounds, as
+Hypercorn writes to a socket inside a shielded cancel scope: the kernel's
+(``TCP_USER_TIMEOUT``, which aborts a connection whose peer keeps its receive
+window shut) for a page that is open but reads nothing, and a timeout on our
+send for a page that went away with its inbox full. The three files are
 served from memory as plain responses: Starlette's file responses cancel
 themselves on the client's disconnect inside Hypercorn's keep-alive bookkeeping,
 which then never closes the idle connection. A page connection that fails ends
@@ -66,7 +70,7 @@ _FILES: Final = {
 POLICY_VIOLATION: Final = 1008
 #: What a page without the token reads when its connection is refused.
 WRONG_TOKEN: Final = "this address lacks the table's token: open the address that arena play printed (…/?token=…)"
-#: Seconds a page may take to accept one table or reply before it is dropped.
+#: Seconds a page may take to take one table or reply before it is dropped.
 SEND_TIMEOUT_S: Final = 10.0
 #: Seconds an idle HTTP connection stays open.
 KEEP_ALIVE_S: Final = 5.0
@@ -134,9 +138,10 @@ async def _serve_page(seat: HumanSeat, websocket: WebSocket, send_timeout_s: flo
     lock = trio.Lock()
 
     async def send(document: dict[str, Any]) -> None:
-        # Bounded: Hypercorn's write to a page that reads nothing blocks (shielded)
-        # until the page goes, then waits on the page's full inbox, which only
-        # this handler empties; ending here is what lets the page count reach 0.
+        # Bounded: once Hypercorn's write to a page fails (the page went, or the
+        # kernel's timeout dropped it), Hypercorn waits to put the disconnect in
+        # the page's full inbox, which only this handler empties; ending here
+        # is what lets the page count reach 0.
         with trio.fail_after(send_timeout_s):
             async with lock:
                 await websocket.send_text(json.dumps(document, separators=(",", ":")))
@@ -173,10 +178,13 @@ async def _read_messages(seat: HumanSeat, websocket: WebSocket, send: Callable[[
             await send({"type": "error", "message": str(error)})
 
 
-def bind_table(host: str, port: int) -> int:
+def bind_table(host: str, port: int, *, send_timeout_s: float = SEND_TIMEOUT_S) -> int:
     """Bind the table's address now (port 0: any free one) and return the socket's
     file descriptor for :func:`serve_table`, so that a busy port is a plain
-    ``OSError`` before anything else starts.
+    ``OSError`` before anything else starts. Its connections are aborted when
+    what is sent on them stays unread for ``send_timeout_s`` (``TCP_USER_TIMEOUT``,
+    inherited from the listener; where the system has none, only the bound on
+    our own sends applies).
 
     Raises:
         OSError: the address cannot be bound.
@@ -184,6 +192,8 @@ def bind_table(host: str, port: int) -> int:
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if hasattr(socket, "TCP_USER_TIMEOUT"):  # Linux
+            listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, int(send_timeout_s * 1000))
         listener.bind((host, port))
     except OSError as error:
         listener.close()
