@@ -69,7 +69,7 @@ _FILES: Final = {
 #: WebSocket close code for a wrong token (RFC 6455 "policy violation").
 POLICY_VIOLATION: Final = 1008
 #: What a page without the token reads when its connection is refused.
-WRONG_TOKEN: Final = "this address lacks the table's token: open the address that arena play printed (…/?token=…)"
+WRONG_TOKEN: Final = "this address does not carry this table's token: open the address that arena play printed (…/?token=…)"
 #: Seconds a page may take to take one table or reply before it is dropped.
 SEND_TIMEOUT_S: Final = 10.0
 #: Seconds an idle HTTP connection stays open.
