@@ -115,7 +115,8 @@ def make_app(seat: HumanSeat, token: str, pages: Pages, *, send_timeout_s: float
         # Accepted, then closed with the reason: a refusal before accepting is an
         # HTTP 403 that a page cannot read, and would take for a server away.
         await websocket.accept()
-        if not secrets.compare_digest(websocket.query_params.get("token", ""), token):
+        given = websocket.query_params.get("token", "").encode()  # bytes: any text compares
+        if not secrets.compare_digest(given, token.encode()):
             await websocket.close(code=POLICY_VIOLATION, reason=WRONG_TOKEN)
             return
         pages._update(+1)

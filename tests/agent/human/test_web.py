@@ -119,6 +119,7 @@ async def test_idle_http_connections_close_within_seconds() -> None:
         with trio.fail_after(KEEP_ALIVE_S + 10):
             while chunk := await stream.receive_some():
                 data += chunk
+        await stream.aclose()
         return trio.current_time() - start, data
 
     async with table() as served:
@@ -141,13 +142,14 @@ async def test_a_wrong_token_is_told_why() -> None:
     """Not an HTTP 403 that a page cannot read: the connection is accepted and
     closed with code 1008 and the reason, which the page shows."""
     async with table() as served:
-        for token in ("wrong", ""):
+        for token in ("wrong", "", "%C3%A9"):  # é: not ASCII
             page, accepted = await Page.open(served.port, token)
             assert isinstance(accepted, AcceptConnection) and not isinstance(accepted, RejectConnection)
             closed = await page.event()
             assert isinstance(closed, CloseConnection)
             assert (closed.code, closed.reason) == (POLICY_VIOLATION, WRONG_TOKEN)
             assert served.pages.count == 0
+            await page.stream.aclose()
 
 
 async def test_every_message_gets_an_answer() -> None:
@@ -167,3 +169,4 @@ async def test_every_message_gets_an_answer() -> None:
         while not isinstance(event := await page.event(), CloseConnection):
             assert isinstance(event, Message)
         assert event.code == 1009
+        await page.stream.aclose()
