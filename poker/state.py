@@ -239,7 +239,8 @@ class State:
         return True
 
     def verify(self, action: Action) -> None:
-        """Raise :class:`IllegalActionError` saying why ``action`` is not legal here."""
+        """Raise :class:`IllegalActionError` saying why ``action`` is not legal here
+        (rounds counted from 1 in the text, as tables and people count them)."""
         if self.finished:
             raise IllegalActionError(f"{action} is not legal: the hand is finished")
         if action.type is ActionType.FOLD:
@@ -248,11 +249,11 @@ class State:
         elif action.type is ActionType.RAISE:
             bounds = self.raise_bounds()
             if bounds is None:
-                raise IllegalActionError(f"no raise is legal in round {self.round}: {self._why_no_raise()}")
+                raise IllegalActionError(f"no raise is legal in round {self.round + 1}: {self._why_no_raise()}")
             if not self.game.is_limit and not bounds[0] <= action.size <= bounds[1]:
                 raise IllegalActionError(
                     f"raise to {action.size} chips is outside the legal range {bounds[0]}..{bounds[1]}"
-                    f" in round {self.round}"
+                    f" in round {self.round + 1}"
                 )
         if action.size and (action.type is not ActionType.RAISE or self.game.is_limit):
             raise IllegalActionError(f"{action.type.name.lower()} carries a size {action.size}; only no-limit raises do")

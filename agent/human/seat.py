@@ -31,6 +31,7 @@ from agent.client import AgentError, play
 from analysis.stats import mean_ci, unit_of
 from poker.cards import card_to_text
 from poker.gamedef import Game
+from poker.hand_name import hand_name
 from poker.hand_rank import hand_values
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, IllegalActionError, State
@@ -40,6 +41,7 @@ from strategies.cfr.tree.public import BettingAbstraction
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "HISTORY_HANDS",
+    "MIN_INTERVAL_HANDS",
     "Limits",
     "MessageError",
     "Act",
@@ -53,6 +55,9 @@ __all__ = [
 MAX_MESSAGE_BYTES: Final = 1024
 #: Finished hands kept for the history panel (the log keeps them all).
 HISTORY_HANDS: Final = 100
+#: Hands before the running result shows a 95% interval: the normal
+#: approximation behind it wants about 30 (two equal results would read "± 0").
+MIN_INTERVAL_HANDS: Final = 30
 _ACTION_WORDS: Final = {"fold": ActionType.FOLD, "call": ActionType.CALL, "check": ActionType.CALL, "raise": ActionType.RAISE}
 _MAX_SIZE: Final = 2**31
 _TYPED: Final = re.compile(r"(f|fold|c|call|k|check|r|raise) *(\d{1,12})?")
@@ -79,11 +84,12 @@ class Limits:
 
 @dataclass(frozen=True)
 class Act:
-    """Take ``action`` in the decision numbered ``decision``."""
+    """Take ``action`` in the decision numbered ``decision`` (``size``: None when
+    the message gave none)."""
 
     decision: int
     kind: ActionType
-    size: int
+    size: int | None
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,8 @@ class Next:
 def parse_message(raw: str | bytes) -> Act | Next:
     """A frontend message: ``{"type": "act", "decision": N, "action":
     "fold"|"call"|"check"|"raise", "size": S}`` (``size`` only for a no-limit
-    raise) or ``{"type": "next"}``.
+    raise, which :meth:`HumanSeat.act` checks as it knows the game) or
+    ``{"type": "next"}``.
 
     Raises:
         MessageError: too long, not JSON, or not one of those shapes.
@@ -116,12 +123,12 @@ def parse_message(raw: str | bytes) -> Act | Next:
         raise MessageError("message type must be 'act' or 'next'")
     if not set(message) <= {"type", "decision", "action", "size"} or not {"decision", "action"} <= set(message):
         raise MessageError("an act message has the fields type, decision, action and, for a raise, size")
-    decision, word, size = message["decision"], message["action"], message.get("size", 0)
+    decision, word, size = message["decision"], message["action"], message.get("size")
     if not _is_int(decision) or not 0 <= decision < _MAX_SIZE:
         raise MessageError("decision must be a whole number")
     if not isinstance(word, str) or word not in _ACTION_WORDS:
         raise MessageError(f"action must be one of {', '.join(_ACTION_WORDS)}")
-    if not _is_int(size) or not 0 <= size < _MAX_SIZE:
+    if size is not None and (not _is_int(size) or not 0 <= size < _MAX_SIZE):
         raise MessageError(f"size must be a whole number of chips below {_MAX_SIZE}")
     return Act(decision, _ACTION_WORDS[word], size)
 
@@ -253,12 +260,16 @@ class HumanSeat:
 
     # -- what frontends do ------------------------------------------------------
 
-    def act(self, decision: int, kind: ActionType, size: int = 0) -> Action:
+    def act(self, decision: int, kind: ActionType, size: int | None = None) -> Action:
         """Answer the open decision ``decision``; returns the action sent.
+        ``size`` (chips to raise to) is for a no-limit raise only: a size
+        anywhere else is refused rather than ignored, so a frontend that
+        meant something else hears of it.
 
         Raises:
-            MessageError: no decision is open, ``decision`` is another one, or
-                the action is not legal (the text says why).
+            MessageError: no decision is open, ``decision`` is another one, a
+                size where none belongs or none where one does, or the action
+                is not legal (the text says why).
         """
         open_ = self._decision
         if open_ is None or self.over.is_set():
@@ -266,9 +277,13 @@ class HumanSeat:
         if decision != open_.number:
             raise MessageError("that decision is over; the table has moved on")
         state = open_.view.state
-        action = Action(kind, size if kind is ActionType.RAISE and not self.game.is_limit else 0)
-        if kind is ActionType.RAISE and not self.game.is_limit and size == 0:
+        sized = kind is ActionType.RAISE and not self.game.is_limit
+        if sized and not size:
             raise MessageError("a no-limit raise needs a size (chips to raise to)")
+        if not sized and size is not None:
+            where = "in a limit game" if kind is ActionType.RAISE else f"to {kind.name.lower()}"
+            raise MessageError(f"size is only for a no-limit raise, not {where}")
+        action = Action(kind, size or 0)
         try:
             state.verify(action)
         except IllegalActionError as error:
@@ -284,10 +299,17 @@ class HumanSeat:
         return action
 
     def next_hand(self) -> None:
-        """The person has seen the finished hand."""
-        if self._finished is not None:
-            self._finished = None
-            self._notify()
+        """The person has seen the finished hand.
+
+        Raises:
+            MessageError: no finished hand is waiting (the text says why).
+        """
+        if self.over.is_set():
+            raise MessageError("the match is over: there is no next hand")
+        if self._finished is None:
+            raise MessageError("there is no finished hand to move on from")
+        self._finished = None
+        self._notify()
 
     async def wait_change(self, version: int) -> int:
         """Wait until the table differs from ``version``; returns the new version."""
@@ -339,7 +361,8 @@ class HumanSeat:
             "hand": None if view is None else self._hand_table(view),
             "waiting_next": self._finished is not None and not self.over.is_set(),
             "legal": None if decision is None else self._legal(decision),
-            "clock_ms": None if self._decision is None else self.clock_ms(),
+            # the clock of the decision shown: none over a finished hand
+            "clock_ms": None if decision is None else self.clock_ms(),
             "result": self.result(),
             "history": self._history[::-1],
         }
@@ -359,15 +382,17 @@ class HumanSeat:
 
     def result(self) -> dict[str, Any]:
         """Hands finished, total chips and the mean per hand with its 95% interval
-        in the game's unit (no interval before two hands)."""
+        in the game's unit (both None before :data:`MIN_INTERVAL_HANDS` hands,
+        which ``interval_hands`` gives for frontends to say so)."""
         values = self._values
-        estimate = mean_ci(values).scaled(self.unit.per_chip) if len(values) >= 2 else None
+        estimate = mean_ci(values).scaled(self.unit.per_chip) if len(values) >= MIN_INTERVAL_HANDS else None
         return {
             "hands": len(values),
             "total": sum(values),
             "unit": self.unit.name,
             "mean": None if estimate is None else estimate.mean,
             "ci95": None if estimate is None else estimate.half_width,
+            "interval_hands": MIN_INTERVAL_HANDS,
         }
 
     def seat_of(self, view: MatchState, position: int) -> int:
@@ -380,12 +405,19 @@ class HumanSeat:
         values = hand_values(state, view.hole, view.board) if state.finished else None
         to_act = -1 if state.finished else state.current_player()
         positions = sorted(range(n), key=lambda p: self.seat_of(view, p))
+        board = view.board[: game.total_board_cards(state.round)]
+        # The button sits just before the first to act in the last round (ACPC
+        # games order every round after the first from the button's left).
+        button = (game.first_player[-1] - 1) % n
+        shown = [state.is_showdown() and not state.folded[p] and bool(view.hole[p]) for p in range(n)]
         players = [
             {
                 "name": self.names[self.seat_of(view, p)],
                 "position": p,
+                "button": p == button,
                 "you": p == view.viewer,
                 "cards": [card_to_text(c) for c in view.hole[p]],
+                "best": hand_name((*view.hole[p], *board)) if shown[p] else None,
                 "blind": game.blind[p],
                 "spent": state.spent[p],
                 "stack": None if game.is_limit else game.stack[p] - state.spent[p],
@@ -401,7 +433,7 @@ class HumanSeat:
             "number": view.hand_id + 1,
             "finished": state.finished,
             "showdown": state.is_showdown(),
-            "board": [card_to_text(c) for c in view.board[: game.total_board_cards(state.round)]],
+            "board": [card_to_text(c) for c in board],
             "pot": sum(state.spent),
             "round": state.round,
             "players": players,

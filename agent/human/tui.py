@@ -4,7 +4,7 @@ over ssh, and from a script: the tests drive it through stdin).
 
 It prints what changed since it last looked at :meth:`HumanSeat.snapshot`: a
 header for each new hand with the person's cards, every action as it happens,
-new board cards, the showdown and result; when the seat has an open decision it
+new board cards, the showdown (each hand named) and result; when the seat has an open decision it
 prints the choices (the legal ones only, with the no-limit raise range) and
 reads one line: ``f``, ``c``/``k``, ``r`` or ``r N`` (:func:`parse_action`),
 ``q`` to leave. A refused line is answered with the reason and asked again.
@@ -104,13 +104,16 @@ def _print_changes(table: dict[str, Any], printed: _Printed, write: Callable[[st
         printed.finished = True
         for player in hand["players"]:
             if player["cards"] and not player["you"]:
-                write(f"   {player['name']} shows {format_cards(player['cards'])}")
+                best = f" ({player['best']})" if player["best"] else ""
+                write(f"   {player['name']} shows {format_cards(player['cards'])}{best}")
         you = next(p for p in hand["players"] if p["you"])
         value = you["value"]
         outcome = f"won {value:g}" if value > 0 else f"lost {-value:g}" if value < 0 else "broke even"
+        if you["best"]:
+            outcome += f" with {you['best']}"
         result = table["result"]
         interval = "" if result["ci95"] is None else f"; {result['mean']:+.3f} ± {result['ci95']:.3f} {result['unit']}"
-        write(f"   you {outcome} (total {result['total']:+g} over {result['hands']} hands{interval})")
+        write(f"   you {outcome} (total {result['total']:+g} over {_hands(result['hands'])}{interval})")
 
 
 def _print_board(
@@ -149,7 +152,7 @@ async def _ask(
             raise Quit("you left the table" if line else "the input ended")
         try:
             action = parse_action(line, state)
-            seat.act(legal["decision"], action.type, action.size)
+            seat.act(legal["decision"], action.type, action.size or None)  # a size only for a no-limit raise
             return
         except MessageError as error:
             write(f"   ! {error}")
@@ -177,5 +180,12 @@ async def _read_unless_over(seat: HumanSeat, read_line: Callable[[], Awaitable[s
 def _print_end(table: dict[str, Any], write: Callable[[str], None]) -> None:
     result = table["result"]
     why = f" ({table['message']})" if table["message"] else ""
-    interval = "" if result["ci95"] is None else f", {result['mean']:+.3f} ± {result['ci95']:.3f} {result['unit']} (95%)"
-    write(f"-- match over after {result['hands']} hands{why}: you {result['total']:+g} chips{interval}")
+    if result["ci95"] is not None:
+        interval = f", {result['mean']:+.3f} ± {result['ci95']:.3f} {result['unit']} (95%)"
+    else:
+        interval = f" (a 95% interval needs {_hands(result['interval_hands'])})" if result["hands"] else ""
+    write(f"-- match over after {_hands(result['hands'])}{why}: you {result['total']:+g} chips{interval}")
+
+
+def _hands(count: int) -> str:
+    return f"{count} hand" if count == 1 else f"{count} hands"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from agent.human.web import WRONG_TOKEN
 from tests.arena.play_process import PlayProcess
 
 if TYPE_CHECKING:
@@ -116,7 +117,10 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#btn-fold")).to_be_hidden()  # nothing to call: folding is not offered
     expect(page.locator("#btn-call")).to_have_text("Check")
     expect(page.locator("#raise-box")).to_be_hidden()  # limit: one raise size, no slider
+    expect(page.locator("#keys")).to_have_text("keys: f fold · c check/call · r raise · n/Enter next hand")  # no sizes
     expect(page.locator("#clock")).to_have_text(re.compile(r"(10:00|9:5\d) left"))  # 10 minutes an action
+    expect(page.locator("#opponents .dealer")).to_have_count(1)  # the bot acts second: it has the button
+    expect(page.locator("#me .dealer")).to_have_count(0)
     page.keyboard.press("r")
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
     expect(page.locator("#betting")).to_contain_text("round 1: you raise to 3, always-call call 2")
@@ -125,10 +129,16 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     page.click("#btn-raise")
     expect(page.locator("#banner")).to_have_text("You won 7 at showdown")
     expect(page.locator("#opponents .card")).to_have_attribute("data-card", "Ks")
-    expect(page.locator("#result")).to_have_text("+7 chips over 1 hand")
+    expect(page.locator("#me .best")).to_have_text("pair of queens")
+    expect(page.locator("#opponents .best")).to_have_text("king-queen high")
+    expect(page.locator("#result")).to_have_text("+7 chips over 1 hand · 95% interval after 30 hands")
     expect(page.locator("#history li")).to_have_count(1)
+    page.wait_for_timeout(1000)  # hand 2 has begun behind the finished one: the bot checked, your turn is open
+    expect(page.locator("#clock")).to_be_hidden()  # but its clock is not this screen's
     page.keyboard.press("n")
     expect(page.locator("#hand-number")).to_have_text("hand 2 of 2")
+    expect(page.locator("#clock")).to_be_visible()
+    expect(page.locator("#me .dealer")).to_have_count(1)  # the dealer moved the button
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#betting")).to_contain_text("round 2: always-call check")
@@ -137,7 +147,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#banner")).to_have_text("You lost 1 at showdown")
     expect(page.locator("#opponents .card")).to_have_attribute("data-card", "As")
     expect(page.locator("#status")).to_have_text("The match is over.")
-    expect(page.locator("#result")).to_contain_text("+6 chips over 2 hands · +3 ± 7.84 chips/hand (95%)")
+    expect(page.locator("#result")).to_have_text("+6 chips over 2 hands · 95% interval after 30 hands")
     out = finish(page, play)
     assert play.states() == [
         "STATE:0:rc/rc:Qs|Ks/Qh:7|-7:you|always-call",
@@ -150,6 +160,7 @@ def test_no_limit_raise_chosen_on_the_slider(start: Callable[..., PlayProcess], 
     play = start("leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
     page.goto(play.url())
     your_turn(page)
+    expect(page.locator("#keys")).to_contain_text("r raise · digits type a raise-to amount · h ½ pot · p pot · a all-in")
     slider = page.locator("#raise-slider")
     expect(slider).to_have_attribute("min", "200")
     expect(slider).to_have_attribute("max", "1200")
@@ -291,16 +302,19 @@ def test_bad_messages_are_refused_and_the_match_goes_on(start: Callable[..., Pla
         for (const text of ["not json", "[1, 2]", '{"type": "act"}', '{"type": "next", "x": 1}',
                             JSON.stringify({type: "act", decision: decision + 1, action: "call"}),
                             JSON.stringify({type: "act", decision: decision, action: "fold"}),
-                            JSON.stringify({type: "act", decision: decision, action: "call", size: true})]) {
+                            JSON.stringify({type: "act", decision: decision, action: "call", size: true}),
+                            JSON.stringify({type: "act", decision: decision, action: "call", size: 999}),
+                            JSON.stringify({type: "next"}),
+                            "x".repeat(5000)]) {
             ws.send(text);
         }
         ws.send(new Uint8Array([0, 255, 1]));
         await new Promise((ok) => setTimeout(ok, 500));
         const closed = new Promise((ok) => { ws.onclose = (e) => ok(e.code); });
-        ws.send("x".repeat(5000));
+        ws.send("x".repeat(70000));
         const code = await closed;
         const stranger = new WebSocket(`ws://${location.host}/ws?token=wrong`);
-        const refused = await new Promise((ok) => { stranger.onclose = (e) => ok(e.code); });
+        const refused = await new Promise((ok) => { stranger.onclose = (e) => ok([e.code, e.reason]); });
         return {replies, code, refused};
     }"""
     )
@@ -312,13 +326,50 @@ def test_bad_messages_are_refused_and_the_match_goes_on(start: Callable[..., Pla
         "that decision is over; the table has moved on",
         "fold is not legal when a check is free",
         "size must be a whole number of chips below 2147483648",
+        "size is only for a no-limit raise, not to call",
+        "there is no finished hand to move on from",
+        "message longer than 1024 bytes",  # refused like the others: the connection stays
         "message is not JSON",
     ]
-    assert replies["code"] == 1009  # message too big: that connection is closed, nothing else
-    assert replies["refused"] != 1000
+    assert replies["code"] == 1009  # past 64 KiB: that connection is closed, nothing else
+    assert replies["refused"] == [1008, WRONG_TOKEN]
     your_turn(page)  # the seat and the page's own connection are untouched
     page.keyboard.press("c")
     expect(page.locator("#board .card")).to_have_count(1)
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#banner")).to_have_text("You won 1 at showdown")
+
+
+def test_a_page_without_its_token_says_so(start: Callable[..., PlayProcess], page: Page) -> None:
+    """Without the token (or with a wrong one) the page says what is wrong and
+    stops reconnecting, instead of an empty felt and "reconnecting..." for ever."""
+    play = start("leduc", "--opponent", "always-call", "--hands", "1", "--seed", "11")
+    url = play.url()
+    for address in (url.split("?")[0], url.split("?")[0] + "?token=wrong"):
+        page.goto(address)
+        expect(page.locator("#fatal")).to_have_text(WRONG_TOKEN)
+        expect(page.locator("#conn")).to_have_text("refused")
+        page.wait_for_timeout(1000)  # no reconnecting
+        expect(page.locator("#conn")).to_have_text("refused")
+        expect(page.locator("#status")).to_have_text("")
+    page.goto(url)  # the right address still works
+    expect(page.locator("#fatal")).to_be_hidden()
+    your_turn(page)
+
+
+def test_a_narrow_window_puts_the_panel_below_the_table(
+    start: Callable[..., PlayProcess], page: Page, tmp_path: Path
+) -> None:
+    """At 420 px wide (a phone) the side panel goes below the felt instead of
+    over it, and the felt keeps the window's width."""
+    play = start("leduc", "--opponent", "always-call", "--hands", "1", "--seed", "11")
+    page.set_viewport_size({"width": 420, "height": 800})
+    page.goto(play.url())
+    your_turn(page)
+    felt, panel = page.locator("#felt").bounding_box(), page.locator("aside").bounding_box()
+    assert felt is not None and panel is not None
+    assert panel["y"] >= felt["y"] + felt["height"], (felt, panel)  # below, not over
+    assert felt["width"] > 360 and panel["width"] > 360, (felt, panel)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 420  # nothing sticks out sideways
+    page.screenshot(path=str(tmp_path / "table-420.png"), full_page=True)

@@ -102,7 +102,7 @@ def test_fold_is_illegal_when_a_check_is_free() -> None:
 
 def test_nolimit_sizes_outside_the_range_are_rejected_and_repaired() -> None:
     state = parse_betting("cc/", HUNL)
-    with pytest.raises(IllegalActionError, match=r"raise to 10 chips is outside the legal range 200..20000 in round 1"):
+    with pytest.raises(IllegalActionError, match=r"raise to 10 chips is outside the legal range 200..20000 in round 2"):
         state.apply(Action.raise_to(10))
     assert state.repair(Action.raise_to(10)) == (Action.raise_to(200), "WARNING: raise of 10 increased to 200")
     state = parse_betting("cc/r200c/c", HUNL)

@@ -9,6 +9,7 @@ const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 const RED = { d: true, h: true };
 const $ = (id) => document.getElementById(id);
 const token = new URLSearchParams(location.search).get("token") || "";
+const POLICY_VIOLATION = 1008; // the close code of a refused token (agent/human/web.py)
 
 let socket = null;
 let table = null;
@@ -17,6 +18,7 @@ let connections = 0; // how many times this page has (re)connected
 let clockDeadline = null;
 let raiseDecision = null; // the decision the raise box was filled for
 let sent = null; // the decision an action was sent for (buttons wait for the answer)
+let nextSent = false; // "next" was sent for the finished hand on the table
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -60,18 +62,34 @@ function connect() {
     if (message.type === "table") {
       table = message;
       sent = null;
+      nextSent = false;
       render();
     } else if (message.type === "error") {
       sent = null;
+      nextSent = false;
       $("error").textContent = message.message;
       renderActions();
     }
   };
-  socket.onclose = () => {
+  socket.onclose = (event) => {
+    if (event.code === POLICY_VIOLATION) {
+      refused(event.reason);
+      return;
+    }
     setConn(false);
     const wait = Math.min(3000, 200 * 2 ** retries++);
     setTimeout(connect, wait);
   };
+}
+
+// The server refused this page (a missing or wrong token): say why, and stop
+// retrying, since no retry with the same address can succeed.
+function refused(reason) {
+  const conn = $("conn");
+  conn.className = "down";
+  conn.textContent = "refused";
+  $("fatal").textContent = reason || "the table refused this page";
+  $("fatal").hidden = false;
 }
 
 function setConn(up) {
@@ -99,7 +117,9 @@ function render() {
   const r = t.result;
   let result = `${signed(r.total)} chips over ${r.hands} hand${r.hands === 1 ? "" : "s"}`;
   if (r.ci95 !== null) result += ` · ${signed(r.mean)} ± ${Math.round(r.ci95 * 1000) / 1000} ${r.unit} (95%)`;
+  else if (r.hands > 0) result += ` · 95% interval after ${r.interval_hands} hands`;
   $("result").textContent = result;
+  renderKeys(t.game);
   renderTable(t, hand);
   renderBetting(hand);
   renderHistory(t.history);
@@ -114,6 +134,11 @@ function playerNode(p, hand, holeCards) {
   if (p.to_act) node.classList.add("to-act");
   if (p.folded) node.classList.add("folded");
   node.append(el("div", "name", p.you && p.name !== "you" ? `${p.name} (you)` : p.name));
+  if (p.button) {
+    const button = el("span", "dealer", "D");
+    button.title = "dealer button: last to act after the first round";
+    node.append(button);
+  }
   const cards = el("div", "cards");
   if (p.cards.length) p.cards.forEach((c) => cards.append(cardNode(c)));
   else if (!p.folded) for (let i = 0; i < holeCards; i++) cards.append(cardNode(null));
@@ -123,6 +148,7 @@ function playerNode(p, hand, holeCards) {
   if (p.folded) info += " · folded";
   else if (p.all_in) info += " · all-in";
   node.append(el("div", "info", info));
+  if (p.best !== null) node.append(el("div", "best", p.best));
   if (p.value !== null) {
     node.append(el("div", "value " + (p.value > 0 ? "pos" : p.value < 0 ? "neg" : ""), signed(p.value)));
   }
@@ -156,6 +182,18 @@ function renderTable(t, hand) {
     banner.textContent = v > 0 ? `You won ${v} ${how}` : v < 0 ? `You lost ${-v} ${how}` : `Split pot ${how}`;
     banner.className = v > 0 ? "won" : v < 0 ? "lost" : "";
   }
+}
+
+// The key hints of what this game allows: no raise sizes in a limit game.
+function renderKeys(game) {
+  const keys = [["f", "fold"], ["c", "check/call"], ["r", "raise"]];
+  if (!game.limit) {
+    keys.push(["digits", "type a raise-to amount"], ["h", "½ pot"], ["p", "pot"], ["a", "all-in"]);
+  }
+  keys.push(["n/Enter", "next hand"]);
+  const box = $("keys");
+  box.replaceChildren("keys:");
+  keys.forEach(([key, what], i) => box.append(i ? " · " : " ", el("b", "", key), ` ${what}`));
 }
 
 function renderBetting(hand) {
@@ -275,7 +313,7 @@ function act(action) {
 }
 
 function next() {
-  if (table && table.waiting_next) send({ type: "next" });
+  if (table && table.waiting_next && !nextSent && send({ type: "next" })) nextSent = true;
 }
 
 function shortcut(which) {

@@ -5,6 +5,7 @@ whole in-process match (dealer + always-call bot + the seat) driven through
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import json
 
@@ -16,6 +17,7 @@ from hypothesis import strategies as st
 from agent.client import play
 from agent.human.seat import (
     MAX_MESSAGE_BYTES,
+    MIN_INTERVAL_HANDS,
     Act,
     HumanSeat,
     Limits,
@@ -25,6 +27,7 @@ from agent.human.seat import (
     parse_message,
 )
 from agent.human.tui import format_cards, in_colour
+from analysis.stats import mean_ci
 from dealer.server import MatchConfig, serve_match
 from poker.gamedef import load_game
 from poker.state import Action, ActionType, State
@@ -37,9 +40,10 @@ LIMITS = Limits(response_ms=60_000, hand_ms=60_000, match_ms=600_000)
 
 def test_messages_that_are_accepted() -> None:
     assert parse_message('{"type": "next"}') == Next()
-    assert parse_message('{"type":"act","decision":3,"action":"call"}') == Act(3, ActionType.CALL, 0)
+    assert parse_message('{"type":"act","decision":3,"action":"call"}') == Act(3, ActionType.CALL, None)
+    assert parse_message('{"type":"act","decision":3,"action":"call","size":999}') == Act(3, ActionType.CALL, 999)
     assert parse_message(b'{"type":"act","decision":0,"action":"raise","size":650}') == Act(0, ActionType.RAISE, 650)
-    assert parse_message('{"type":"act","decision":1,"action":"check"}') == Act(1, ActionType.CALL, 0)
+    assert parse_message('{"type":"act","decision":1,"action":"check"}') == Act(1, ActionType.CALL, None)
 
 
 @pytest.mark.parametrize(
@@ -162,10 +166,16 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
             "raise": {"min": 200, "max": 1200, "half_pot": 200, "pot": 300, "all_in": 1200},
         }
         assert 0 < table["clock_ms"] <= 60_000
+        with pytest.raises(MessageError) as refused:
+            seat.next_hand()  # nothing finished yet
+        assert str(refused.value) == "there is no finished hand to move on from"
         for kind, size, why in [
-            (ActionType.FOLD, 0, "fold is not legal when a check is free"),
-            (ActionType.RAISE, 100, "raise to 100 chips is outside the legal range 200..1200 in round 0"),
+            (ActionType.FOLD, None, "fold is not legal when a check is free"),
+            (ActionType.RAISE, 100, "raise to 100 chips is outside the legal range 200..1200 in round 1"),
             (ActionType.RAISE, 0, "a no-limit raise needs a size (chips to raise to)"),
+            (ActionType.RAISE, None, "a no-limit raise needs a size (chips to raise to)"),
+            (ActionType.CALL, 999, "size is only for a no-limit raise, not to call"),  # refused, not ignored
+            (ActionType.FOLD, 0, "size is only for a no-limit raise, not to fold"),
         ]:
             with pytest.raises(MessageError) as refused:
                 seat.act(decision, kind, size)
@@ -177,12 +187,17 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
             seat.act(decision, ActionType.CALL)
         decision = await _next_decision(seat)
         seat.act(decision, ActionType.CALL)  # round 2: check; the bot checks: showdown
-        while not seat.snapshot()["waiting_next"]:
+        while seat.decision in (None, decision):  # hand 2: the bot checks first, then it is your turn...
             await seat.wait_change(seat.version)
-        seen.append(seat.snapshot())
+        finished = seat.snapshot()
+        seen.append(finished)
+        # ...but the finished hand stays on the table, with no actions and no clock, until you move on
+        assert finished["waiting_next"] and finished["legal"] is None and finished["clock_ms"] is None
         seat.next_hand()
-        decision = await _next_decision(seat)  # hand 2: the bot checked first
-        seat.act(decision, ActionType.RAISE, 1200)
+        assert seat.snapshot()["legal"] is not None and seat.snapshot()["clock_ms"] is not None
+        with pytest.raises(MessageError, match="there is no finished hand to move on from"):
+            seat.next_hand()  # twice: the second has nothing to move on from
+        seat.act(seat.decision or 0, ActionType.RAISE, 1200)
 
     seat, states = await _match(tmp_path, "leduc.nolimit", 5, person)
     assert states == [
@@ -191,9 +206,9 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
     ]
     showdown = seen[1]["hand"]
     assert showdown["finished"] and showdown["showdown"] and showdown["board"] == ["Qs"]  # type: ignore[index]
-    assert [(p["name"], p["cards"], p["value"]) for p in showdown["players"]] == [  # type: ignore[index]
-        ("you", ["As"], 650.0),
-        ("bot", ["Ks"], -650.0),
+    assert [(p["name"], p["cards"], p["value"], p["best"], p["button"]) for p in showdown["players"]] == [  # type: ignore[index]
+        ("you", ["As"], 650.0, "ace-queen high", False),
+        ("bot", ["Ks"], -650.0, "king-queen high", True),  # Leduc: the second to act has the button
     ]
     assert showdown["betting"] == [  # type: ignore[index]
         [{"name": "you", "text": "raise to 650"}, {"name": "bot", "text": "call 550"}],
@@ -201,7 +216,12 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
     ]
     final = seat.snapshot()
     assert final["over"] and final["legal"] is None and final["clock_ms"] is None
-    assert final["result"] == {"hands": 2, "total": 1850.0, "unit": "chips/hand", "mean": 925.0, "ci95": pytest.approx(1.96 * 275)}
+    assert final["result"] == {  # two hands are too few for an interval
+        "hands": 2, "total": 1850.0, "unit": "chips/hand", "mean": None, "ci95": None, "interval_hands": 30
+    }
+    with pytest.raises(MessageError) as refused:
+        seat.next_hand()
+    assert str(refused.value) == "the match is over: there is no next hand"
     assert [h["value"] for h in final["history"]] == [1200.0, 650.0]  # newest first
     assert final["history"][1] == {
         "hand": 1, "cards": ["As"], "board": ["Qs"], "betting": "r650c/cc", "folded": False,
@@ -219,21 +239,50 @@ async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Pa
         decision = await _next_decision(seat)
         assert seat.snapshot()["legal"] == {"decision": decision, "fold": True, "call": 2, "raise": {
             "min": 5, "max": 5, "half_pot": 5, "pot": 5, "all_in": 5}}
+        with pytest.raises(MessageError) as refused:
+            seat.act(decision, ActionType.RAISE, 5)
+        assert str(refused.value) == "size is only for a no-limit raise, not in a limit game"
         seat.act(decision, ActionType.FOLD)
 
     seat, states = await _match(tmp_path, "leduc.limit.3p", 2, person, hands=1, bots=("always-raise", "always-call"))
     assert states == ["STATE:0:crcf/rc:Jh|Ah|Qs/Js:-1|8|-7:you|always-raise|always-call"]
     hand = seat.snapshot()["hand"]
-    assert [(p["name"], p["cards"], p["folded"], p["value"]) for p in hand["players"]] == [
-        ("you", ["Jh"], True, -1.0),
-        ("always-raise", ["Ah"], False, 8.0),
-        ("always-call", ["Qs"], False, -7.0),
+    assert [(p["name"], p["cards"], p["folded"], p["value"], p["best"], p["button"]) for p in hand["players"]] == [
+        ("you", ["Jh"], True, -1.0, None, False),  # folded: no hand to name
+        ("always-raise", ["Ah"], False, 8.0, "ace-jack high", False),
+        ("always-call", ["Qs"], False, -7.0, "queen-jack high", True),
     ]
     assert hand["showdown"] and hand["betting"][1] == [
         {"name": "always-raise", "text": "raise to 7"},
         {"name": "always-call", "text": "call 4"},
     ]
     assert seat.snapshot()["history"][0]["folded"] is True
+
+
+async def test_the_interval_waits_for_enough_hands(tmp_path: Path) -> None:
+    """Always calling against always-call in leduc, seed 3: the running result
+    has no interval before MIN_INTERVAL_HANDS hands (two equal results once read
+    "-1 ± 0"), then the mean and its 95% interval of the hands' values."""
+    results: list[dict[str, Any]] = []
+
+    async def person(seat: HumanSeat) -> None:
+        while not seat.over.is_set():
+            if seat.snapshot()["waiting_next"]:
+                results.append(seat.result())
+                seat.next_hand()
+            elif seat.decision is not None:
+                seat.act(seat.decision, ActionType.CALL)
+            else:
+                await seat.wait_change(seat.version)
+
+    seat, states = await _match(tmp_path, "leduc", 3, person, hands=MIN_INTERVAL_HANDS)
+    fields = [line.split(":") for line in states]  # STATE:id:betting:cards:values:names, in that hand's positions
+    values = [float(f[4].split("|")[f[5].split("|").index("you")]) for f in fields]
+    assert [r["hands"] for r in results][: MIN_INTERVAL_HANDS - 1] == list(range(1, MIN_INTERVAL_HANDS))
+    assert all(r["ci95"] is None and r["mean"] is None for r in results if r["hands"] < MIN_INTERVAL_HANDS)
+    final, estimate = seat.result(), mean_ci(values)
+    assert final["hands"] == MIN_INTERVAL_HANDS and len(set(values)) > 1
+    assert final["mean"] == pytest.approx(estimate.mean) and final["ci95"] == pytest.approx(estimate.half_width)
 
 
 def test_red_suits_in_a_terminal() -> None:
