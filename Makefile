@@ -1,24 +1,42 @@
 # The two commands of the README. Each sets up its own virtual environment first,
-# installing the exact versions of constraints.txt (what CI tested).
+# installing the exact versions of constraints.txt (what CI tested): `make match` only
+# what running needs, `make test` adds the test extras and compiles every numba kernel
+# ahead (the suite uses them all). Two stamps, the test one built on the run one: a venv
+# made by `make match` is upgraded in place by `make test`, and one made by `make test`
+# serves `make match` as it is. Both are named by the checksum of the pins, so a change
+# to pyproject.toml or constraints.txt reinstalls into the same venv.
 PYTHON ?= python3
 VENV := .venv
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
+SUM := $(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
+RUN_STAMP := $(VENV)/.installed-run-$(SUM)
+TEST_STAMP := $(VENV)/.installed-test-$(SUM)
+# pip's own lines (no -q), and a word every 10 s while it unpacks (silent half a minute
+# on 2 cores): a first run is never long silent.
+INSTALL := bash -c '"$$@" & pid=$$!; t=0; while kill -0 $$pid 2>/dev/null; do sleep 1; t=$$((t + 1)); \
+	[ $$((t % 10)) != 0 ] || echo "  ... still installing ($$t s)"; done; wait $$pid' -- \
+	$(VENV)/bin/python -m pip install --progress-bar off -c constraints.txt
 
 .PHONY: match test lock warmup browser
 
-$(STAMP): pyproject.toml constraints.txt
-	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --upgrade pip
-	$(VENV)/bin/python -m pip install -q -c constraints.txt -e '.[test]'
-	$(VENV)/bin/python -m strategies.cfr.warmup   # compile the numba kernels once, with a word on each
-	rm -f $(VENV)/.installed-* && touch $@
+$(RUN_STAMP): pyproject.toml constraints.txt
+	@[ -x $(VENV)/bin/python ] || { echo "creating $(VENV)"; $(PYTHON) -m venv $(VENV) && $(VENV)/bin/python -m pip install -q --upgrade pip; }
+	@echo "installing acpc-arena and what it needs to run into $(VENV) (the versions of constraints.txt)"
+	@$(INSTALL) -e .
+	rm -f $(VENV)/.installed-run-* && touch $@
+
+$(TEST_STAMP): $(RUN_STAMP)
+	@echo "installing the test tools into $(VENV) (the versions of constraints.txt)"
+	@$(INSTALL) -e '.[test]'
+	$(VENV)/bin/python -m strategies.cfr.warmup   # compile every numba kernel once, with a word on each
+	rm -f $(VENV)/.installed-test-* && touch $@
 
 # A local heads-up limit hold'em match between two simple agents, with results.
-match: $(STAMP)
+# Kernels it needs (a few seconds' worth) compile as it runs, saying so once.
+match: $(RUN_STAMP)
 	$(VENV)/bin/arena match hulhe --hands 3000 --seed 7 --duplicate random always-raise
 
 # The whole test suite (what CI runs).
-test: $(STAMP) browser
+test: $(TEST_STAMP) browser
 	$(VENV)/bin/python -m pytest
 
 # Debian's Chromium for the browser tests of `arena play` (Playwright drives it; no browser
@@ -30,8 +48,8 @@ browser:
 			|| echo "chromium could not be installed: the browser tests will skip"; \
 	fi
 
-# Compile (or check) the numba kernels; set-up does it once, this redoes it after a kernel change.
-warmup: $(STAMP)
+# Compile (or check) every numba kernel; `make test` does it once, this redoes it after a kernel change.
+warmup: $(RUN_STAMP)
 	$(VENV)/bin/python -m strategies.cfr.warmup
 
 # Move constraints.txt to the newest releases pyproject.toml allows: install them

@@ -434,14 +434,17 @@ def run_lbr(
     started = time.perf_counter()
     jobs = [(game, spec, seed, config, a, min(a + chunk, hands)) for a in range(0, hands, chunk)]
     parts: list[npt.NDArray[np.float64]] = []
-    if workers <= 1:
-        for job in jobs:
-            parts.append(_chunk(job))
-            if progress:
-                progress(job[5] - job[4])
-    else:
+    # With workers, the first chunk still plays here, before the pool starts: the
+    # numba kernels a hand needs compile once, in this process, saying so once (the
+    # workers fork with them, or load them from the cache), not once in every worker.
+    here, pooled = (jobs, []) if workers <= 1 else (jobs[:1], jobs[1:])
+    for job in here:
+        parts.append(_chunk(job))
+        if progress:
+            progress(job[5] - job[4])
+    if pooled:
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            for job, part in zip(jobs, pool.map(_chunk, jobs)):
+            for job, part in zip(pooled, pool.map(_chunk, pooled)):
                 parts.append(part)
                 if progress:
                     progress(job[5] - job[4])

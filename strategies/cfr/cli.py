@@ -54,7 +54,7 @@ from analysis.stats import Unit, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
-from strategies.cfr import cli_sampled
+from strategies.cfr import cli_sampled, compile_notice, warmup
 from strategies.cfr.best_response.exact import exploitability
 from strategies.cfr.solvers import abstract_game, pcs
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
@@ -453,6 +453,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     if args.resume is not None:
         saved = load_strategy(args.resume)
         _check_resume(args, saved)
+        compile_notice.expect(*warmup.solve_kernels(saved.algorithm, saved.game.num_players))
         if args.every is None:
             args.every = int(saved.settings.get(EVERY, 0))
         if saved.layout == BUCKETS and saved.algorithm == ABSTRACT:
@@ -488,6 +489,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
         raise TreeError("name a GAME to solve (or --resume a file)")
     game = load_game(args.game)
     args.algorithm = args.algorithm or Algorithm.CFR_PLUS.value
+    compile_notice.expect(*warmup.solve_kernels(args.algorithm, game.num_players))  # one line if they are cold
     if args.float32 and args.algorithm != ABSTRACT:
         raise TreeError("--float32 applies to --algorithm abstract only")
     if (args.plus or args.linear) and args.algorithm != PCS:

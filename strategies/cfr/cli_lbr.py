@@ -25,6 +25,7 @@ from tqdm import tqdm
 from analysis.stats import unit_of
 from poker.gamedef import GameDefError, load_game
 from strategies.base import StrategyError
+from strategies.cfr import compile_notice
 from strategies.lbr import ACTION_SETS, LbrConfig, LbrError, parse_streets, run_lbr
 
 __all__ = ["main"]
@@ -54,6 +55,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    compile_notice.install()  # the hand evaluator's kernels compile in the first hand, here (none imports them)
     try:
         game = load_game(args.game)
         streets = args.streets or f"1-{game.num_rounds}"

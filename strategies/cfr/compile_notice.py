@@ -6,10 +6,15 @@ source, or ``$NUMBA_CACHE_DIR``), so later runs load it in well under a second.
 The first run pays the compilation: minutes for the solver kernels on a loaded
 machine. numba fires its ``numba:compile`` event only for a real compilation (a
 cache load does not), so a listener on it tells exactly when the cache is cold,
-and costs nothing when it is warm. The notice names the kernels (once per kernel
-module and process) and where they are cached::
+and costs nothing when it is warm. The notice says what compiles and roughly how
+long it takes, once per kernel module and process, where it is cached::
 
-    numba: compiling the CFR solver kernels, once (cached in .../strategies/cfr/tree/__pycache__); this can take minutes
+    numba: compiling the CFR solver kernels, once (about 60 s on 2 cores; cached in .../strategies/cfr/tree/__pycache__)
+
+A command that needs several modules names them ahead with :func:`expect`, so
+that its user reads one line, not one per module. The line goes through
+``tqdm.write``: printed while a progress bar runs, it lands above the bar, never
+inside it.
 
 ``python -m strategies.cfr.warmup`` compiles everything ahead. The notice is off
 under pytest (tests compare stderr) unless ``ACPC_ARENA_COMPILE_NOTICE=1``;
@@ -21,13 +26,14 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from numba.core import event
+from tqdm import tqdm
 
-__all__ = ["ENV", "LABELS", "enabled", "install", "notice", "recording"]
+__all__ = ["ENV", "LABELS", "SECONDS", "enabled", "expect", "install", "notice", "recording"]
 
 #: The environment variable: ``0`` silences the notice, ``1`` forces it (pytest too).
 ENV = "ACPC_ARENA_COMPILE_NOTICE"
@@ -42,11 +48,30 @@ LABELS = {
     "strategies.cfr.solvers.multiplayer": "multiplayer CFR",
     "strategies.cfr.solvers._sampled_kernels": "sampled multiplayer CFR",
     "strategies.resolve._kernels": "re-solving and value-net",
+    "analysis.allin": "all-in adjustment",
 }
-_PROJECT = ("poker.", "strategies.")
+#: Roughly how long each module's kernels take to compile, in seconds: what
+#: ``python -m strategies.cfr.warmup`` took on a fresh clone, 2 shared cores.
+#: The notice turns the sum into words ("a few seconds", "about 1 min"): the
+#: user learns whether to wait or to fetch a coffee, not a prediction.
+SECONDS = {
+    "poker._eval_kernels": 2.0,
+    "strategies.cfr.tree._kernels": 60.0,
+    "strategies.cfr.abstraction._kernels": 8.0,
+    "strategies.cfr.solvers._pcs_kernels": 6.0,
+    "strategies.cfr.solvers._abstract_kernels": 6.0,
+    "strategies.cfr.best_response.blind": 20.0,
+    "strategies.cfr.solvers.multiplayer": 5.0,
+    "strategies.cfr.solvers._sampled_kernels": 7.0,
+    "strategies.resolve._kernels": 70.0,
+    "analysis.allin": 5.0,
+}
+_UNKNOWN_SECONDS = 30.0  # a kernel module missing from SECONDS
+_PROJECT = ("poker.", "strategies.", "analysis.")
 
 _lock = threading.Lock()
 _announced: set[str] = set()
+_groups: list[tuple[str, ...]] = []
 _recorders: list[list[str]] = []
 _installed = False
 
@@ -59,11 +84,33 @@ def enabled() -> bool:
     return "PYTEST_CURRENT_TEST" not in os.environ
 
 
-def notice(module: str, cache_dir: str | None) -> str:
-    """The line printed when ``module``'s first kernel starts compiling."""
-    label = LABELS.get(module, module)
-    where = f" (cached in {cache_dir})" if cache_dir else ""
-    return f"numba: compiling the {label} kernels, once{where}; this can take minutes"
+def _duration(seconds: float) -> str:
+    if seconds < 10:
+        return "a few seconds"
+    if seconds < 90:
+        return f"about {10 * round(seconds / 10):.0f} s"
+    return f"about {round(seconds / 60):.0f} min"
+
+
+def notice(modules: Sequence[str], cache_dir: str | None) -> str:
+    """The one line printed when the first kernel of ``modules`` starts compiling:
+    what compiles and roughly how long it takes (the sum of :data:`SECONDS`)."""
+    labels = [LABELS.get(module, module) for module in modules]
+    named = labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+    seconds = sum(SECONDS.get(module, _UNKNOWN_SECONDS) for module in modules)
+    where = f"; cached in {cache_dir}" if cache_dir else ""
+    return f"numba: compiling the {named} kernels, once ({_duration(seconds)} on 2 cores{where})"
+
+
+def expect(*modules: str) -> None:
+    """Announce ``modules`` together: a command that will compile the kernels of
+    several modules calls this before it starts, so that the first compilation
+    of any of them prints one line naming them all (those not yet announced in
+    this process) with their summed time, and the others compile silently.
+    Modules never expected are announced one line each, as they compile."""
+    install()
+    with _lock:
+        _groups.append(tuple(modules))
 
 
 def _cache_dir(dispatcher: Any) -> str | None:
@@ -93,8 +140,13 @@ class _Listener(event.Listener):
                 names.append(f"{module}.{getattr(function, '__qualname__', '?')}")
             if _recorders or module in _announced or not enabled():
                 return
-            _announced.add(module)
-        print(notice(module, _cache_dir(dispatcher)), file=sys.stderr, flush=True)
+            group = next((g for g in _groups if module in g), (module,))
+            modules = [m for m in group if m not in _announced]
+            _announced.update(modules)
+        # tqdm.write clears any open progress bar, prints the line and redraws the
+        # bar below it: a kernel that compiles while a bar runs never splits the bar.
+        tqdm.write(notice(modules, _cache_dir(dispatcher)), file=sys.stderr)
+        sys.stderr.flush()
 
     def on_end(self, ev: event.Event) -> None:
         pass

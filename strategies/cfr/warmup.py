@@ -43,7 +43,7 @@ import numpy as np
 
 from strategies.cfr import compile_notice
 
-__all__ = ["STEPS", "StepResult", "main", "warm_up"]
+__all__ = ["STEPS", "StepResult", "main", "solve_kernels", "warm_up"]
 
 
 @dataclass(frozen=True)
@@ -153,6 +153,30 @@ STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
     ("sampled 3-player CFR", _sampled),
     ("continual re-solving and value-net training", _resolve),
 )
+
+
+_EVALUATOR = "poker._eval_kernels"
+_ABSTRACTION = "strategies.cfr.abstraction._kernels"
+_MULTIPLAYER = "strategies.cfr.solvers.multiplayer"
+#: The kernel modules a two-player solve compiles, by ``--algorithm`` (recorded
+#: from :data:`STEPS` on a cold cache; three-player games in :func:`solve_kernels`).
+_SOLVE_KERNELS = {
+    "cfr": (_EVALUATOR, "strategies.cfr.tree._kernels"),
+    "cfr+": (_EVALUATOR, "strategies.cfr.tree._kernels"),
+    "pcs": (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._pcs_kernels"),
+    "abstract": (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._abstract_kernels"),
+}
+
+
+def solve_kernels(algorithm: str, players: int) -> tuple[str, ...]:
+    """The kernel modules ``arena solve --algorithm ALGORITHM`` compiles on a game
+    of ``players`` players: what it names in one compile notice
+    (:func:`compile_notice.expect`) when it finds them cold. Empty when unknown."""
+    if algorithm == "es-mccfr":
+        return (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._sampled_kernels", _MULTIPLAYER)
+    if players == 3:
+        return (_EVALUATOR, _MULTIPLAYER)
+    return _SOLVE_KERNELS.get(algorithm, ())
 
 
 @contextlib.contextmanager

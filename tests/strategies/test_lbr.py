@@ -8,7 +8,9 @@ compared with :func:`strategies.cfr.best_response.exact.best_response`.
 
 from __future__ import annotations
 
+import os
 from itertools import permutations
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -19,6 +21,7 @@ from poker.evaluate import hand_vs_range_equity
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
+from strategies import lbr
 from strategies.base import PublicState, Strategy, make_strategy
 from strategies.cfr.best_response.exact import best_response, strategy_from_policy
 from strategies.cfr.cli_lbr import main
@@ -181,3 +184,25 @@ def test_holdem_win_probability_matches_the_equity_helper() -> None:
     weights = initial_range(game, hole, board) * np.random.default_rng(1).random(1326)
     expected = hand_vs_range_equity(hole, weights, board, deck=game.deck(), final_board_size=5).value
     assert Rollouts(game, hole, board).wp(weights) == pytest.approx(expected, abs=1e-12)
+
+
+
+def test_workers_start_after_the_first_chunk_played_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first chunk plays in this process, before the pool: the numba kernels a
+    # hand needs compile here once, with one notice, not in (and once per) worker.
+    # The workers fork with this patch and append to the same file.
+    played = tmp_path / "played"
+    chunks = lbr.play_hands
+
+    def recorded(game: Game, spec: str, seed: int, config: LbrConfig, start: int, stop: int) -> npt.NDArray[np.float64]:
+        with played.open("a") as out:
+            out.write(f"{start} {os.getpid()}\n")
+        return chunks(game, spec, seed, config, start, stop)
+
+    monkeypatch.setattr(lbr, "play_hands", recorded)
+    pooled = run_lbr(LEDUC, "random", 24, seed=5, config=LbrConfig(), workers=2, chunk=8)
+    pids = dict(line.split() for line in played.read_text().splitlines())
+    assert sorted(pids, key=int) == ["0", "8", "16"]
+    assert pids["0"] == str(os.getpid()) and pids["8"] != str(os.getpid()) and pids["16"] != str(os.getpid())
+    # The figures do not depend on where a chunk plays.
+    assert np.array_equal(pooled.values, run_lbr(LEDUC, "random", 24, seed=5, config=LbrConfig(), chunk=8).values)

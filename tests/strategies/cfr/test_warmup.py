@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 import numba
 import pytest
 from numba import njit
+from tqdm import tqdm
 
 from poker.gamedef import load_game
 from poker.state import CALL, Action, State
@@ -30,12 +33,23 @@ def _fresh_kernel(module: str) -> Any:
 
 
 def test_notice_text() -> None:
-    assert compile_notice.notice("strategies.cfr.tree._kernels", "/x/__pycache__") == (
-        "numba: compiling the CFR solver kernels, once (cached in /x/__pycache__); this can take minutes"
+    # What compiles and roughly how long (compile_notice.SECONDS: the CFR solver's about a minute).
+    assert compile_notice.notice(["strategies.cfr.tree._kernels"], "/x/__pycache__") == (
+        "numba: compiling the CFR solver kernels, once (about 60 s on 2 cores; cached in /x/__pycache__)"
     )
-    assert compile_notice.notice("strategies.cfr.other", None) == (
-        "numba: compiling the strategies.cfr.other kernels, once; this can take minutes"
+    assert compile_notice.notice(["poker._eval_kernels"], None) == (
+        "numba: compiling the hand evaluator kernels, once (a few seconds on 2 cores)"
     )
+    # 2 + 60 + 70 s: about 2 min.
+    modules = ["poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels"]
+    assert compile_notice.notice(modules, None) == (
+        "numba: compiling the hand evaluator, CFR solver and re-solving and value-net kernels, once"
+        " (about 2 min on 2 cores)"
+    )
+    assert compile_notice.notice(["strategies.cfr.other"], None) == (
+        "numba: compiling the strategies.cfr.other kernels, once (about 30 s on 2 cores)"
+    )
+    assert set(compile_notice.SECONDS) == set(compile_notice.LABELS)
 
 
 def test_notice_is_off_under_pytest_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -58,7 +72,7 @@ def test_a_compilation_prints_one_line_per_module(
     module = "strategies.cfr._test_notice_module"
     first, second = _fresh_kernel(module), _fresh_kernel(module)
     assert first(1) == 2 and second(2) == 3 and first(3) == 4
-    assert capsys.readouterr().err.splitlines() == [compile_notice.notice(module, None)]
+    assert capsys.readouterr().err.splitlines() == [compile_notice.notice([module], None)]
     _fresh_kernel("numba_user.elsewhere")(1)  # not this project's: no notice
     assert capsys.readouterr().err == ""
 
@@ -76,8 +90,38 @@ def test_the_notice_names_the_cache_folder(
     twice.__module__ = "strategies.cfr._test_cached_module"
     assert njit(cache=True)(twice)(4) == 8
     (line,) = capsys.readouterr().err.splitlines()
-    assert line.startswith("numba: compiling the strategies.cfr._test_cached_module kernels, once (cached in ")
-    assert str(tmp_path) in line
+    assert line.startswith("numba: compiling the strategies.cfr._test_cached_module kernels, once (")
+    assert f"; cached in {tmp_path}" in line
+
+
+def test_expected_modules_are_announced_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A command that will compile two modules' kernels says so once, at the first.
+    monkeypatch.setenv(compile_notice.ENV, "1")
+    first, second = "strategies.cfr._test_group_first", "strategies.cfr._test_group_second"
+    compile_notice.expect(first, second)
+    assert _fresh_kernel(second)(1) == 2 and _fresh_kernel(first)(1) == 2
+    assert capsys.readouterr().err.splitlines() == [compile_notice.notice([first, second], None)]
+    # A module no command expected still gets its own line.
+    _fresh_kernel("strategies.cfr._test_group_other")(1)
+    assert capsys.readouterr().err.splitlines() == [compile_notice.notice(["strategies.cfr._test_group_other"], None)]
+
+
+def test_the_notice_never_lands_inside_a_progress_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A kernel that compiles while a bar runs (the first iteration of a solve): the
+    # bar is cleared (a carriage return) before the line and drawn again after it.
+    monkeypatch.setenv(compile_notice.ENV, "1")
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stream)
+    module = "strategies.cfr._test_inside_bar"
+    with tqdm(total=10, file=sys.stderr, ncols=60, mininterval=0) as bar:
+        bar.update(3)
+        _fresh_kernel(module)(1)
+        bar.update(1)
+    before, after = stream.getvalue().split(compile_notice.notice([module], None))
+    assert before.endswith("\r") and " 3/10 " in before
+    assert after.startswith("\n") and " 4/10 " in after
 
 
 def test_a_failing_notice_never_fails_the_compilation(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,3 +184,31 @@ def test_warmup_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert [line.split(":")[0].strip() for line in lines[1:-1]] == [name for name, _ in warmup.STEPS]
     assert all(line.endswith("(cached)") for line in lines[1:-1])  # compiled by the run above
     assert lines[-1].startswith("numba kernels ready in ") and lines[-1].endswith(" (0 compiled)")
+
+
+def test_every_solve_algorithm_names_its_kernels() -> None:
+    algorithms = next(a for a in cli._parser()._actions if a.dest == "algorithm").choices
+    assert algorithms is not None
+    for algorithm in algorithms:
+        assert warmup.solve_kernels(algorithm, 2), algorithm
+        assert all(module in compile_notice.LABELS for module in warmup.solve_kernels(algorithm, 2))
+    assert warmup.solve_kernels("cfr+", 3) == ("poker._eval_kernels", "strategies.cfr.solvers.multiplayer")
+
+
+@pytest.mark.slow
+def test_a_cold_three_player_solve_says_so_in_one_line(tmp_path: Path) -> None:
+    # The hand evaluator compiles as the tree is built, the multiplayer kernels in the
+    # first iteration: one notice for both, before the first (not one per module).
+    cold = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), compile_notice.ENV: "1"}
+    out = tmp_path / "kuhn3p.strategy"
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "solve", "kuhn3p", "--iterations", "2", "-o", str(out)],
+        env=cold,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    notices = [line for line in done.stderr.splitlines() if line.startswith("numba:")]
+    assert len(notices) == 1, done.stderr
+    assert notices[0].startswith("numba: compiling the hand evaluator and multiplayer CFR kernels, once ("), done.stderr
