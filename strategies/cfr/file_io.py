@@ -5,7 +5,9 @@ strategy files (:mod:`strategies.cfr.strategy_file`) and cache files
 A file is two msgpack objects in a row: a header map, then a map from array
 name to ``{"dtype", "shape", "data"}`` (raw little-endian bytes, C order).
 :func:`write_file` replaces the target atomically (a temporary file in the same
-directory, then ``os.replace``), so a reader never sees half a file.
+directory, flushed to disk, then ``os.replace``), so a reader never sees half a
+file, nor a crash an empty one: an interrupted solve's checkpoint is the old file
+or the new one.
 
 Reading treats the file as untrusted. :class:`HeaderFile` reads the header
 alone, under the small :data:`HEADER_LIMITS`, so a caller checks it (a schema:
@@ -124,6 +126,8 @@ def write_file(path: Path, header: Mapping[str, Any], arrays: Mapping[str, npt.N
         with os.fdopen(handle, "wb") as out:
             out.write(msgpack.packb({**header, "arrays": sorted(arrays)}, use_bin_type=True))
             out.write(msgpack.packb({name: pack_array(a) for name, a in arrays.items()}, use_bin_type=True))
+            out.flush()
+            os.fsync(out.fileno())  # the data is on disk before the name points at it
         os.chmod(temporary, 0o644)  # mkstemp makes it private; these files are not secret
         os.replace(temporary, path)
     except BaseException:
