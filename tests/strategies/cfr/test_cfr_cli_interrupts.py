@@ -53,7 +53,7 @@ SAMPLED_BOT = Bot(
 )
 #: The longest wait after the last awaited ``--every`` line, seconds (from the start when none is).
 MAX_DELAY_S = 0.1
-MAX_START_DELAY_S = 1.5
+MAX_START_DELAY_S = 0.5
 #: How a link may end: finished, interrupted, or killed by a SIGTERM that came after the
 #: solve's handlers were gone (its file written) or a SIGINT before they were there.
 STATUSES = (0, 130, -signal.SIGTERM, -signal.SIGINT)
