@@ -32,9 +32,10 @@ iterations it measures the exact exploitability of the average strategy (in the
 game's unit, :func:`analysis.stats.unit_of`) and prints it. Ctrl-C or SIGTERM
 stops after the current batch (at once during a measurement) and writes the file
 (a checkpoint holding regrets and cumulative strategy, always of the iterations
-it counts: :mod:`strategies.cfr.interrupts`; a second Ctrl-C does not cut it
-short) before exiting with status 130; the output path is checked before any work; ``--resume FILE`` continues from any file this command
-wrote, with the game, abstraction and settings stored in it.
+it counts, so a resume ends where a straight run would; a second Ctrl-C does not
+cut it short) before exiting with status 130; the output path is checked before
+any work; ``--resume FILE`` continues from any file this command wrote, with the
+game, abstraction and settings stored in it.
 """
 
 from __future__ import annotations
