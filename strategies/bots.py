@@ -16,7 +16,8 @@ ones are built on the user's machine by ``arena bots build NAME``
 ``$ACPC_ARENA_CACHE/bots/`` (default ``~/.cache/acpc-arena/bots/``): first into
 ``NAME.partial.strategy`` (the solve's checkpoints land there, and an
 interrupted build resumes from it), renamed to ``NAME.strategy`` when the solve
-has finished. Seating a bot whose file is missing fails at once with one line
+has finished (a build stopped between the two renames the finished file:
+:func:`finished_partial`). Seating a bot whose file is missing fails at once with one line
 naming the command that builds it.
 
 Three-player bots (3p Kuhn and Leduc) are solved by three-player CFR+
@@ -51,6 +52,7 @@ __all__ = [
     "bot_path",
     "build_command",
     "find_bot",
+    "finished_partial",
     "load_bot",
     "partial_path",
     "solve_argv",
@@ -326,19 +328,11 @@ def stored_quality(bot: Bot) -> tuple[float | None, str]:
     game too big for an exact best response); ``(None, "")`` when not built."""
     if bot.quality is not None:
         return bot.quality, "exact" if bot.gains is None else "seven-step epsilon"
-    path = bot_path(bot)
-    if not path.is_file():
+    header = _header(bot_path(bot))
+    if header is None:
         return None, ""
-    from strategies.cfr.file_io import FileFormatError, HeaderFile
     from strategies.cfr.solvers.abstract_solve import ABSTRACT_EXPLOITABILITY
 
-    try:
-        with HeaderFile(path, FileFormatError, "strategy file") as file:
-            header: Any = file.header
-    except (FileFormatError, OSError):
-        return None, ""
-    if not isinstance(header, dict):
-        return None, ""
     exact = header.get("exploitability")
     if isinstance(exact, float | int):
         return float(exact), "exact"
@@ -347,6 +341,35 @@ def stored_quality(bot: Bot) -> tuple[float | None, str]:
     if isinstance(abstract, float | int):
         return float(abstract), "abstract game"
     return None, ""
+
+
+def finished_partial(bot: Bot) -> bool:
+    """Whether ``bot``'s partial file is its finished solve, left there by a build
+    stopped (Ctrl-C, SIGTERM, a crash) after the solve and before the rename: all
+    its iterations and no regrets. Every checkpoint holds regrets, so ``--resume``
+    cannot continue such a file (a finished ``es-mccfr`` file keeps the average
+    strategy alone); it is the built file, to be renamed. Other finished files
+    keep their regrets and are resumed with no iteration left, to the same bytes."""
+    header = _header(partial_path(bot))
+    if header is None:
+        return False
+    arrays, iterations = header.get("arrays"), header.get("iterations")
+    return isinstance(arrays, list) and "regret" not in arrays and iterations == bot.iterations
+
+
+def _header(path: Path) -> dict[str, Any] | None:
+    """The header of the strategy file at ``path`` (read alone: the arrays can be
+    gigabytes); None when there is none to read."""
+    if not path.is_file():
+        return None
+    from strategies.cfr.file_io import FileFormatError, HeaderFile
+
+    try:
+        with HeaderFile(path, FileFormatError, "strategy file") as file:
+            header: Any = file.header
+    except (FileFormatError, OSError):
+        return None
+    return header if isinstance(header, dict) else None
 
 
 def describe(bot: Bot) -> dict[str, Any]:

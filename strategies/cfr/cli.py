@@ -30,10 +30,12 @@ has the bucket layout of ``pcs`` files and plays the same way.
 The solve runs in batches between progress-bar updates; every ``--every``
 iterations it measures the exact exploitability of the average strategy (in the
 game's unit, :func:`analysis.stats.unit_of`) and prints it. Ctrl-C or SIGTERM
-stops after the current batch and writes the file (a checkpoint holding regrets
-and cumulative strategy) before exiting with status 130; the output path is
-checked before any work; ``--resume FILE`` continues from any file this command
-wrote, with the game, abstraction and settings stored in it.
+stops after the current batch (at once during a measurement) and writes the file
+(a checkpoint holding regrets and cumulative strategy, always of the iterations
+it counts, so a resume ends where a straight run would; a second Ctrl-C does not
+cut it short) before exiting with status 130; the output path is checked before
+any work; ``--resume FILE`` continues from any file this command wrote, with the
+game, abstraction and settings stored in it.
 """
 
 from __future__ import annotations
@@ -42,7 +44,6 @@ import abc
 import argparse
 import dataclasses
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -56,6 +57,7 @@ from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
 from strategies.cfr import cli_sampled, compile_notice, warmup
 from strategies.cfr.best_response.exact import exploitability
+from strategies.cfr.interrupts import Interrupts
 from strategies.cfr.solvers import abstract_game, pcs
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
@@ -589,12 +591,6 @@ def _output_problem(path: Path) -> str | None:
     return None
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM (kill, timeout, a batch scheduler) stops a solve as Ctrl-C does:
-    after the current batch, with a checkpoint written."""
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.iterations < 0 or (args.every or 0) < 0 or args.delay < 0:
@@ -614,14 +610,11 @@ def main(argv: list[str]) -> int:
     if problem is not None:
         print(f"arena solve: -o {args.output}: {problem}", file=sys.stderr)
         return 2
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        return _solve(args)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    with Interrupts() as interrupts:
+        return _solve(args, interrupts)
 
 
-def _solve(args: argparse.Namespace) -> int:
+def _solve(args: argparse.Namespace, interrupts: Interrupts) -> int:
     """Set up, iterate, measure and write; 130 when interrupted (a checkpoint is written)."""
     bars = _Bars(disable=args.quiet)
     try:
@@ -652,7 +645,8 @@ def _solve(args: argparse.Namespace) -> int:
                 todo = min(todo, args.every - run.iteration % args.every)
             step = min(todo, batch)
             started = time.perf_counter()
-            run.run(step)
+            with interrupts.deferred():  # the arrays and the count advance together
+                run.run(step)
             elapsed = time.perf_counter() - started
             if elapsed < _BATCH_SECONDS / 2:
                 batch *= 2
@@ -669,14 +663,14 @@ def _solve(args: argparse.Namespace) -> int:
                     run.save(args.output, measured)
                 if args.target is not None and measured is not None and measured * run.unit.per_chip <= args.target:
                     break
+        bar.close()
+        if measured_at != run.iteration:
+            measured = run.exploitability()
+        result = run.finish(args.output, measured)
     except KeyboardInterrupt:
         bar.close()
         run.save(args.output, None)
         print(f"interrupted at iteration {run.iteration}; checkpoint written to {args.output}", file=sys.stderr)
         return 130
-    bar.close()
-    if measured_at != run.iteration:
-        measured = run.exploitability()
-    result = run.finish(args.output, measured)
     print(f"{run.algorithm} {run.iteration} iterations{run.details}: exploitability {result}; wrote {args.output}")
     return 0

@@ -32,6 +32,7 @@ from strategies.bots import (
     bot_path,
     describe,
     find_bot,
+    finished_partial,
     partial_path,
     solve_argv,
 )
@@ -97,6 +98,8 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
         print(f"{bot.name} is built: {final} (--force builds it again)")
         return 0
     partial.parent.mkdir(parents=True, exist_ok=True)
+    if finished_partial(bot):
+        return _install(bot)
     resuming = partial.is_file()
     if resuming:
         print(f"resuming the interrupted build of {bot.name} from {partial}")
@@ -111,8 +114,13 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
         return code
     if code != 0:
         return code
-    os.replace(partial, final)
-    print(f"built {bot.name}: {final}")
+    return _install(bot)
+
+
+def _install(bot: Bot) -> int:
+    """Rename the finished partial file to the bot's file; the exit status."""
+    os.replace(partial_path(bot), bot_path(bot))
+    print(f"built {bot.name}: {bot_path(bot)}")
     return 0
 
 

@@ -4,8 +4,10 @@ strategy files (:mod:`strategies.cfr.strategy_file`) and cache files
 
 A file is two msgpack objects in a row: a header map, then a map from array
 name to ``{"dtype", "shape", "data"}`` (raw little-endian bytes, C order).
-:func:`write_file` replaces the target atomically (a temporary file in the same
-directory, then ``os.replace``), so a reader never sees half a file.
+:func:`write_file` replaces the target atomically (:func:`atomic_output`: a
+temporary file in the same directory, flushed to disk, then ``os.replace``), so
+a reader never sees half a file, nor a crash an empty one: an interrupted
+solve's checkpoint is the old file or the new one.
 
 Reading treats the file as untrusted. :class:`HeaderFile` reads the header
 alone, under the small :data:`HEADER_LIMITS`, so a caller checks it (a schema:
@@ -23,7 +25,8 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -43,6 +46,7 @@ __all__ = [
     "Field",
     "FileFormatError",
     "HeaderFile",
+    "atomic_output",
     "check_fields",
     "pack_array",
     "show",
@@ -121,11 +125,22 @@ def write_file(path: Path, header: Mapping[str, Any], arrays: Mapping[str, npt.N
     """Write ``header`` (with ``arrays``: the sorted array names added) and the
     arrays to ``path`` atomically; its directory is created if needed."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_output(path) as out:
+        out.write(msgpack.packb({**header, "arrays": sorted(arrays)}, use_bin_type=True))
+        out.write(msgpack.packb({name: pack_array(a) for name, a in arrays.items()}, use_bin_type=True))
+
+
+@contextmanager
+def atomic_output(path: Path) -> Iterator[IO[bytes]]:
+    """A binary stream whose bytes replace ``path`` whole when the block ends: a
+    temporary file in the same directory, flushed to disk, then ``os.replace``.
+    An error or a Ctrl-C inside the block leaves the old file (and no temporary)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(msgpack.packb({**header, "arrays": sorted(arrays)}, use_bin_type=True))
-            out.write(msgpack.packb({name: pack_array(a) for name, a in arrays.items()}, use_bin_type=True))
+            yield out
+            out.flush()
+            os.fsync(out.fileno())  # the data is on disk before the name points at it
         os.chmod(temporary, 0o644)  # mkstemp makes it private; these files are not secret
         os.replace(temporary, path)
     except BaseException:

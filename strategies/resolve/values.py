@@ -45,6 +45,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.base import private_hands
+from strategies.cfr.file_io import atomic_output
 from strategies.resolve import _kernels
 
 __all__ = [
@@ -226,7 +227,9 @@ def save_value_net(
     biases: list[npt.NDArray[np.float64]],
     extra: dict[str, Any],
 ) -> None:
-    """Write a value-net file (the module docstring's format) to exactly ``path``."""
+    """Write a value-net file (the module docstring's format) to exactly ``path``,
+    atomically: a Ctrl-C at the end of a long training run leaves the previous
+    file whole, not a truncated archive."""
     header = {
         "format": FORMAT,
         "game": format_game(game),
@@ -238,7 +241,7 @@ def save_value_net(
     for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
         arrays[f"w{i}"] = np.ascontiguousarray(w, dtype=np.float64)
         arrays[f"b{i}"] = np.ascontiguousarray(b, dtype=np.float64)
-    with open(path, "wb") as handle:
+    with atomic_output(Path(path)) as handle:
         np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]  # an averaged file is mostly zeros
 
 

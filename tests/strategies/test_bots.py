@@ -5,6 +5,7 @@ one-line error of a bot not built, and `arena bots build` into the cache."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -181,6 +182,28 @@ def test_fresh_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: py
     monkeypatch.setitem(LIBRARY, TINY.name, TINY)
     assert cli_bots.main(["build", TINY.name, "--quiet"]) == 0
     assert load_strategy(tmp_path / "bots" / f"{TINY.name}.strategy").iterations == 20
+
+
+def test_a_build_stopped_before_its_rename_is_finished(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SIGTERM after the solve wrote its finished file and before the rename: an
+    # es-mccfr file keeps no regrets, so resuming it failed ("remove ... to build
+    # from the start"); it is the built file.
+    sampled = ("--algorithm", "es-mccfr", "--abstraction", "none", "--every", "10")
+    bot = dataclasses.replace(TINY, name="test-kuhn3p-es-mccfr", game="kuhn3p", options=sampled)
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    monkeypatch.setitem(LIBRARY, bot.name, bot)
+    partial = partial_path(bot)
+    partial.parent.mkdir(parents=True)
+    assert solve_cli.main([*solve_argv(bot, partial), "--quiet"]) == 0
+    finished = partial.read_bytes()
+    assert "regret" not in load_strategy(partial).arrays
+    capsys.readouterr()
+    assert cli_bots.main(["build", bot.name, "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and captured.out == f"built {bot.name}: {bot_path(bot)}\n"
+    assert bot_path(bot).read_bytes() == finished and not partial.exists()
 
 
 def test_a_partial_file_of_another_solve_is_not_resumed(

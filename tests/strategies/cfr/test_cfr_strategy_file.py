@@ -94,3 +94,33 @@ def test_strategy_file_keeps_suit_isomorphism(tmp_path: Path) -> None:
     loaded = load_strategy(tmp_path / "iso")
     assert loaded.isomorphism
     assert loaded.build_tree().num_decisions == tree.num_decisions
+
+
+def test_strategy_file_is_on_disk_before_it_replaces_the_old_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A crash (or the power) between the rename and the kernel's write-back must not
+    # leave an empty checkpoint where the previous one was: fsync, then os.replace.
+    import os
+
+    from strategies.cfr import file_io
+
+    saved, tree = _solved("kuhn")
+    path = tmp_path / "kuhn.strategy"
+    save_strategy(path, saved, tree)
+    steps: list[str] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd: int) -> None:
+        steps.append(f"fsync {os.fstat(fd).st_size} bytes")
+        real_fsync(fd)
+
+    def replace(source: str, target: Path) -> None:
+        steps.append(f"replace {Path(target).name}")
+        real_replace(source, target)
+
+    monkeypatch.setattr(file_io.os, "fsync", fsync)
+    monkeypatch.setattr(file_io.os, "replace", replace)
+    save_strategy(path, saved, tree)
+    assert steps == [f"fsync {path.stat().st_size} bytes", "replace kuhn.strategy"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kuhn.strategy"]  # no temporary file left

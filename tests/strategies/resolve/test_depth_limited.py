@@ -9,6 +9,7 @@ import itertools
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -310,3 +311,21 @@ def test_depth_limited_agent_carries_values_across_the_board() -> None:
 #: The stated bound (DSL units) for the shipped net: measured 0.5121 (benchmarks/resolve_leduc.py),
 #: against DeepStack-Leduc's 1.37 and the uniform policy's 175.5.
 NET_BOUND_DSL = 0.54
+
+
+def test_a_value_net_write_cut_short_leaves_the_previous_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Ctrl-C while `arena train-values` writes its model used to leave a truncated
+    # archive where the previous model was; the write replaces the file whole or not at all.
+    net = load_value_net(SHIPPED, NL)
+    path = tmp_path / "model.npz"
+    save_value_net(path, NL, 1, list(net.weights), list(net.biases), {})
+    before = path.read_bytes()
+
+    def cut_short(handle: Any, **arrays: Any) -> None:
+        handle.write(b"PK\x03\x04 half an archive")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", cut_short)
+    with pytest.raises(KeyboardInterrupt):
+        save_value_net(path, NL, 1, list(net.weights), list(net.biases), {"seed": 2})
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["model.npz"]
