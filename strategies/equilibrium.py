@@ -47,10 +47,11 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game, format_game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
-from strategies.base import Options, PublicState, Strategy, StrategyError, private_hands, register
+from strategies.base import Options, PublicState, Strategy, StrategyError, register
 from strategies.cfr.tree.public import BettingAbstraction, Tree, tree_actions
 from strategies.translation import Path, real_raise, translate, translation_draw
 

@@ -83,9 +83,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game
 from poker.state import Action, ActionType, State
-from strategies.base import private_hands
 
 __all__ = [
     "NO_LIMIT_DEFAULT",
