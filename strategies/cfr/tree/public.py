@@ -78,7 +78,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -90,6 +90,7 @@ from poker.state import Action, ActionType, State
 __all__ = [
     "NO_LIMIT_DEFAULT",
     "BettingAbstraction",
+    "KernelTree",
     "NodeKind",
     "Tree",
     "TreeError",
@@ -115,6 +116,36 @@ class NodeKind(enum.IntEnum):
     CHANCE = 1
     FOLD = 2
     SHOWDOWN = 3
+
+
+class KernelTree(NamedTuple):
+    """The arrays of a :class:`Tree` that the numba kernels read
+    (:mod:`strategies.cfr.tree._kernels`), by name. A NamedTuple because numba
+    takes one as a single typed tuple argument and compiles a field read such as
+    ``tree.board_mask`` to the same static access as an index: the names cost the
+    kernels nothing, and no caller depends on the order. ``hand_cards`` is
+    :attr:`Tree.hand_slots`; the rest are the :class:`Tree` arrays of the same
+    name (module docstring)."""
+
+    kind: npt.NDArray[np.int8]
+    player: npt.NDArray[np.int8]
+    first_child: npt.NDArray[np.int32]
+    action_child: npt.NDArray[np.int32]
+    num_children: npt.NDArray[np.int32]
+    decision_index: npt.NDArray[np.int32]
+    board_index: npt.NDArray[np.int32]
+    chance_weight: npt.NDArray[np.float64]
+    group_start: npt.NDArray[np.int32]
+    board_mask: npt.NDArray[np.float64]
+    hand_cards: npt.NDArray[np.int64]
+    hand_rank: npt.NDArray[np.int32]
+    rank_order: npt.NDArray[np.int32]
+    num_valid: npt.NDArray[np.int32]
+    outcome: npt.NDArray[np.int8]
+    sign: npt.NDArray[np.float64]
+    image_start: npt.NDArray[np.int32]
+    image_perm: npt.NDArray[np.int32]
+    hand_perm: npt.NDArray[np.int32]
 
 
 @dataclass(frozen=True)
@@ -232,31 +263,31 @@ class Tree:
         return self.states[node].betting_string() + suffix
 
     @cached_property
-    def kernel_arrays(self) -> tuple[Any, ...]:
-        """The tree tuple the kernels take (order in :mod:`strategies.cfr.tree._kernels`)."""
-        return (
-            self.kind,
-            self.player,
-            self.first_child,
-            self.action_child,
-            self.num_children,
-            self.decision_index,
-            self.board_index,
-            self.chance_weight,
-            self.group_start,
-            self.board_mask,
-            self.hand_slots,
-            self.hand_rank,
-            self.rank_order,
-            self.num_valid,
-            self.outcome,
-            self.sign,
-            self.image_start,
-            self.image_perm,
-            self.hand_perm,
+    def kernel_arrays(self) -> KernelTree:
+        """The arrays the kernels take, as one :class:`KernelTree`."""
+        return KernelTree(
+            kind=self.kind,
+            player=self.player,
+            first_child=self.first_child,
+            action_child=self.action_child,
+            num_children=self.num_children,
+            decision_index=self.decision_index,
+            board_index=self.board_index,
+            chance_weight=self.chance_weight,
+            group_start=self.group_start,
+            board_mask=self.board_mask,
+            hand_cards=self.hand_slots,
+            hand_rank=self.hand_rank,
+            rank_order=self.rank_order,
+            num_valid=self.num_valid,
+            outcome=self.outcome,
+            sign=self.sign,
+            image_start=self.image_start,
+            image_perm=self.image_perm,
+            hand_perm=self.hand_perm,
         )
 
-    def padded_kernel_arrays(self, width: int) -> tuple[Any, ...]:
+    def padded_kernel_arrays(self, width: int) -> KernelTree:
         """:attr:`kernel_arrays` with the hand axis padded to ``width`` hands: the
         extra hands clash with every board (mask 0, rank -1, no showdown), hold a
         card of their own past the deck (so the kernels' per-card sums of the real
@@ -266,23 +297,23 @@ class Tree:
         if width < n_hands:
             raise TreeError(f"cannot pad {n_hands} hands to {width}")
         extra = width - n_hands
-        arrays = list(self.kernel_arrays)
 
         def pad(array: npt.NDArray[Any], axes: tuple[int, ...], value: float) -> npt.NDArray[Any]:
             widths = [(0, extra if axis in axes else 0) for axis in range(array.ndim)]
             return np.pad(array, widths, constant_values=value)
 
-        arrays[9] = pad(self.board_mask, (1,), 0.0)
-        arrays[10] = pad(self.hand_slots, (0,), len(self.game.deck()))
-        arrays[11] = pad(self.hand_rank, (1,), -1)
-        arrays[12] = pad(self.rank_order, (1,), 0)
-        if self.outcome.shape[0] > 0:
-            arrays[14] = pad(self.outcome, (1, 2), NO_SHOWDOWN)
-            arrays[15] = pad(self.sign, (1, 2), 0.0)
-        arrays[18] = np.concatenate(
-            [self.hand_perm, np.tile(np.arange(n_hands, width, dtype=np.int32), (len(self.hand_perm), 1))], axis=1
+        dense = self.outcome.shape[0] > 0
+        return self.kernel_arrays._replace(
+            board_mask=pad(self.board_mask, (1,), 0.0),
+            hand_cards=pad(self.hand_slots, (0,), len(self.game.deck())),
+            hand_rank=pad(self.hand_rank, (1,), -1),
+            rank_order=pad(self.rank_order, (1,), 0),
+            outcome=pad(self.outcome, (1, 2), NO_SHOWDOWN) if dense else self.outcome,
+            sign=pad(self.sign, (1, 2), 0.0) if dense else self.sign,
+            hand_perm=np.concatenate(
+                [self.hand_perm, np.tile(np.arange(n_hands, width, dtype=np.int32), (len(self.hand_perm), 1))], axis=1
+            ),
         )
-        return tuple(arrays)
 
     @cached_property
     def sign(self) -> npt.NDArray[np.float64]:
