@@ -78,7 +78,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -90,12 +90,16 @@ from poker.state import Action, ActionType, State
 __all__ = [
     "NO_LIMIT_DEFAULT",
     "BettingAbstraction",
+    "DecisionRows",
+    "KeyedTree",
     "KernelTree",
     "NodeKind",
     "Tree",
     "TreeError",
+    "board_key",
     "build_tree",
     "terminal_payoff",
+    "suit_maps",
     "tree_actions",
     "zero_sum_payoff",
 ]
@@ -385,6 +389,99 @@ def _clash_matrix(hands: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.bool_]:
     return shared
 
 
+def suit_maps(game: Game, isomorphism: bool) -> list[dict[int, int]]:
+    """Card maps of the permutations of the game's suits, the identity first: all
+    of them with ``isomorphism``, else the identity alone."""
+    deck = sorted(game.deck())
+    suits = sorted({c % 4 for c in deck})
+    return [
+        {c: (c // 4) * 4 + dict(zip(suits, image, strict=True))[c % 4] for c in deck}
+        for image in (itertools.permutations(suits) if isomorphism else [tuple(suits)])
+    ]
+
+
+def board_key(game: Game, board: tuple[int, ...], round_: int) -> tuple[int, ...]:
+    """The board through ``round_`` as the public tree lists it: each round's cards ascending."""
+    key: list[int] = []
+    for r in range(round_ + 1):
+        start = game.total_board_cards(r - 1) if r else 0
+        key.extend(sorted(board[start : game.total_board_cards(r)]))
+    return tuple(key)
+
+
+class KeyedTree(Protocol):
+    """What :meth:`DecisionRows.of` reads of a tree: its decisions and their keys."""
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def decision_nodes(self) -> npt.NDArray[np.integer[Any]]: ...
+
+    @property
+    def decision_index(self) -> npt.NDArray[np.integer[Any]]: ...
+
+    def key(self, node: int) -> str: ...
+
+
+class DecisionRows:
+    """Where a decision of the real game sits in a tree's strategy arrays.
+
+    ``rows`` maps the tree's decision keys (:meth:`Tree.key`) to their rows. A
+    tree built with suit isomorphism keeps one board per suit class: a decision
+    on any other board is found through the first suit permutation (the
+    identity first) that maps its board onto a kept one, and that permutation
+    also says which stored hand column stands for each real hand. Players of a
+    strategy file and listings of it both go through here, so they read the
+    same numbers."""
+
+    def __init__(self, game: Game, rows: dict[str, int], isomorphism: bool) -> None:
+        self.game = game
+        self.rows = rows
+        hands = private_hands(game)
+        index = {tuple(int(c) for c in h): i for i, h in enumerate(hands)}
+        self.card_maps = suit_maps(game, isomorphism)
+        self.columns = [
+            np.array([index[tuple(sorted(card_map[int(c)] for c in h))] for h in hands], dtype=np.int64)
+            for card_map in self.card_maps
+        ]
+
+    @classmethod
+    def of(cls, tree: KeyedTree, *, isomorphism: bool) -> DecisionRows:
+        """The rows of ``tree``'s strategy arrays (a :class:`Tree` or a three-player tree)."""
+        return cls(tree.game, {tree.key(int(n)): int(tree.decision_index[n]) for n in tree.decision_nodes}, isomorphism)
+
+    def find(self, state: State, board: tuple[int, ...]) -> tuple[int, npt.NDArray[np.int64]] | None:
+        """``(row, columns)`` of the decision ``state`` with ``board`` (the cards of
+        its rounds, in dealing order): real hand ``h`` reads column ``columns[h]``
+        of the row; ``None`` if the tree has no such decision."""
+        betting = state.betting_string()
+        for card_map, columns in zip(self.card_maps, self.columns, strict=True):
+            key = board_key(self.game, tuple(card_map[c] for c in board), state.round)
+            row = self.rows.get(f"{betting}|{','.join(map(str, key))}" if key else betting)
+            if row is not None:
+                return row, columns
+        return None
+
+    def expand(self, strategy: npt.NDArray[np.float64], full: Tree) -> npt.NDArray[np.float64]:
+        """``strategy`` (``float64[D, A, H]`` on the tree of :attr:`rows`) on ``full``,
+        the same game's tree without suit isomorphism: every value copied, none
+        computed.
+
+        Raises:
+            TreeError: a decision of ``full`` that the strategy's tree does not have.
+        """
+        out = np.zeros((full.num_decisions, strategy.shape[1], strategy.shape[2]), dtype=np.float64)
+        for d, node in enumerate(full.decision_nodes):
+            state, board = full.states[node], full.boards[full.board_index[node]]
+            found = self.find(state, board)
+            if found is None:
+                raise TreeError(f"decision {full.key(int(node))!r} is not in the strategy's tree")
+            row, columns = found
+            out[d] = strategy[row][:, columns]
+        return out
+
+
 def tree_actions(state: State, abstraction: BettingAbstraction | None) -> list[Action]:
     """The actions a tree keeps at ``state``: all legal ones in a limit game, the
     abstraction's in a no-limit game (fold and call when legal, then raises)."""
@@ -493,11 +590,7 @@ class _Builder:
         self.children: dict[int, list[State]] = {}
         # Suit permutations of the game's suits (the identity first) as card maps,
         # and hand_perm[p, h] = the hand that permutation p maps onto hand h.
-        suits = sorted({c % 4 for c in self.deck})
-        self.card_maps = [
-            {c: (c // 4) * 4 + dict(zip(suits, image, strict=True))[c % 4] for c in self.deck}
-            for image in (itertools.permutations(suits) if isomorphism else [tuple(suits)])
-        ]
+        self.card_maps = suit_maps(game, isomorphism)
         index = {tuple(int(c) for c in h): i for i, h in enumerate(self.hands)}
         inverses = [{v: k for k, v in card_map.items()} for card_map in self.card_maps]
         self.hand_perm = np.array(
