@@ -60,21 +60,20 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.hands import Hands
-from analysis.importance import (
+from analysis.importance import per_hand, player_positions
+from poker.deal import private_hands
+from poker.gamedef import Game
+from poker.state import State
+from strategies.imaginary import (
     CachedPolicy,
     ImportanceError,
     Policy,
     card_bits,
     check_value,
     holding_bits,
-    per_hand,
-    player_positions,
     rank_cases,
     replay_hand,
 )
-from poker.gamedef import Game
-from poker.state import State
-from strategies.base import private_hands
 
 __all__ = ["Aivat", "AivatError", "EquityValues", "ExpectedDeal", "TreeValues", "ValueFunction", "aivat"]
 
@@ -95,7 +94,7 @@ class ValueFunction(Protocol):
     ``position`` is ours, ``state`` the betting (finished at a terminal, between
     rounds at a chance event before its board cards), ``board`` the cards dealt
     so far in dealing order, ``theirs`` the opponent's holding as a row of
-    :func:`strategies.base.private_hands`. Returns ``float64[H]`` in that row
+    :func:`poker.deal.private_hands`. Returns ``float64[H]`` in that row
     order; entries of holdings that clash with ``theirs`` or the board are ignored.
     It must be fixed before the hands are seen."""
 
@@ -299,7 +298,7 @@ class Aivat:
     ``chance_baseline`` the sum of those expectations (for diagnostics);
     ``decisions`` the corrections at our decisions; ``opponent`` those at the
     opponent's decisions (zero unless its policy was given). :attr:`estimate`
-    is the AIVAT value; take its mean with :func:`analysis.stats.mean_ci`."""
+    is the AIVAT value; take its mean with :func:`poker.stats.mean_ci`."""
 
     raw: FloatArray
     value: FloatArray

@@ -38,11 +38,11 @@ import numpy.typing as npt
 from numba import njit
 
 from analysis.hands import Hands
-from analysis.importance import ImportanceError, replay_hand
 from poker import _eval_kernels as _k
 from poker.evaluate import card_bit, rank_cardset
 from poker.gamedef import Game
 from poker.state import State
+from strategies.imaginary import ImportanceError, replay_hand
 
 __all__ = ["AllIn", "AllInError", "allin_values", "allin_point", "adjusted_hands", "runout_expectation"]
 

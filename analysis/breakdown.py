@@ -1,7 +1,7 @@
 """Breakdowns of :class:`analysis.hands.Hands`: per seat name and per position
-means with 95% intervals (:func:`analysis.stats.mean_ci`), cumulative results,
+means with 95% intervals (:func:`poker.stats.mean_ci`), cumulative results,
 and the paired comparison of two players over the same hands. Chips per hand
-throughout; :meth:`analysis.stats.Estimate.scaled` converts to a game's unit.
+throughout; :meth:`poker.stats.Estimate.scaled` converts to a game's unit.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.hands import Hands
-from analysis.stats import Estimate, mean_ci
+from poker.stats import Estimate, mean_ci
 
 __all__ = ["PlayerSummary", "estimate", "by_name", "by_position", "cumulative", "paired_difference", "summarize"]
 

@@ -3,7 +3,7 @@
 LOGS are ``.log`` files (ours or the reference dealer's), ``*.hands.msgpack``
 hand records, or folders (their ``*.log`` files, else their records). For each
 seat name it prints the hands played, the mean per hand in the game's unit
-(:func:`analysis.stats.unit_of`: mbb/g for games with blinds, chips/hand
+(:func:`poker.stats.unit_of`: mbb/g for games with blinds, chips/hand
 otherwise), the standard deviation per hand and the 95% interval of the mean.
 When logs are the seatings of duplicate matches (:mod:`analysis.duplicate`),
 the duplicate estimate follows: per hand, each player's result averaged over
@@ -57,8 +57,8 @@ from analysis.breakdown import estimate, summarize
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
 from analysis.duplicate import DuplicateError, DuplicateSet, combined_estimates, find_duplicates
 from analysis.hands import Hands, HandsError, concat, is_records, read_hands
-from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
+from poker.stats import Estimate, Unit, mean_ci, unit_of
 
 if TYPE_CHECKING:
     from analysis.aivat import ValueFunction

@@ -6,7 +6,7 @@ with 95% intervals over each pairing's matches. RESULTS is a CSV with the header
 ``match,player,value,hands`` (one row per player per match: chips won in that
 match and its hand count; a match has 2 or 3 players), or a tournament database
 (``arena tournament``'s ``OUTPUT/tournament.db``, or OUTPUT itself). ``--game``
-gives the unit (:func:`analysis.stats.unit_of`: mbb/g for games with blinds,
+gives the unit (:func:`poker.stats.unit_of`: mbb/g for games with blinds,
 chips/hand otherwise); a tournament database names its game, a CSV does not, so
 without it a CSV's values are raw chips per hand. ``--bootstrap N`` resamples
 the matches N times (seeded) for P(row beats column) and how stable each
@@ -33,8 +33,8 @@ from pathlib import Path
 
 from analysis.report import cell_text, crosstable_grid, write_rank_report
 from analysis.scoring import Crosstable, Ranking, Results, ResultsError, Runoff, ScoringError, load_results, rank
-from analysis.stats import Estimate, Unit, unit_of
 from poker.gamedef import Game, GameDefError, load_game, parse_game, shipped_name
+from poker.stats import Estimate, Unit, unit_of
 
 __all__ = ["main", "document", "format_report", "ranking_document", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 

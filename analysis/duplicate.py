@@ -27,8 +27,8 @@ import numpy.typing as npt
 
 from analysis.breakdown import estimate
 from analysis.hands import Hands
-from analysis.stats import Estimate
 from poker.cards import cards_to_text
+from poker.stats import Estimate
 
 __all__ = ["DuplicateError", "DuplicateSet", "pair", "find_duplicates", "seat_order", "combined_estimates"]
 

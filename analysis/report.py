@@ -30,7 +30,7 @@ import numpy as np
 
 from analysis.breakdown import by_position, cumulative
 from analysis.hands import Hands
-from analysis.stats import Z_95, unit_of
+from poker.stats import Z_95, unit_of
 
 __all__ = ["render_report", "write_report", "crosstable_grid", "cell_text", "render_rank_report", "write_rank_report"]
 

@@ -33,7 +33,7 @@ not weigh more. Every ranking below is computed from the cells alone.
   rate in that last matchup". Scores within ``1e-9`` (relative) are ties.
 
 Intervals: a crosstable cell is the mean of its per-match rates with the 95%
-normal interval over those matches (:func:`analysis.stats.mean_ci`; none from a
+normal interval over those matches (:func:`poker.stats.mean_ci`; none from a
 single match). A total's interval combines its cells' as independent means
 (``sqrt(Σ hᵢ²) / k`` over k cells). The bootstrap resamples each group's matches
 with replacement (so every pairing keeps its match count), recomputes the
@@ -56,8 +56,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from analysis.stats import Estimate, mean_ci
 from poker.excerpt import quote
+from poker.stats import Estimate, mean_ci
 
 __all__ = [
     "COLUMNS",

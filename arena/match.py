@@ -9,7 +9,7 @@ agent per seat (``python -m agent …`` processes by default, trio tasks with
 ``<match>.tlog``, its hand records, ``plan.json`` (what was asked for, written
 before the first hand) and ``results.json``. It then prints one row per agent:
 the mean result per hand in the game's unit with its 95% interval
-(:mod:`analysis.stats`). The dealer runs quiet (``-q``), so its ``.err`` holds
+(:mod:`poker.stats`). The dealer runs quiet (``-q``), so its ``.err`` holds
 only the header, warnings and errors; the table is followed by the number of
 WARNING lines, if any. When the match allows an unbiased estimator with less
 variance than the money (:func:`best_estimates`: all-in adjusted in no-limit
@@ -78,11 +78,11 @@ from tqdm import tqdm
 from agent import cli as agent_cli
 from agent.client import AgentError, ConnectionLost, play
 from analysis.clitools import UsageParser, table_lines
-from analysis.stats import Estimate, Unit, format_chips, mean_ci, unit_of
 from dealer.lock import MatchInUseError, MatchLock
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game, GameDefError, format_game, load_game, parse_game
+from poker.stats import Estimate, Unit, format_chips, mean_ci, unit_of
 from strategies.base import StrategyError, make_strategy, parse_spec
 
 __all__ = [

@@ -43,13 +43,13 @@ from agent.human.seat import HumanSeat, Limits
 from agent.human.tui import Quit, in_colour, read_stdin_line, run_tui
 from agent.human.web import Pages, bind_table, new_token, serve_table
 from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
-from analysis.stats import format_chips, mean_ci, unit_of
 from arena.match import agent_seed, seat_names
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game, GameDefError, load_game
 from poker.protocol import MatchState
 from poker.state import Action
+from poker.stats import format_chips, mean_ci, unit_of
 from strategies.base import Strategy, StrategyError, make_strategy
 
 __all__ = ["main", "PlayPlan", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_LEFT"]

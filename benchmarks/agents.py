@@ -59,10 +59,10 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.stats import Estimate, mean_ci, unit_of  # noqa: E402
 from poker.gamedef import Game, load_game  # noqa: E402
 from poker.protocol import MatchState  # noqa: E402
 from poker.state import Action  # noqa: E402
+from poker.stats import Estimate, mean_ci, unit_of  # noqa: E402
 from strategies import Strategy, make_strategy  # noqa: E402
 from strategies.bots import LIBRARY, bot_path  # noqa: E402
 

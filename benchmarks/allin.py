@@ -33,9 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import strategies  # noqa: E402, F401  (registers the built-in strategies)
 from analysis.allin import allin_values  # noqa: E402
 from analysis.importance import simulate_hands  # noqa: E402
-from analysis.stats import mean_ci  # noqa: E402
 from poker.evaluate import hand_vs_range_equity, private_hands  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
+from poker.stats import mean_ci  # noqa: E402
 from strategies.base import make_strategy  # noqa: E402
 
 

@@ -47,8 +47,8 @@ import numpy.typing as npt
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.stats import Estimate, mean_ci, unit_of  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
+from poker.stats import Estimate, mean_ci, unit_of  # noqa: E402
 from strategies import make_strategy  # noqa: E402
 from strategies.portfolio import play_hands  # noqa: E402
 

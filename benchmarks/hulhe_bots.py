@@ -28,8 +28,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.stats import mean_ci, unit_of  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
+from poker.stats import mean_ci, unit_of  # noqa: E402
 from strategies import make_strategy  # noqa: E402
 
 

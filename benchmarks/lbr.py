@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/dealer.py would shadow dealer/
 
-from analysis.stats import unit_of  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
+from poker.stats import unit_of  # noqa: E402
 from strategies.base import make_strategy  # noqa: E402
 from strategies.cfr.best_response.blind import blind_best_responses  # noqa: E402
 from strategies.lbr import LbrConfig, run_lbr  # noqa: E402

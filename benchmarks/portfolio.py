@@ -42,8 +42,8 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/dealer.py would shadow dealer/
 
-from analysis.stats import Estimate, mean_ci
 from poker.gamedef import load_game
+from poker.stats import Estimate, mean_ci
 from strategies import make_strategy
 from strategies.cfr.best_response.exact import strategy_from_policy
 from strategies.cfr.tree.public import Tree, build_tree

@@ -57,8 +57,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import strategies  # noqa: E402, F401  (registers the built-in strategies)
 from analysis.aivat import EquityValues, TreeValues, aivat  # noqa: E402
 from analysis.importance import estimate, simulate_hands, tree_policy  # noqa: E402
-from analysis.stats import mean_ci  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
+from poker.stats import mean_ci  # noqa: E402
 from strategies.base import make_strategy  # noqa: E402
 from strategies.cfr.best_response.exact import exploitability, profile_values, strategy_from_policy  # noqa: E402
 from strategies.cfr.solvers.solver import Solver  # noqa: E402

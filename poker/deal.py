@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
 
 from poker.gamedef import Game
 
-__all__ = ["Deal", "Dealer", "init_genrand_state"]
+__all__ = ["Deal", "Dealer", "init_genrand_state", "private_hands"]
 
 _N = 624
 
@@ -78,3 +82,20 @@ class Dealer:
         hole = tuple(tuple(draw() for _ in range(game.num_hole_cards)) for _ in range(game.num_players))
         board = tuple(draw() for _ in range(sum(game.num_board_cards)))
         return Deal(hole=hole, board=board)
+
+
+@cache
+def private_hands(game: Game) -> npt.NDArray[np.int8]:
+    """Every private hand of one player, ``int8[n_private_hands, num_hole_cards]``:
+    :func:`poker.evaluate.private_hands` of the game's deck (the
+    ``num_hole_cards``-subsets, each ascending, in lexicographic order). Kuhn has
+    3 rows (Qs, Ks, As), Leduc 6, hold'em 1326.
+
+    The rows are the hand axis that every policy, range, solver and estimator
+    shares, and which hands a deal can give is a rule of the game: so it lives
+    here, in the bottom layer, where the CFR engine and the analysis reach it
+    without importing the agents' interface (:mod:`strategies.base`)."""
+    from poker.evaluate import private_hands as hands_of_deck  # numba: import only when asked
+
+    hands: npt.NDArray[np.int8] = hands_of_deck(game.deck(), game.num_hole_cards)
+    return hands

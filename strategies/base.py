@@ -15,7 +15,7 @@ rules.
 
 Solvers and evaluators also want the whole policy of a public state at once,
 vectorised over the private hands: :meth:`Strategy.policy` returns an array
-``float64[n_private_hands, n_actions]`` whose rows follow :func:`private_hands`
+``float64[n_private_hands, n_actions]`` whose rows follow :func:`poker.deal.private_hands`
 and whose columns follow :attr:`PublicState.actions`.
 
 Strategies are named by a spec ``"name:opt=val,opt2=val"``;
@@ -35,7 +35,6 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Protocol
 
 import numpy as np
@@ -48,7 +47,6 @@ from poker.state import Action, State
 __all__ = [
     "Strategy",
     "PublicState",
-    "private_hands",
     "StrategyError",
     "Options",
     "Factory",
@@ -61,18 +59,6 @@ __all__ = [
 
 class StrategyError(ValueError):
     """A strategy spec that cannot be built: unknown name, option or value."""
-
-
-@cache
-def private_hands(game: Game) -> npt.NDArray[np.int8]:
-    """Every private hand of one player, ``int8[n_private_hands, num_hole_cards]``:
-    :func:`poker.evaluate.private_hands` of the game's deck (the
-    ``num_hole_cards``-subsets, each ascending, in lexicographic order). Kuhn has
-    3 rows (Qs, Ks, As), Leduc 6, hold'em 1326."""
-    from poker.evaluate import private_hands as hands_of_deck  # numba: import only when asked
-
-    hands: npt.NDArray[np.int8] = hands_of_deck(game.deck(), game.num_hole_cards)
-    return hands
 
 
 @dataclass(frozen=True)

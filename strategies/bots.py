@@ -2,7 +2,7 @@
 
 Each :class:`Bot` is a strategy file and the ``arena solve`` command that makes
 it, recorded here with the file's measured quality (exploitability, chips per
-hand; shown in the game's unit, :func:`analysis.stats.unit_of`). Every bot is
+hand; shown in the game's unit, :func:`poker.stats.unit_of`). Every bot is
 registered as a strategy name (:func:`strategies.base.register`), so it is
 seated wherever a strategy spec is accepted (``arena match leduc leduc-cfr
 random``); its factory loads the file through the equilibrium agent
@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from analysis.stats import unit_of
 from poker.gamedef import Game, GameDefError, load_game
+from poker.stats import unit_of
 from strategies.base import Factory, Options, Strategy, StrategyError, register
 from strategies.cfr.abstraction.cache_files import default_cache_dir
 from strategies.equilibrium import EquilibriumStrategy, load_table

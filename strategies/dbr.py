@@ -67,8 +67,7 @@ import numpy.typing as npt
 from poker.state import ActionType
 from strategies.cfr.best_response.exact import profile_values
 from strategies.cfr.solvers.solver import Algorithm, Restriction, Solver
-from strategies.cfr.tree.public import Tree
-from strategies.equilibrium import board_key
+from strategies.cfr.tree.public import Tree, board_key
 
 if TYPE_CHECKING:
     from analysis.hands import Hands

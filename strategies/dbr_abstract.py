@@ -52,9 +52,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.protocol import ProtocolError, parse_betting
 from poker.state import ActionType
-from strategies.base import private_hands
 from strategies.cfr.solvers.abstract_game import AbstractCFR, AbstractGame, AbstractRestriction
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
 from strategies.cfr.tree.betting import BettingTree

@@ -39,7 +39,6 @@ the agent may take in a state.
 
 from __future__ import annotations
 
-import itertools
 import secrets
 from pathlib import Path as FilePath
 from typing import TYPE_CHECKING, Final
@@ -47,11 +46,12 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game, format_game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
-from strategies.base import Options, PublicState, Strategy, StrategyError, private_hands, register
-from strategies.cfr.tree.public import BettingAbstraction, Tree, tree_actions
+from strategies.base import Options, PublicState, Strategy, StrategyError, register
+from strategies.cfr.tree.public import BettingAbstraction, DecisionRows, Tree, tree_actions
 from strategies.translation import Path, real_raise, translate, translation_draw
 
 if TYPE_CHECKING:  # the solver's modules (numba) are imported only when a file is loaded
@@ -60,19 +60,10 @@ if TYPE_CHECKING:  # the solver's modules (numba) are imported only when a file 
     from strategies.cfr.solvers.sampled_multiplayer import BucketTable
     from strategies.cfr.strategy_file import StrategyFile
 
-__all__ = ["EquilibriumStrategy", "StrategyTable", "board_key", "load_table"]
+__all__ = ["EquilibriumStrategy", "StrategyTable", "load_table"]
 
 #: Loaded tables by (path, modification time, size): the agents of one process share them.
 _TABLES: Final[dict[tuple[str, int, int], StrategyTable]] = {}
-
-
-def board_key(game: Game, board: tuple[int, ...], round_: int) -> tuple[int, ...]:
-    """The board through ``round_`` as the public tree lists it: each round's cards ascending."""
-    key: list[int] = []
-    for r in range(round_ + 1):
-        start = game.total_board_cards(r - 1) if r else 0
-        key.extend(sorted(board[start : game.total_board_cards(r)]))
-    return tuple(key)
 
 
 class StrategyTable:
@@ -98,23 +89,7 @@ class StrategyTable:
             return
         tree: Tree | MultiTree = saved.build_multi_tree() if saved.layout == THREE_PLAYER else saved.build_tree()
         self._strategy = saved.strategy
-        self._row: dict[str, int] = {
-            tree.key(int(n)): int(tree.decision_index[n]) for n in tree.decision_nodes
-        }
-        hands = private_hands(self.game)
-        index = {tuple(int(c) for c in h): i for i, h in enumerate(hands)}
-        deck = sorted(self.game.deck())
-        suits = sorted({c % 4 for c in deck})
-        images = itertools.permutations(suits) if saved.isomorphism else iter([tuple(suits)])
-        self._card_maps: list[dict[int, int]] = []
-        perm_rows: list[npt.NDArray[np.int64]] = []
-        for image in images:
-            card_map = {c: (c // 4) * 4 + dict(zip(suits, image, strict=True))[c % 4] for c in deck}
-            self._card_maps.append(card_map)
-            perm_rows.append(
-                np.array([index[tuple(sorted(card_map[int(c)] for c in h))] for h in hands], dtype=np.int64)
-            )
-        self._perm_rows = perm_rows
+        self._rows = DecisionRows.of(tree, isomorphism=saved.isomorphism)
 
     def rows(self, state: State, board: tuple[int, ...]) -> npt.NDArray[np.float64]:
         """The strategy at the abstract decision ``state`` with ``board`` (the cards
@@ -138,21 +113,19 @@ class StrategyTable:
                 return self._pcs.policy(PublicState(state, board, actions))
             except PCSError as error:
                 raise KeyError(str(error)) from None
-        betting = state.betting_string()
-        for card_map, perm in zip(self._card_maps, self._perm_rows, strict=True):
-            cards = tuple(card_map[c] for c in board)
-            key = board_key(game, cards, state.round)
-            row = self._row.get(f"{betting}|{','.join(map(str, key))}" if key else betting)
-            if row is None:
-                continue
-            n = len(tree_actions(state, self.abstraction))
-            rows: npt.NDArray[np.float64] = self._strategy[row, :n, :].T[perm]
-            empty = rows.sum(axis=1) <= 0
-            if empty.any():
-                rows = rows.copy()
-                rows[empty] = 1.0 / n
-            return rows
-        raise KeyError(f"betting {betting!r} with board {list(board)} is not a decision of the strategy's tree")
+        found = self._rows.find(state, board)
+        if found is None:
+            raise KeyError(
+                f"betting {state.betting_string()!r} with board {list(board)} is not a decision of the strategy's tree"
+            )
+        row, columns = found
+        n = len(tree_actions(state, self.abstraction))
+        rows: npt.NDArray[np.float64] = self._strategy[row, :n, :].T[columns]
+        empty = rows.sum(axis=1) <= 0
+        if empty.any():
+            rows = rows.copy()
+            rows[empty] = 1.0 / n
+        return rows
 
 
 def _sampled_table(saved: StrategyFile) -> BucketTable:

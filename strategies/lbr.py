@@ -3,7 +3,7 @@ strategy that states its policy (Lisý & Bowling 2017; seed 001 digest §1).
 
 LBR plays real hands (:mod:`poker.state`, :mod:`poker.deal`) in one seat against
 the target strategy in the other. It tracks the target's *range*, a distribution
-``pi`` over the target's private hands (:func:`strategies.base.private_hands`
+``pi`` over the target's private hands (:func:`poker.deal.private_hands`
 order): uniform at the start over the hands that avoid LBR's hole cards, zeroed
 on hands that clash with each board card as it is dealt, and after every target
 action ``a`` at public state ``s`` updated by Bayes, ``pi(h) ∝ pi(h) sigma(s, h,
@@ -53,7 +53,7 @@ positions, so the agents swap cards). Each (hand, seating) draws the target's
 actions and any sampled run-outs from ``numpy.random.default_rng([S, i,
 seating])``, so the results do not depend on how hands are split among worker
 processes. The estimate is the mean over hands of the two seatings' average,
-with its 95% interval (:func:`analysis.stats.mean_ci`).
+with its 95% interval (:func:`poker.stats.mean_ci`).
 """
 
 from __future__ import annotations
@@ -71,13 +71,13 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from analysis.stats import Estimate, mean_ci
 from poker import _eval_kernels as _k
-from poker.deal import Deal, Dealer
+from poker.deal import Deal, Dealer, private_hands
 from poker.gamedef import Game
 from poker.hand_rank import hand_values
 from poker.state import CALL, FOLD, Action, ActionType, State
-from strategies.base import PublicState, Strategy, make_strategy, private_hands
+from poker.stats import Estimate, mean_ci
+from strategies.base import PublicState, Strategy, make_strategy
 from strategies.cfr.tree.public import BettingAbstraction
 
 __all__ = [

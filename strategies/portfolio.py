@@ -7,19 +7,19 @@ options are separated by ``;`` instead of ``,`` (the spec's option separator):
 ``portfolio:bots=leduc-cfr+tilt:win=7;opp-fold=7``. Other options:
 ``explore=C`` (the bound's width, default :data:`DEFAULT_EXPLORE`), ``warmup=N``
 (hands each component plays in turn before the rule takes over, default 1),
-``estimator=NAME`` (one of :data:`analysis.importance.ESTIMATORS`, default
+``estimator=NAME`` (one of :data:`strategies.imaginary.ESTIMATORS`, default
 ``all-cards+early-folds``), ``log=PATH`` (append ``hand_id,component`` per hand).
 
 **Learning.** Every finished hand (the final MATCHSTATE that
 :meth:`~strategies.base.Strategy.observe` receives: the opponent's cards only at
 a showdown) updates the estimated value of *every* component against this
-opponent with imaginary observations (:mod:`analysis.importance`): off-policy
+opponent with imaginary observations (:mod:`strategies.imaginary`): off-policy
 (the hand was played by the chosen component σ̂, each component σ is evaluated),
 **partial information** (the thesis' §7.3.1 adaptation, biased, which is what a
 seated player can compute). The weights come only from the components'
 ``policy()``; no hidden card is ever used. The default estimator is All Cards +
 Early Folds, the lowest-variance one (the one the module docstring of
-:mod:`analysis.importance` names for choosing among strategies); its bias under
+:mod:`strategies.imaginary` names for choosing among strategies); its bias under
 partial information is the price of the variance cut (thesis Tables 7.3/7.4).
 A hand that the estimator cannot weight (a no-limit raise size no component's
 policy has as a column, a policy that is not given per hand) updates nobody and
@@ -67,7 +67,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Final
+from typing import IO, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -78,9 +78,7 @@ from poker.hand_rank import hand_values
 from poker.protocol import MatchState, view_of
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, make_strategy, register
-
-if TYPE_CHECKING:
-    from analysis.importance import HandEvaluator
+from strategies.imaginary import ESTIMATORS, HandEvaluator, ImportanceError
 
 __all__ = [
     "DEFAULT_EXPLORE",
@@ -151,8 +149,6 @@ class PortfolioStrategy(Strategy):
         estimator: str = DEFAULT_ESTIMATOR,
         log: str | None = None,
     ) -> None:
-        from analysis.importance import ESTIMATORS
-
         if game.num_players != 2:
             raise StrategyError(f"portfolio: imaginary observations need a two-player game, not {game.num_players}")
         if not components or len(components) != len(labels):
@@ -252,8 +248,6 @@ class PortfolioStrategy(Strategy):
     # -- learning ------------------------------------------------------------------------
 
     def _evaluator(self, sigma: int, played: int) -> HandEvaluator:
-        from analysis.importance import HandEvaluator
-
         found = self._evaluators.get((sigma, played))
         if found is None:
             components = self.components
@@ -265,8 +259,6 @@ class PortfolioStrategy(Strategy):
         """Every component's estimate from the finished hand ``view`` (what our
         position sees), played by the current component; ``None`` where the
         estimator cannot weight it."""
-        from analysis.importance import ImportanceError
-
         state = view.state
         me = view.viewer
         value = float(_values(state, view.hole, view.board)[me])

@@ -28,10 +28,11 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
-from strategies.base import Options, PublicState, Strategy, private_hands, register
+from strategies.base import Options, PublicState, Strategy, register
 
 __all__ = ["CardBlind", "RANDOM_WEIGHTS", "SIZES"]
 

@@ -1,10 +1,30 @@
 """The layering of ARCHITECTURE.md, read from the import statements.
 
-``poker/`` (the rules) imports nobody; ``dealer/`` imports only ``poker/``, so a
-dealer can be deployed, audited and profiled without the agents, solvers and
-analysis above it (match orchestration lives in ``arena/``). Within
+Every package may import only the packages below it::
+
+    poker  <-  dealer
+    poker  <-  strategies  <-  agent
+    poker, dealer, strategies  <-  analysis
+    everything  <-  arena
+
+``poker/`` (the rules, and the small pure pieces every layer needs: the
+private-hand rows, means with intervals, the unit a game is reported in) imports
+nobody. ``dealer/`` imports only ``poker/``, so a dealer can be deployed,
+audited and profiled without the agents, solvers and analysis above it.
+``strategies/`` decides how to act from the rules alone; the portfolio agent's
+imaginary observations live there (:mod:`strategies.imaginary`) because an
+agent uses them as it plays. ``agent/`` plays a strategy over the protocol and
+needs no analysis: its human seat's running result uses :mod:`poker.stats`.
+``analysis/`` turns logs (``dealer/``'s records) into numbers, with strategies'
+policies for the estimators that need them. ``arena/`` puts them all together.
+Why this way round and not strategies above analysis: agents must run without
+the analysis package (the standalone ``agent`` program), while evaluating a
+strategy needs the strategy.
+
+Every import statement counts, those inside functions too (a lazy import is
+still a dependency); those under ``if TYPE_CHECKING:`` do not (never run). Within
 ``strategies/`` no module imports itself back through others: the import graph
-of its modules (every import statement, those inside functions too) has no cycle.
+of its modules has no cycle.
 """
 
 from __future__ import annotations
@@ -16,28 +36,75 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PROJECT = {"poker", "dealer", "agent", "strategies", "analysis", "arena"}
-ALLOWED = {"poker": set(), "dealer": {"poker"}}
+ALLOWED: dict[str, set[str]] = {
+    "poker": set(),
+    "dealer": {"poker"},
+    "strategies": {"poker"},
+    "agent": {"poker", "strategies"},
+    "analysis": {"poker", "dealer", "strategies"},
+    "arena": {"poker", "dealer", "strategies", "agent", "analysis"},
+}
+PROJECT = set(ALLOWED)
+#: Command front ends that still import across the layers from where they sit today.
+#: Temporary: they are moving to arena/commands on branch cmds; the lead empties this at merge.
+FRONT_ENDS_MOVING_TO_ARENA: frozenset[str] = frozenset({"strategies/cfr/cli_dbr.py"})
 
 
 def _imported_packages(path: Path) -> set[str]:
+    """The project packages ``path`` imports (absolute imports; relative ones stay inside)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+    for node in _imports(ast.parse(path.read_text(), filename=str(path))):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        elif node.level == 0 and node.module:
             names.add(node.module.split(".")[0])
     return names & PROJECT
 
 
+def offending_imports(root: Path, package: str, exempt: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """Module path -> the packages it imports that ``package`` may not."""
+    return {
+        relative: sorted(found)
+        for path in sorted((root / package).rglob("*.py"))
+        if (relative := path.relative_to(root).as_posix()) not in exempt
+        and (found := _imported_packages(path) - ALLOWED[package] - {package})
+    }
+
+
+def test_every_package_has_its_layer() -> None:
+    on_disk = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "benchmarks"}
+    assert on_disk == PROJECT, f"packages without an ALLOWED entry (or entries without a package): {on_disk ^ PROJECT}"
+
+
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_only_what_it_stands_on(package: str) -> None:
-    offending = {
-        str(path.relative_to(ROOT)): sorted(found)
-        for path in sorted((ROOT / package).rglob("*.py"))
-        if (found := _imported_packages(path) - ALLOWED[package] - {package})
-    }
+    offending = offending_imports(ROOT, package, FRONT_ENDS_MOVING_TO_ARENA)
     assert not offending, f"{package}/ may import only {sorted(ALLOWED[package])}: {offending}"
+
+
+def test_exempt_front_ends_still_need_it() -> None:
+    """An exemption that no longer exempts anything (the module moved or was fixed)
+    is removed, so the set cannot quietly cover a new crossing."""
+    stale = [
+        relative
+        for relative in sorted(FRONT_ENDS_MOVING_TO_ARENA)
+        if relative not in offending_imports(ROOT, relative.split("/")[0])
+    ]
+    assert not stale, f"remove from FRONT_ENDS_MOVING_TO_ARENA: {stale}"
+
+
+def test_imports_inside_functions_count_and_type_checking_ones_do_not(tmp_path: Path) -> None:
+    package = tmp_path / "strategies"
+    package.mkdir()
+    (package / "lazy.py").write_text("def f():\n    from analysis.hands import Hands\n    return Hands\n")
+    (package / "typing_only.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from analysis.hands import Hands\n"
+    )
+    (package / "plain.py").write_text("import arena.cli\nfrom poker.gamedef import Game\n")
+    assert offending_imports(tmp_path, "strategies") == {
+        "strategies/lazy.py": ["analysis"],
+        "strategies/plain.py": ["arena"],
+    }
 
 
 def _module_name(path: Path, root: Path) -> str:

@@ -28,13 +28,13 @@ from typing import Any, Final
 import trio
 
 from agent.client import AgentError, play
-from analysis.stats import mean_ci, unit_of
 from poker.cards import card_to_text
 from poker.gamedef import Game
 from poker.hand_name import hand_name
 from poker.hand_rank import hand_values
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, IllegalActionError, State
+from poker.stats import mean_ci, unit_of
 from strategies.base import Strategy
 from strategies.cfr.tree.public import BettingAbstraction
 

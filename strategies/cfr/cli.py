@@ -29,7 +29,7 @@ has the bucket layout of ``pcs`` files and plays the same way.
 
 The solve runs in batches between progress-bar updates; every ``--every``
 iterations it measures the exact exploitability of the average strategy (in the
-game's unit, :func:`analysis.stats.unit_of`) and prints it. Ctrl-C or SIGTERM
+game's unit, :func:`poker.stats.unit_of`) and prints it. Ctrl-C or SIGTERM
 stops after the current batch (at once during a measurement) and writes the file
 (a checkpoint holding regrets and cumulative strategy, always of the iterations
 it counts, so a resume ends where a straight run would; a second Ctrl-C does not
@@ -51,8 +51,8 @@ from typing import Never, Protocol
 
 from tqdm import tqdm
 
-from analysis.stats import Unit, unit_of
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
+from poker.stats import Unit, unit_of
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
 from strategies.cfr import cli_sampled, compile_notice, warmup

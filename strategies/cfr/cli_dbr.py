@@ -35,8 +35,8 @@ import numpy as np
 from tqdm import tqdm
 
 from analysis.hands import Hands, HandsError, concat, read_hands
-from analysis.stats import unit_of
 from poker.gamedef import GameDefError, load_game
+from poker.stats import unit_of
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
 from strategies.cfr.best_response.exact import exploitability

@@ -22,8 +22,8 @@ import sys
 
 from tqdm import tqdm
 
-from analysis.stats import unit_of
 from poker.gamedef import GameDefError, load_game
+from poker.stats import unit_of
 from strategies.base import StrategyError
 from strategies.cfr import compile_notice
 from strategies.lbr import ACTION_SETS, LbrConfig, LbrError, parse_streets, run_lbr

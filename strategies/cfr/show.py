@@ -11,9 +11,12 @@ rows; ``--format json`` prints one object per information set for tools::
 
 It reads the strategy on the game's public tree (a bucket table is expanded to
 it), so it shows games whose public tree can be built: Kuhn, Leduc, no-limit
-Leduc, and the three-player files of 3p Kuhn and 3p Leduc. A file solved with ``--suit-isomorphism`` holds one board per suit class:
-those are the boards shown. Exit status 0, or 1 with one line when the file
-cannot be read or its game is too big to show.
+Leduc, and the three-player files of 3p Kuhn and 3p Leduc. A file solved with
+``--suit-isomorphism`` holds one board per suit class: the table shows those
+boards, rounded; the JSON lists every information set of the game (the other
+suits' boards copied from their class) at full precision
+(:func:`strategies.cfr.listing.file_information_sets`). Exit status 0, or 1 with
+one line when the file cannot be read or its game is too big to show.
 """
 
 from __future__ import annotations
@@ -21,72 +24,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import numpy.typing as npt
+from poker.cards import cards_from_text
+from strategies.cfr.listing import InfoSet, file_information_sets
+from strategies.cfr.strategy_file import StrategyFileError, load_strategy
+from strategies.cfr.tree.public import TreeError
 
-from poker.cards import cards_from_text, cards_to_text
-from strategies.cfr.solvers.pcs import tree_strategy
-from strategies.cfr.solvers.multiplayer import MultiTree
-from strategies.cfr.strategy_file import THREE_PLAYER, StrategyFileError, load_strategy
-from strategies.cfr.tree.public import Tree, TreeError
-
-__all__ = ["InfoSet", "information_sets", "main"]
+__all__ = ["main"]
 
 _ROW = "{:<3}  {:<4}  {:<10}  {:<16}  {}"
 
 
-@dataclass(frozen=True)
-class InfoSet:
-    """One information set of the acting position and its action probabilities."""
-
-    position: int
-    hole: str
-    board: str
-    betting: str
-    actions: dict[str, float]
-
-    def as_json(self) -> dict[str, object]:
-        return {
-            "position": self.position,
-            "hole": self.hole,
-            "board": self.board,
-            "betting": self.betting,
-            "actions": self.actions,
-        }
-
-    def as_row(self) -> str:
-        probabilities = "  ".join(f"{name} {p:.3f}" for name, p in self.actions.items())
-        return _ROW.format(self.position, self.hole, self.board or "-", self.betting or "-", probabilities)
-
-
-def information_sets(tree: Tree | MultiTree, strategy: npt.NDArray[np.float64]) -> Iterator[InfoSet]:
-    """Every information set of ``tree`` (decision node × private hand that the
-    board leaves possible) with its row of ``strategy`` (``float64[D, A, H]``);
-    a three-player tree's actions are every legal one."""
-    hands = [tuple(int(c) for c in hand) for hand in tree.hands]
-    hole_text = [cards_to_text(sorted(hand, reverse=True)) for hand in hands]
-    for row, node in enumerate(tree.decision_nodes):
-        if isinstance(tree, MultiTree):
-            board, actions = tree.boards[node], tree.states[node].legal_actions()
-        else:
-            board, actions = tree.boards[tree.board_index[node]], tree.actions(int(node))
-        names = [str(action) for action in actions]
-        betting = tree.states[node].betting_string()
-        for h, hand in enumerate(hands):
-            if set(hand) & set(board):
-                continue
-            probabilities = strategy[row, : len(names), h]
-            yield InfoSet(
-                position=int(tree.player[node]),
-                hole=hole_text[h],
-                board=cards_to_text(board),
-                betting=betting,
-                actions={name: round(float(p), 6) for name, p in zip(names, probabilities)},
-            )
+def _row(info: InfoSet) -> str:
+    probabilities = "  ".join(f"{name} {p:.3f}" for name, p in info.actions.items())
+    return _ROW.format(info.position, info.hole, info.board or "-", info.betting or "-", probabilities)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -116,12 +68,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         saved = load_strategy(args.file)
-        tree: Tree | MultiTree
-        if saved.layout == THREE_PLAYER:
-            tree, strategy = saved.build_multi_tree(), saved.strategy
-        else:
-            tree = saved.build_tree()
-            strategy = tree_strategy(saved, tree)
+        listing = file_information_sets(saved, every_board=args.format == "json")
     except (OSError, StrategyFileError) as error:
         print(f"arena show: {error}", file=sys.stderr)
         return 1
@@ -130,7 +77,7 @@ def main(argv: list[str]) -> int:
         return 1
     rows = [
         info
-        for info in information_sets(tree, strategy)
+        for info in listing
         if (args.betting is None or info.betting == args.betting)
         and (args.position is None or info.position == args.position)
         and (hole is None or _same_cards(info.hole) == hole)
@@ -141,5 +88,5 @@ def main(argv: list[str]) -> int:
         return 0
     print(_ROW.format("pos", "hole", "board", "betting", "actions"))
     for info in rows:
-        print(info.as_row())
+        print(_row(info))
     return 0

@@ -119,9 +119,9 @@ def _sampled(tmp: Path) -> None:
 
 
 def _resolve(tmp: Path) -> None:
+    from poker.deal import private_hands
     from poker.gamedef import load_game
     from poker.state import CALL, Action, State
-    from strategies.base import private_hands
     from strategies.resolve.agent import ResolvingStrategy
     from strategies.resolve.evaluators import NetEvaluator
     from strategies.resolve.train import agent_questions, generate, train

@@ -54,11 +54,11 @@ def position_values(tree, payoff, strategy, mode, root_reach, reach, values, pos
     against ``strategy`` (``[A, D, H]``): best-response values
     (``MODE_BEST_RESPONSE``, the maximum per hand at its own decisions) or the
     profile's (``MODE_VALUE``). ``reach`` is scratch ``[2, N, H]``."""
-    if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
+    if reach.shape[2] == FIXED_HANDS and tree.hand_cards.shape[1] == 1:
         _position_values(tree, payoff, strategy, mode, root_reach, reach, values, position, FIXED_HANDS, 1)
     else:
         _position_values(
-            tree, payoff, strategy, mode, root_reach, reach, values, position, reach.shape[2], tree[10].shape[1]
+            tree, payoff, strategy, mode, root_reach, reach, values, position, reach.shape[2], tree.hand_cards.shape[1]
         )
 
 

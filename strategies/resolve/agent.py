@@ -51,12 +51,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game, shipped_name
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
-from strategies.base import Options, PublicState, Strategy, StrategyError, private_hands, register
-from strategies.cfr.tree.public import NodeKind, TreeError, tree_actions
-from strategies.equilibrium import board_key
+from strategies.base import Options, PublicState, Strategy, StrategyError, register
+from strategies.cfr.tree.public import NodeKind, TreeError, board_key, tree_actions
 from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register

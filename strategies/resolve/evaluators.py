@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import Game
-from strategies.base import private_hands
 from strategies.resolve import _kernels
 
 if TYPE_CHECKING:

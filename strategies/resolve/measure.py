@@ -32,10 +32,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import Game
 from poker.state import FOLD, Action, State
-from strategies.base import PublicState, Strategy, private_hands
+from strategies.base import PublicState, Strategy
 from strategies.cfr.best_response.exact import best_response, strategy_from_policy
 from strategies.cfr.tree.public import BettingAbstraction, build_tree, tree_actions
 

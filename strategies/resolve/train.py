@@ -148,8 +148,8 @@ def generate(
     game: Game, situations: int, *, iterations: int, rng: np.random.Generator, progress: Callable[[int], object] | None = None
 ) -> Dataset:
     """``situations`` random situations solved exactly (module docstring)."""
+    from poker.deal import private_hands
     from poker.evaluate import rank_hands
-    from strategies.base import private_hands
 
     check_game(game)
     hands = private_hands(game).astype(np.int64)

@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game, GameDefError, format_game, parse_game
-from strategies.base import private_hands
 from strategies.cfr.file_io import atomic_output
 from strategies.resolve import _kernels
 

@@ -23,14 +23,13 @@ import pytest
 import strategies  # noqa: F401  (registers the built-in strategies)
 from analysis.aivat import AivatError, EquityValues, TreeValues, aivat
 from analysis.importance import Policy, positions_of, simulate_hands, tree_policy
-from analysis.stats import mean_ci
 from poker.cards import cards_from_text
-from poker.deal import Dealer
+from poker.deal import Dealer, private_hands as private_hands_of
 from poker.evaluate import hand_vs_range_equity
 from poker.gamedef import Game, load_game
 from poker.state import CALL, State
+from poker.stats import mean_ci
 from strategies.base import PublicState, make_strategy
-from strategies.base import private_hands as private_hands_of
 from strategies.cfr.solvers.solver import Solver
 from strategies.cfr.tree.public import Tree, build_tree
 

@@ -26,9 +26,9 @@ from analysis.importance import (
     simulate_hands,
     tree_policy,
 )
-from analysis.stats import mean_ci
 from poker.cards import cards_from_text
 from poker.gamedef import Game, load_game
+from poker.stats import mean_ci
 from strategies.base import PublicState, make_strategy
 from strategies.cfr.best_response.exact import profile_values, strategy_from_policy
 from strategies.cfr.solvers.solver import Solver

@@ -17,12 +17,12 @@ import trio
 
 import arena.match as arena_match_module
 from agent.client import play
-from analysis.stats import format_chips
 from arena.match import Bot, agent_seed, main, seat_names
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState, parse_state_line
 from poker.state import CALL, FOLD, Action, ActionType, State
+from poker.stats import format_chips
 from strategies.base import Options, Strategy, register, strategy_names
 
 KUHN = load_game("kuhn")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.stats import unit_of
 from arena import match
 from poker.gamedef import load_game
+from poker.stats import unit_of
 from strategies import StrategyError, make_strategy, strategy_names
 from strategies.bots import LIBRARY, Bot, bot_path, load_bot, partial_path, solve_argv
 from strategies.cfr import cli as solve_cli

@@ -19,10 +19,11 @@ import numpy.typing as npt
 import pytest
 
 from analysis.hands import read_log
+from poker.deal import private_hands
 from poker.evaluate import rank_hand
 from poker.gamedef import Game, load_game
 from poker.state import State
-from strategies.base import PublicState, make_strategy, private_hands
+from strategies.base import PublicState, make_strategy
 from strategies.cfr.abstraction.card_abstraction import CardAbstraction, NullAbstraction, load_abstraction
 from strategies.cfr.best_response.exact import exploitability
 from strategies.cfr.cli_dbr import main

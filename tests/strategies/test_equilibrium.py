@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 from arena import match
+from poker.deal import private_hands
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
-from strategies import PublicState, Strategy, StrategyError, make_strategy, private_hands, strategy_names
+from strategies import PublicState, Strategy, StrategyError, make_strategy, strategy_names
 from strategies.base import Options, register
 from strategies.cfr import cli
 from strategies.cfr.solvers.pcs import tree_strategy

@@ -7,10 +7,11 @@ import math
 import numpy as np
 import pytest
 
+from poker.deal import private_hands
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState, parse_match_state
 from poker.state import CALL, FOLD, Action, ActionType
-from strategies import PublicState, StrategyError, make_strategy, private_hands, strategy_names
+from strategies import PublicState, StrategyError, make_strategy, strategy_names
 
 KUHN = load_game("kuhn")
 HULHE = load_game("hulhe")

@@ -4,7 +4,7 @@
 :class:`CardAbstraction`: percentile buckets (:mod:`strategies.cfr.abstraction.bucketing`)
 of one hand-strength feature (:mod:`strategies.cfr.abstraction.hand_features`; hold'em and
 kin, exact enumeration with suit isomorphism). ``buckets(r, board)`` maps every
-private hand (rows of :func:`strategies.base.private_hands`) to its round-r
+private hand (rows of :func:`poker.deal.private_hands`) to its round-r
 bucket, -1 where it clashes with the board; ``bucket_rounds(board)`` does every
 round for a final board at once. Boards list the cards in the order dealt
 (flop, turn, river), which perfect recall needs. Abstractions are cached on
@@ -29,8 +29,8 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game, GameDefError, format_game, parse_game
-from strategies.base import private_hands
 from strategies.cfr.abstraction import _kernels as _k
 from strategies.cfr.abstraction.abstraction_file import ABSTRACTION_FIELDS, check_bucket_tables, expect_bucket_array
 from strategies.cfr.abstraction.bucketing import (
@@ -131,7 +131,7 @@ class CardAbstraction:
     """Percentile buckets of one feature per round (see the module docstring).
 
     ``buckets(r, board)`` gives round r's bucket of every private hand (rows of
-    :func:`strategies.base.private_hands`) for a board listing the cards in the
+    :func:`poker.deal.private_hands`) for a board listing the cards in the
     order dealt (hold'em: flop, turn, river). With perfect recall the bucket is
     the index of the whole bucket sequence of rounds 0..r, so round r has
     ``k_0 * ... * k_r`` buckets and ``bucket // k_r`` is round r-1's bucket; with

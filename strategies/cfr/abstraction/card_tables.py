@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game, format_game
-from strategies.base import private_hands
 from strategies.cfr.abstraction import _kernels as _k
 
 __all__ = [

@@ -149,7 +149,7 @@ class HandFeatures:
 def hand_features(
     game: Game, board: Sequence[int] = (), *, cache_dir: Path | None = None, workers: int | None = None
 ) -> HandFeatures:
-    """HS, E[HS] and E[HS²] of every hand of :func:`strategies.base.private_hands`
+    """HS, E[HS] and E[HS²] of every hand of :func:`poker.deal.private_hands`
     on ``board`` (the cards of any round, e.g. a flop or ``()`` preflop), exact.
 
     Preflop sums come from every final board (hold'em: 134459 canonical rivers,

@@ -46,10 +46,11 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from poker.deal import private_hands
 from poker.evaluate import card_bit, rank_cardset
 from poker.gamedef import Game
 from poker.state import Action, State
-from strategies.base import PublicState, Strategy, private_hands
+from strategies.base import PublicState, Strategy
 from strategies.cfr.best_response.exact import BestResponse
 from strategies.cfr.tree._kernels import showdown_values
 from strategies.cfr.tree.public import BettingAbstraction, TreeError, tree_actions

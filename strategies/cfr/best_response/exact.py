@@ -136,7 +136,7 @@ def to_mbb(game: Game, chips: float) -> float:
 
 def strategy_from_policy(tree: Tree, policy: Strategy | PolicyFn) -> npt.NDArray[np.float64]:
     """A tree strategy from ``policy(public) -> float64[n_hands, n_actions]`` (rows
-    per private hand in :func:`strategies.base.private_hands` order, columns in
+    per private hand in :func:`poker.deal.private_hands` order, columns in
     the order of ``public.actions``, which are the tree's actions at the node).
 
     A :class:`strategies.base.Strategy` is used through its ``policy`` method.

@@ -71,9 +71,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import Game, format_game
-from strategies.base import private_hands
 from strategies.cfr.abstraction.bucketing import Recall
 from strategies.cfr.abstraction.cache_files import (
     CacheFileError,

@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game
-from strategies.base import private_hands
 from strategies.cfr.abstraction.card_abstraction import (
     Abstraction,
     CardAbstraction,

@@ -40,10 +40,10 @@ import numpy as np
 import numpy.typing as npt
 from numba import njit
 
+from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import Game
 from poker.state import State
-from strategies.base import private_hands
 from strategies.cfr.tree.public import TreeError, tree_actions
 
 __all__ = ["MultiTree", "build_multi_tree", "MultiCFR", "seven_step_epsilon", "EpsilonCheck"]

@@ -51,11 +51,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import Game
 from poker.protocol import MatchState
 from poker.state import Action
-from strategies.base import PublicState, Strategy, private_hands
+from strategies.base import PublicState, Strategy
 from strategies.cfr.abstraction.card_abstraction import (
     NULL_SPEC,
     Abstraction,

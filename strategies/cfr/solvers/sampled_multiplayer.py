@@ -53,9 +53,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game, format_game
 from poker.state import Action, ActionType, State
-from strategies.base import private_hands
 from strategies.cfr.abstraction.bucketing import Recall
 from strategies.cfr.abstraction.card_abstraction import (
     CardAbstraction,

@@ -2,11 +2,12 @@
 
 Everything here is ``@njit(cache=True, nogil=True)`` and takes only arrays and
 scalars; :mod:`strategies.cfr.solvers.solver` and :mod:`strategies.cfr.best_response.exact`
-build the arrays and call these. The tree arrays travel as one tuple, ``tree``
-(:attr:`strategies.cfr.tree.public.Tree.kernel_arrays`; layout in
+build the arrays and call these. The tree arrays travel as one named tuple,
+``tree``, read by field name (:class:`strategies.cfr.tree.public.KernelTree`, from
+:attr:`strategies.cfr.tree.public.Tree.kernel_arrays`; layout in
 :mod:`strategies.cfr.tree.public`)::
 
-    (kind int8[N], player int8[N], first_child int32[N], action_child int32[N, A],
+    KernelTree(kind int8[N], player int8[N], first_child int32[N], action_child int32[N, A],
      num_children int32[N], decision_index int32[N], board_index int32[N],
      chance_weight float64[N], group_start int32[G + 1], board_mask float64[B, H],
      hand_cards int64[H, k], hand_rank int32[B, H], rank_order int32[B, H],
@@ -148,9 +149,9 @@ def _propagate_reach(tree, sigma_play, reach, only, n_hands):
 @njit(cache=True, nogil=True, inline="always")
 def _propagate_position(tree, sigma_play, flat_reach, p, n_hands):
     """:func:`_propagate_reach` for position ``p``, on its flat ``[N * H]`` reach."""
-    kind, player, first_child, action_child, num_children, decision_index, board_index = tree[:7]
-    group_start = tree[8]
-    board_mask = tree[9]
+    kind, player, first_child, action_child = tree.kind, tree.player, tree.first_child, tree.action_child
+    num_children, decision_index, board_index = tree.num_children, tree.decision_index, tree.board_index
+    group_start, board_mask = tree.group_start, tree.board_mask
     n_actions, n_decisions, _ = sigma_play.shape
     flat_sigma = sigma_play.reshape(n_actions, n_decisions * n_hands)
     for g in range(group_start.shape[0] - 1):
@@ -331,11 +332,11 @@ def _scratch(tree, n_hands):
     """Scratch arrays of :func:`_counterfactual_values`, allocated once per kernel
     call: two runs of the largest group's ``size * H`` entries, two of ``H`` and
     two of one entry per card."""
-    group_start = tree[8]
+    group_start = tree.group_start
     largest = 1
     for g in range(group_start.shape[0] - 1):
         largest = max(largest, group_start[g + 1] - group_start[g])
-    n_cards = tree[10].max() + 1
+    n_cards = tree.hand_cards.max() + 1
     return (
         np.empty(largest * n_hands),
         np.empty(largest * n_hands),
@@ -384,10 +385,12 @@ def _counterfactual_values(
     ``may_update`` is a constant of the caller: False leaves the update code out
     of its compilation (:func:`root_values` never updates).
     """
-    kind, player, first_child, action_child, num_children, decision_index, board_index, chance_weight = tree[:8]
-    group_start = tree[8]
-    board_mask, hand_cards, hand_rank, rank_order, num_valid, outcome, sign = tree[9:16]
-    image_start, image_perm, hand_perm = tree[16:]
+    kind, player, first_child, action_child = tree.kind, tree.player, tree.first_child, tree.action_child
+    num_children, decision_index, board_index = tree.num_children, tree.decision_index, tree.board_index
+    chance_weight, group_start, board_mask = tree.chance_weight, tree.group_start, tree.board_mask
+    hand_cards, hand_rank, rank_order, num_valid = tree.hand_cards, tree.hand_rank, tree.rank_order, tree.num_valid
+    outcome, sign = tree.outcome, tree.sign
+    image_start, image_perm, hand_perm = tree.image_start, tree.image_perm, tree.hand_perm
     n_nodes = values.shape[0]
     n_actions, n_decisions, _ = sigma.shape
     opp = 1 - position
@@ -591,10 +594,10 @@ def root_values(tree, payoff, strategy, mode, root_reach, reach, values, out):
     """Both positions' root values against ``strategy`` (``[A, D, H]``) into
     ``out[2, H]``: best-response values (``MODE_BEST_RESPONSE``) or the profile's
     (``MODE_VALUE``). ``reach`` and ``values`` are scratch of the usual shapes."""
-    if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
+    if reach.shape[2] == FIXED_HANDS and tree.hand_cards.shape[1] == 1:
         _root_values(tree, payoff, strategy, mode, root_reach, reach, values, out, FIXED_HANDS, 1)
     else:
-        _root_values(tree, payoff, strategy, mode, root_reach, reach, values, out, reach.shape[2], tree[10].shape[1])
+        _root_values(tree, payoff, strategy, mode, root_reach, reach, values, out, reach.shape[2], tree.hand_cards.shape[1])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -665,7 +668,7 @@ def _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, 
     reach = state[11]
     # The fixed width goes in as a literal, so the inlined body compiles with
     # constant per-hand trip counts.
-    if reach.shape[2] == FIXED_HANDS and tree[10].shape[1] == 1:
+    if reach.shape[2] == FIXED_HANDS and tree.hand_cards.shape[1] == 1:
         return _iterate(
             tree, payoff, decision_player, root_reach, first_iteration, iterations, state, FIXED_HANDS, 1, gadget
         )
@@ -678,7 +681,7 @@ def _run_iterations(tree, payoff, decision_player, root_reach, first_iteration, 
         iterations,
         state,
         reach.shape[2],
-        tree[10].shape[1],
+        tree.hand_cards.shape[1],
         gadget,
     )
 

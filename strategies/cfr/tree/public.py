@@ -78,23 +78,28 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from poker.deal import private_hands
 from poker.gamedef import Game
 from poker.state import Action, ActionType, State
-from strategies.base import private_hands
 
 __all__ = [
     "NO_LIMIT_DEFAULT",
     "BettingAbstraction",
+    "DecisionRows",
+    "KeyedTree",
+    "KernelTree",
     "NodeKind",
     "Tree",
     "TreeError",
+    "board_key",
     "build_tree",
     "terminal_payoff",
+    "suit_maps",
     "tree_actions",
     "zero_sum_payoff",
 ]
@@ -115,6 +120,36 @@ class NodeKind(enum.IntEnum):
     CHANCE = 1
     FOLD = 2
     SHOWDOWN = 3
+
+
+class KernelTree(NamedTuple):
+    """The arrays of a :class:`Tree` that the numba kernels read
+    (:mod:`strategies.cfr.tree._kernels`), by name. A NamedTuple because numba
+    takes one as a single typed tuple argument and compiles a field read such as
+    ``tree.board_mask`` to the same static access as an index: the names cost the
+    kernels nothing, and no caller depends on the order. ``hand_cards`` is
+    :attr:`Tree.hand_slots`; the rest are the :class:`Tree` arrays of the same
+    name (module docstring)."""
+
+    kind: npt.NDArray[np.int8]
+    player: npt.NDArray[np.int8]
+    first_child: npt.NDArray[np.int32]
+    action_child: npt.NDArray[np.int32]
+    num_children: npt.NDArray[np.int32]
+    decision_index: npt.NDArray[np.int32]
+    board_index: npt.NDArray[np.int32]
+    chance_weight: npt.NDArray[np.float64]
+    group_start: npt.NDArray[np.int32]
+    board_mask: npt.NDArray[np.float64]
+    hand_cards: npt.NDArray[np.int64]
+    hand_rank: npt.NDArray[np.int32]
+    rank_order: npt.NDArray[np.int32]
+    num_valid: npt.NDArray[np.int32]
+    outcome: npt.NDArray[np.int8]
+    sign: npt.NDArray[np.float64]
+    image_start: npt.NDArray[np.int32]
+    image_perm: npt.NDArray[np.int32]
+    hand_perm: npt.NDArray[np.int32]
 
 
 @dataclass(frozen=True)
@@ -232,31 +267,31 @@ class Tree:
         return self.states[node].betting_string() + suffix
 
     @cached_property
-    def kernel_arrays(self) -> tuple[Any, ...]:
-        """The tree tuple the kernels take (order in :mod:`strategies.cfr.tree._kernels`)."""
-        return (
-            self.kind,
-            self.player,
-            self.first_child,
-            self.action_child,
-            self.num_children,
-            self.decision_index,
-            self.board_index,
-            self.chance_weight,
-            self.group_start,
-            self.board_mask,
-            self.hand_slots,
-            self.hand_rank,
-            self.rank_order,
-            self.num_valid,
-            self.outcome,
-            self.sign,
-            self.image_start,
-            self.image_perm,
-            self.hand_perm,
+    def kernel_arrays(self) -> KernelTree:
+        """The arrays the kernels take, as one :class:`KernelTree`."""
+        return KernelTree(
+            kind=self.kind,
+            player=self.player,
+            first_child=self.first_child,
+            action_child=self.action_child,
+            num_children=self.num_children,
+            decision_index=self.decision_index,
+            board_index=self.board_index,
+            chance_weight=self.chance_weight,
+            group_start=self.group_start,
+            board_mask=self.board_mask,
+            hand_cards=self.hand_slots,
+            hand_rank=self.hand_rank,
+            rank_order=self.rank_order,
+            num_valid=self.num_valid,
+            outcome=self.outcome,
+            sign=self.sign,
+            image_start=self.image_start,
+            image_perm=self.image_perm,
+            hand_perm=self.hand_perm,
         )
 
-    def padded_kernel_arrays(self, width: int) -> tuple[Any, ...]:
+    def padded_kernel_arrays(self, width: int) -> KernelTree:
         """:attr:`kernel_arrays` with the hand axis padded to ``width`` hands: the
         extra hands clash with every board (mask 0, rank -1, no showdown), hold a
         card of their own past the deck (so the kernels' per-card sums of the real
@@ -266,23 +301,23 @@ class Tree:
         if width < n_hands:
             raise TreeError(f"cannot pad {n_hands} hands to {width}")
         extra = width - n_hands
-        arrays = list(self.kernel_arrays)
 
         def pad(array: npt.NDArray[Any], axes: tuple[int, ...], value: float) -> npt.NDArray[Any]:
             widths = [(0, extra if axis in axes else 0) for axis in range(array.ndim)]
             return np.pad(array, widths, constant_values=value)
 
-        arrays[9] = pad(self.board_mask, (1,), 0.0)
-        arrays[10] = pad(self.hand_slots, (0,), len(self.game.deck()))
-        arrays[11] = pad(self.hand_rank, (1,), -1)
-        arrays[12] = pad(self.rank_order, (1,), 0)
-        if self.outcome.shape[0] > 0:
-            arrays[14] = pad(self.outcome, (1, 2), NO_SHOWDOWN)
-            arrays[15] = pad(self.sign, (1, 2), 0.0)
-        arrays[18] = np.concatenate(
-            [self.hand_perm, np.tile(np.arange(n_hands, width, dtype=np.int32), (len(self.hand_perm), 1))], axis=1
+        dense = self.outcome.shape[0] > 0
+        return self.kernel_arrays._replace(
+            board_mask=pad(self.board_mask, (1,), 0.0),
+            hand_cards=pad(self.hand_slots, (0,), len(self.game.deck())),
+            hand_rank=pad(self.hand_rank, (1,), -1),
+            rank_order=pad(self.rank_order, (1,), 0),
+            outcome=pad(self.outcome, (1, 2), NO_SHOWDOWN) if dense else self.outcome,
+            sign=pad(self.sign, (1, 2), 0.0) if dense else self.sign,
+            hand_perm=np.concatenate(
+                [self.hand_perm, np.tile(np.arange(n_hands, width, dtype=np.int32), (len(self.hand_perm), 1))], axis=1
+            ),
         )
-        return tuple(arrays)
 
     @cached_property
     def sign(self) -> npt.NDArray[np.float64]:
@@ -352,6 +387,99 @@ def _clash_matrix(hands: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.bool_]:
         flags[np.arange(len(hands)), hands[:, column]] = True
     shared: npt.NDArray[np.bool_] = (flags.astype(np.int32) @ flags.T.astype(np.int32)) > 0
     return shared
+
+
+def suit_maps(game: Game, isomorphism: bool) -> list[dict[int, int]]:
+    """Card maps of the permutations of the game's suits, the identity first: all
+    of them with ``isomorphism``, else the identity alone."""
+    deck = sorted(game.deck())
+    suits = sorted({c % 4 for c in deck})
+    return [
+        {c: (c // 4) * 4 + dict(zip(suits, image, strict=True))[c % 4] for c in deck}
+        for image in (itertools.permutations(suits) if isomorphism else [tuple(suits)])
+    ]
+
+
+def board_key(game: Game, board: tuple[int, ...], round_: int) -> tuple[int, ...]:
+    """The board through ``round_`` as the public tree lists it: each round's cards ascending."""
+    key: list[int] = []
+    for r in range(round_ + 1):
+        start = game.total_board_cards(r - 1) if r else 0
+        key.extend(sorted(board[start : game.total_board_cards(r)]))
+    return tuple(key)
+
+
+class KeyedTree(Protocol):
+    """What :meth:`DecisionRows.of` reads of a tree: its decisions and their keys."""
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def decision_nodes(self) -> npt.NDArray[np.integer[Any]]: ...
+
+    @property
+    def decision_index(self) -> npt.NDArray[np.integer[Any]]: ...
+
+    def key(self, node: int) -> str: ...
+
+
+class DecisionRows:
+    """Where a decision of the real game sits in a tree's strategy arrays.
+
+    ``rows`` maps the tree's decision keys (:meth:`Tree.key`) to their rows. A
+    tree built with suit isomorphism keeps one board per suit class: a decision
+    on any other board is found through the first suit permutation (the
+    identity first) that maps its board onto a kept one, and that permutation
+    also says which stored hand column stands for each real hand. Players of a
+    strategy file and listings of it both go through here, so they read the
+    same numbers."""
+
+    def __init__(self, game: Game, rows: dict[str, int], isomorphism: bool) -> None:
+        self.game = game
+        self.rows = rows
+        hands = private_hands(game)
+        index = {tuple(int(c) for c in h): i for i, h in enumerate(hands)}
+        self.card_maps = suit_maps(game, isomorphism)
+        self.columns = [
+            np.array([index[tuple(sorted(card_map[int(c)] for c in h))] for h in hands], dtype=np.int64)
+            for card_map in self.card_maps
+        ]
+
+    @classmethod
+    def of(cls, tree: KeyedTree, *, isomorphism: bool) -> DecisionRows:
+        """The rows of ``tree``'s strategy arrays (a :class:`Tree` or a three-player tree)."""
+        return cls(tree.game, {tree.key(int(n)): int(tree.decision_index[n]) for n in tree.decision_nodes}, isomorphism)
+
+    def find(self, state: State, board: tuple[int, ...]) -> tuple[int, npt.NDArray[np.int64]] | None:
+        """``(row, columns)`` of the decision ``state`` with ``board`` (the cards of
+        its rounds, in dealing order): real hand ``h`` reads column ``columns[h]``
+        of the row; ``None`` if the tree has no such decision."""
+        betting = state.betting_string()
+        for card_map, columns in zip(self.card_maps, self.columns, strict=True):
+            key = board_key(self.game, tuple(card_map[c] for c in board), state.round)
+            row = self.rows.get(f"{betting}|{','.join(map(str, key))}" if key else betting)
+            if row is not None:
+                return row, columns
+        return None
+
+    def expand(self, strategy: npt.NDArray[np.float64], full: Tree) -> npt.NDArray[np.float64]:
+        """``strategy`` (``float64[D, A, H]`` on the tree of :attr:`rows`) on ``full``,
+        the same game's tree without suit isomorphism: every value copied, none
+        computed.
+
+        Raises:
+            TreeError: a decision of ``full`` that the strategy's tree does not have.
+        """
+        out = np.zeros((full.num_decisions, strategy.shape[1], strategy.shape[2]), dtype=np.float64)
+        for d, node in enumerate(full.decision_nodes):
+            state, board = full.states[node], full.boards[full.board_index[node]]
+            found = self.find(state, board)
+            if found is None:
+                raise TreeError(f"decision {full.key(int(node))!r} is not in the strategy's tree")
+            row, columns = found
+            out[d] = strategy[row][:, columns]
+        return out
 
 
 def tree_actions(state: State, abstraction: BettingAbstraction | None) -> list[Action]:
@@ -462,11 +590,7 @@ class _Builder:
         self.children: dict[int, list[State]] = {}
         # Suit permutations of the game's suits (the identity first) as card maps,
         # and hand_perm[p, h] = the hand that permutation p maps onto hand h.
-        suits = sorted({c % 4 for c in self.deck})
-        self.card_maps = [
-            {c: (c // 4) * 4 + dict(zip(suits, image, strict=True))[c % 4] for c in self.deck}
-            for image in (itertools.permutations(suits) if isomorphism else [tuple(suits)])
-        ]
+        self.card_maps = suit_maps(game, isomorphism)
         index = {tuple(int(c) for c in h): i for i, h in enumerate(self.hands)}
         inverses = [{v: k for k, v in card_map.items()} for card_map in self.card_maps]
         self.hand_perm = np.array(

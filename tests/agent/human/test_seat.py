@@ -27,7 +27,7 @@ from agent.human.seat import (
     parse_message,
 )
 from agent.human.tui import format_cards, in_colour
-from analysis.stats import mean_ci
+from poker.stats import mean_ci
 from dealer.server import MatchConfig, serve_match
 from poker.gamedef import load_game
 from poker.state import Action, ActionType, State

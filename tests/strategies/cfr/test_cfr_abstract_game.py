@@ -18,9 +18,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from poker.deal import private_hands
 from poker.evaluate import rank_hand
 from poker.gamedef import Game, load_game, parse_game
-from strategies.base import private_hands
 from strategies.cfr.abstraction.card_abstraction import CardAbstraction, NullAbstraction, parse_abstraction_spec
 from strategies.cfr.abstraction.card_tables import deal_orders
 from strategies.cfr.best_response.exact import best_response, profile_values

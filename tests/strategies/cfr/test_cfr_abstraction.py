@@ -18,9 +18,9 @@ import numpy.typing as npt
 import pytest
 
 from poker.cards import cards_from_text, rank_of, suit_of
+from poker.deal import private_hands
 from poker.evaluate import hand_vs_range_equity, rank_hand, rank_hands
 from poker.gamedef import Game, load_game, parse_game
-from strategies.base import private_hands
 from strategies.cfr.abstraction.bucketing import AbstractionSpec, Feature, Recall, hand_classes, percentile_buckets
 from strategies.cfr.abstraction.card_abstraction import (
     CardAbstraction,

@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from poker.deal import private_hands
 from poker.evaluate import rank_hand
 from poker.gamedef import load_game
-from strategies.base import PublicState, private_hands
+from strategies.base import PublicState
 from strategies.cfr.abstraction.card_abstraction import Abstraction, load_abstraction
 from strategies.cfr.best_response.exact import exploitability, strategy_from_policy
 from strategies.cfr.solvers.pcs import (

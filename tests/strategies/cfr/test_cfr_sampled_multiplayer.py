@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 from arena import match
+from poker.deal import private_hands
 from poker.gamedef import load_game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, ActionType, State
-from strategies.base import PublicState, private_hands
+from strategies.base import PublicState
 from strategies.cfr import cli
 from strategies.cfr.cli_sampled import Epsilon, sampled_file
 from strategies.cfr.solvers.multiplayer import MultiCFR, build_multi_tree, seven_step_epsilon

@@ -15,9 +15,10 @@ import pytest
 from numba import njit
 from tqdm import tqdm
 
+from poker.deal import private_hands
 from poker.gamedef import load_game
 from poker.state import CALL, Action, State
-from strategies.base import make_strategy, private_hands
+from strategies.base import make_strategy
 from strategies.cfr import cli, compile_notice, warmup
 from strategies.resolve.agent import ResolvingStrategy
 

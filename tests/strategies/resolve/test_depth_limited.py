@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 from arena.cli import main as arena_main
+from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import load_game
 from poker.state import CALL, Action, State
-from strategies.base import StrategyError, make_strategy, private_hands
+from strategies.base import StrategyError, make_strategy
 from strategies.resolve.agent import SHIPPED_NETS, ResolvingStrategy
 from strategies.resolve.depth_limited import build_street_tree, solve_street
 from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator, Runouts

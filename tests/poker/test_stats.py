@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from analysis.stats import Estimate, Unit, mean_ci, unit_of
 from poker.gamedef import load_game
+from poker.stats import Estimate, Unit, mean_ci, unit_of
 
 
 def test_mean_ci_four_values() -> None:

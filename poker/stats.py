@@ -10,6 +10,12 @@ Units (ARCHITECTURE.md "Rules of the house"): games with blinds (hold'em) are
 reported in milli-big-blinds per game (hand), ``1000 · chips / big_blind``;
 games without blinds, whose every player posts the same ante (Kuhn, Leduc), in
 chips per hand — a milli-big-blind of an ante is not a unit anyone quotes.
+
+Why in ``poker/``, the bottom layer: every layer reports numbers this way, not
+only ``analysis/``: a human seat's running result (``agent/``), local best
+response's estimate (``strategies/``), the tables of ``analysis/`` and
+``arena/``. Placed above them, it would make the lower layers import an upper
+one; it needs nothing but numpy and the game's blinds.
 """
 
 from __future__ import annotations
