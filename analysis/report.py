@@ -120,7 +120,7 @@ def _estimator_plot(estimators: list[dict[str, Any]], unit_name: str) -> str:
 
 
 def _allin_parts(allin: dict[str, Any] | None, hands: int, unit: str) -> list[str]:
-    """The all-in adjusted tables (no-limit logs, :func:`analysis.cli.allin_document`)."""
+    """The all-in adjusted tables (no-limit logs, :func:`analysis.document.allin_document`)."""
     if allin is None:
         return []
     parts = [
@@ -146,7 +146,7 @@ def _allin_parts(allin: dict[str, Any] | None, hands: int, unit: str) -> list[st
 
 
 def _component_parts(components: list[dict[str, Any]] | None, unit: str) -> list[str]:
-    """Per portfolio component, the hands it played (:func:`analysis.cli.component_rows`)."""
+    """Per portfolio component, the hands it played (:func:`analysis.document.component_rows`)."""
     if not components:
         return []
     return [
@@ -161,7 +161,7 @@ def _component_parts(components: list[dict[str, Any]] | None, unit: str) -> list
 
 
 def render_report(document: dict[str, Any], hands: Hands) -> str:
-    """The HTML text of the report of ``document`` (:func:`analysis.cli.analyze`'s,
+    """The HTML text of the report of ``document`` (:func:`analysis.document.analyze`'s,
     with ``estimators`` when computed) over ``hands`` (every hand of the logs)."""
     unit = document["unit"]
     per_chip = unit_of(hands.game).per_chip
@@ -328,7 +328,7 @@ Section = tuple[str, str, list[str], list[list[Any]]]
 
 def render_rank_report(doc: dict[str, Any], title: str | None = None, sections: Sequence[Section] = ()) -> str:
     """The HTML text of a tournament report from ``arena rank``'s document
-    (:func:`analysis.cli_rank.document`), after ``sections``."""
+    (:func:`analysis.ranking.document`), after ``sections``."""
     unit = doc["unit"]
     kind = "heads-up" if doc["players_per_match"] == 2 else "3-player"
     title = title or f"{doc['results']}: {doc['matches']} {kind} matches"

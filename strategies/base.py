@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game
+from poker.names import did_you_mean
 from poker.protocol import MatchState
 from poker.state import Action, State
 
@@ -216,7 +217,8 @@ def make_strategy(spec: str, game: Game, *, seed: int | None = None) -> Strategy
     name, values = parse_spec(spec)
     entry = _REGISTRY.get(name)
     if entry is None:
-        raise StrategyError(f"unknown strategy {name!r}; known strategies: {', '.join(sorted(_REGISTRY))}")
+        known = sorted(_REGISTRY)
+        raise StrategyError(f"unknown strategy {name!r}; {did_you_mean(name, known)}known strategies: {', '.join(known)}")
     options = Options(name, values)
     strategy = entry.factory(game, options, seed=seed)
     options.check_all_read()

@@ -12,31 +12,28 @@ rows; ``--format json`` prints one object per information set for tools::
 It reads the strategy on the game's public tree (a bucket table is expanded to
 it), so it shows games whose public tree can be built: Kuhn, Leduc, no-limit
 Leduc, and the three-player files of 3p Kuhn and 3p Leduc. A file solved with ``--suit-isomorphism`` holds one board per suit class:
-those are the boards shown. Exit status 0, or 1 with one line when the file
-cannot be read or its game is too big to show.
+those are the boards shown.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
-from poker.cards import cards_from_text, cards_to_text
+from poker.cards import cards_to_text
 from strategies.cfr.solvers.pcs import tree_strategy
 from strategies.cfr.solvers.multiplayer import MultiTree
-from strategies.cfr.strategy_file import THREE_PLAYER, StrategyFileError, load_strategy
-from strategies.cfr.tree.public import Tree, TreeError
+from strategies.cfr.strategy_file import THREE_PLAYER, StrategyFile
+from strategies.cfr.tree.public import Tree
 
-__all__ = ["InfoSet", "information_sets", "main"]
+__all__ = ["InfoSet", "information_sets", "strategy_on_tree", "HEADER"]
 
 _ROW = "{:<3}  {:<4}  {:<10}  {:<16}  {}"
+#: The line above :meth:`InfoSet.as_row`'s rows.
+HEADER = _ROW.format("pos", "hole", "board", "betting", "actions")
 
 
 @dataclass(frozen=True)
@@ -89,57 +86,15 @@ def information_sets(tree: Tree | MultiTree, strategy: npt.NDArray[np.float64]) 
             )
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arena show", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("file", type=Path, help="a strategy file written by `arena solve`")
-    parser.add_argument("--betting", help="only this betting, in ACPC notation (e.g. r, cr, rc/r)")
-    parser.add_argument("--hole", help="only these hole cards, in any order (e.g. Ks)")
-    parser.add_argument("--board", help="only this board (e.g. Qh)")
-    parser.add_argument("--position", type=int, help="only this acting position (0 = first to act)")
-    parser.add_argument("--format", choices=["table", "json"], default="table")
-    return parser
+def strategy_on_tree(saved: StrategyFile) -> tuple[Tree | MultiTree, npt.NDArray[np.float64]]:
+    """The public tree of ``saved``'s game and its strategy there (a bucket
+    table expanded), as :func:`information_sets` takes them.
 
-
-def _same_cards(text: str) -> frozenset[int]:
-    return frozenset(cards_from_text(text))
-
-
-def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
-    try:
-        hole = None if args.hole is None else _same_cards(args.hole)
-        board = None if args.board is None else _same_cards(args.board)
-    except ValueError as error:
-        print(f"arena show: {error}", file=sys.stderr)
-        return 2
-    try:
-        saved = load_strategy(args.file)
-        tree: Tree | MultiTree
-        if saved.layout == THREE_PLAYER:
-            tree, strategy = saved.build_multi_tree(), saved.strategy
-        else:
-            tree = saved.build_tree()
-            strategy = tree_strategy(saved, tree)
-    except (OSError, StrategyFileError) as error:
-        print(f"arena show: {error}", file=sys.stderr)
-        return 1
-    except TreeError as error:
-        print(f"arena show: {args.file}: the game's public tree is too big to show ({error})", file=sys.stderr)
-        return 1
-    rows = [
-        info
-        for info in information_sets(tree, strategy)
-        if (args.betting is None or info.betting == args.betting)
-        and (args.position is None or info.position == args.position)
-        and (hole is None or _same_cards(info.hole) == hole)
-        and (board is None or _same_cards(info.board) == board)
-    ]
-    if args.format == "json":
-        print(json.dumps([info.as_json() for info in rows], indent=1))
-        return 0
-    print(_ROW.format("pos", "hole", "board", "betting", "actions"))
-    for info in rows:
-        print(info.as_row())
-    return 0
+    Raises:
+        TreeError: the game's public tree is too big to build.
+        StrategyFileError: a bucket table that does not fit its card abstraction.
+    """
+    if saved.layout == THREE_PLAYER:
+        return saved.build_multi_tree(), saved.strategy
+    tree = saved.build_tree()
+    return tree, tree_strategy(saved, tree)

@@ -72,13 +72,13 @@ def _run(command: str, main: Callable[[list[str]], int], argv: list[str], *extra
 
 def _cli(*argv: str) -> None:
     """``arena solve ARGV --quiet`` with its output swallowed."""
-    from strategies.cfr import cli
+    from arena.commands import solve as cli
 
     _run("arena solve", cli.main, list(argv), "--quiet")
 
 
 def _exploitability(path: Path) -> None:
-    from strategies.cfr import cli_exploitability
+    from arena.commands import exploitability as cli_exploitability
 
     _run("arena exploitability", cli_exploitability.main, [str(path)])
 

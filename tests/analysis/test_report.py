@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
-from arena.match import main as arena_match
+from arena.commands.analyze import main
+from arena.commands.match import main as arena_match
 
 VOID = {"meta", "img", "br", "hr", "link", "input"}
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from arena.tournament import main, parse_config, run_tournament
+from arena.commands.tournament import main
+from arena.tournament import parse_config, run_tournament
 from arena.tournament_command import forfeit_charges
 from dealer.log import read_log
 from poker.gamedef import load_game

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 
 from analysis.stats import unit_of
-from arena import match
+from arena.commands import match
 from poker.gamedef import load_game
 from strategies import StrategyError, make_strategy, strategy_names
 from strategies.bots import LIBRARY, Bot, bot_path, load_bot, partial_path, solve_argv
-from strategies.cfr import cli as solve_cli
-from strategies.cfr import cli_bots, cli_exploitability
+from arena.commands import solve as solve_cli
+from arena.commands import bots as cli_bots
+from arena.commands import exploitability as cli_exploitability
 from strategies.cfr.strategy_file import load_strategy
 
 SHIPPED = [name for name, bot in LIBRARY.items() if bot.shipped]

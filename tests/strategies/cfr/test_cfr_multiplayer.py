@@ -11,7 +11,7 @@ import pytest
 from poker.evaluate import rank_hand
 from poker.gamedef import load_game
 from poker.state import State
-from strategies.cfr import cli as solve_cli
+from arena.commands import solve as solve_cli
 from strategies.cfr.solvers.multiplayer import MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
 from strategies.cfr.strategy_file import load_strategy
 from strategies.cfr.tree.public import TreeError

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import match
+from arena.commands import match
 from poker.gamedef import load_game
 from strategies import StrategyError, make_strategy
 from strategies.bots import LIBRARY, solve_argv
-from strategies.cfr import cli as solve_cli
+from arena.commands import solve as solve_cli
 from strategies.cfr.strategy_file import load_strategy
 
 BOT = "hulhe-ir50"

@@ -14,13 +14,13 @@ import msgpack
 import numpy as np
 import pytest
 
-from arena import match
+from arena.commands import match
 from poker.gamedef import load_game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, ActionType, State
 from strategies.base import PublicState, private_hands
-from strategies.cfr import cli
-from strategies.cfr.cli_sampled import Epsilon, sampled_file
+from arena.commands import solve as cli
+from strategies.cfr.solvers.sampled_files import Epsilon, sampled_file
 from strategies.cfr.solvers.multiplayer import MultiCFR, build_multi_tree, seven_step_epsilon
 from strategies.cfr.solvers.sampled_multiplayer import (
     SampledCFR,

@@ -311,7 +311,7 @@ def test_cli_bucket_table_that_does_not_fit_its_abstraction(tmp_path: Path) -> N
 
 
 def test_cli_resume_with_a_damaged_sampler_state(tmp_path: Path) -> None:
-    from strategies.cfr import cli
+    from arena.commands import solve as cli
 
     out = tmp_path / "pcs.strategy"
     assert cli.main(["leduc", "--algorithm", "pcs", "--iterations", "2", "-o", str(out), "--quiet"]) == 0

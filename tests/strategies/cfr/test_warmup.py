@@ -15,7 +15,8 @@ from numba import njit
 from poker.gamedef import load_game
 from poker.state import CALL, Action, State
 from strategies.base import make_strategy, private_hands
-from strategies.cfr import cli, compile_notice, warmup
+from arena.commands import solve as cli
+from strategies.cfr import compile_notice, warmup
 from strategies.resolve.agent import ResolvingStrategy
 
 
