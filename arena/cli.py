@@ -15,6 +15,7 @@ import signal
 import sys
 
 from arena.commands._kit import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from poker.names import did_you_mean
 
 # command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -56,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     command, rest = args[0], args[1:]
     if command not in COMMANDS:
-        print(f"arena: unknown command {command!r}\n\n{_usage()}", file=sys.stderr)
+        hint = did_you_mean(command, COMMANDS).strip()
+        print(f"arena: unknown command {command!r}{'; ' + hint if hint else ''}\n\n{_usage()}", file=sys.stderr)
         return EXIT_USAGE
     try:
         module = importlib.import_module(COMMANDS[command][0])

@@ -120,3 +120,36 @@ def test_no_import_cycles_in_strategies() -> None:
 def test_import_cycles_are_found() -> None:
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+#: Where a command line may be parsed: the front ends of arena/commands/, the dispatcher,
+#: and the standalone ACPC programs (the dealer and the agent).
+FRONT_ENDS = {"arena/cli.py", "arena/__main__.py", "dealer/cli.py", "agent/cli.py", "agent/__main__.py"}
+#: Front ends still waiting for their move, each with the work that moves it.
+PENDING_FRONT_ENDS = {
+    "strategies/cfr/warmup.py",  # `make warmup`'s command: moves with the first-run work of issue 20 §3.3
+}
+
+
+def _parses_command_lines(path: Path) -> bool:
+    """Whether the module imports argparse or getopt: a parser of command lines
+    (a library taking an ``argparse.Namespace`` is a front end too)."""
+    for node in _imports(ast.parse(path.read_text(), filename=str(path))):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        if any(name.split(".")[0] in ("argparse", "getopt") for name in names):
+            return True
+    return False
+
+
+def test_command_lines_are_parsed_only_in_their_home() -> None:
+    """Issue 20 §1: every command's front end lives in arena/commands/, so none creeps back into a library."""
+    offending = sorted(
+        relative
+        for package in sorted(PROJECT)
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if (relative := path.relative_to(ROOT).as_posix()) not in FRONT_ENDS | PENDING_FRONT_ENDS
+        and not relative.startswith("arena/commands/")
+        and _parses_command_lines(path)
+    )
+    assert not offending, f"command-line parsing outside arena/commands/: {offending}"
+    assert all((ROOT / path).is_file() for path in FRONT_ENDS | PENDING_FRONT_ENDS)
