@@ -26,8 +26,8 @@ from arena.commands._kit import (
     parse,
     whole,
 )
-from arena.tournament import DEFAULT_BOOTSTRAP, TournamentError, report, run_tournament, schedule
-from arena.tournament_config import ConfigError, load_config
+from arena.tournament.runner import DEFAULT_BOOTSTRAP, TournamentError, report, run_tournament, schedule
+from arena.tournament.config import ConfigError, load_config
 
 __all__ = ["main"]
 

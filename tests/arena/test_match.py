@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
-import arena.match as arena_match_module
+import arena.match.seats as arena_match_module
 from agent.client import play
 from analysis.stats import format_chips
 from arena.commands.match import main

@@ -7,10 +7,10 @@ heads-up, all six three-handed), each seating with fresh agents, through our
 dealer on loopback: :func:`play_match` builds an :class:`arena.match.MatchPlan`
 and runs :func:`arena.match.run_plan`, or, when a bot is an external command
 (an ACPC ``startme.sh``), plays the seatings with
-:mod:`arena.tournament_command`, where a bot that fails forfeits its seating
+:mod:`arena.tournament.external`, where a bot that fails forfeits its seating
 and the tournament goes on. Series *k* deals with seed ``seed + k`` for every
 pairing (common seeds across pairings, §4.1). The configuration file is
-:mod:`arena.tournament_config`'s.
+:mod:`arena.tournament.config`'s.
 
 Matches run on a local process pool (``--workers``, default the config's
 ``workers``) or, with ``--dask tcp://HOST:8786``, on a Dask distributed cluster
@@ -57,8 +57,8 @@ from analysis.ranking import format_report, ranking_document
 from analysis.tables import table_lines
 from analysis.report import Section, write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
-from arena.tournament_config import Config, ConfigError, Entrant, load_config, parse_config
-from arena.tournament_play import MatchJob, MatchRecord, play_match, schedule
+from arena.tournament.config import Config, ConfigError, Entrant, load_config, parse_config
+from arena.tournament.play import MatchJob, MatchRecord, play_match, schedule
 from dealer.lock import MatchInUseError, MatchLock
 
 __all__ = [
