@@ -25,7 +25,7 @@ from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
 from poker.protocol import MatchState
 from poker.state import Action
-from strategies.base import Strategy
+from strategies.base import Spec, Strategy
 
 __all__ = ["PlayPlan", "Session", "play_session", "aborted_text", "HOST", "MATCH_NAME"]
 
@@ -47,7 +47,7 @@ class PlayPlan:
     seed: int
     names: tuple[str, ...]  # seat order
     human: int  # the person's seat
-    opponents: tuple[tuple[int, str, Strategy], ...]  # (seat, spec, strategy)
+    opponents: tuple[tuple[int, Spec, Strategy], ...]  # (seat, spec, strategy)
     run_dir: Path
     limits: Limits
     t_hand_ms: int

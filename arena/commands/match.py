@@ -107,7 +107,7 @@ from arena.match import (
 )
 from dealer.lock import MatchInUseError, MatchLock
 from poker.gamedef import Game, GameDefError, format_game, load_game, parse_game
-from strategies.base import StrategyError, make_strategy
+from strategies.base import Spec, StrategyError, make_strategy
 
 __all__ = ["main", "plan_from_args", "plan_from_resume"]
 
@@ -230,8 +230,9 @@ def _build_plan(
         n = game.num_players
         raise UsageError(f"{game_arg} is a {n}-player game: give {plural(n, 'bot')}, not {len(specs)}")
     seed = options["seed"]
-    names = seat_names(specs)
-    bots = tuple(Bot(spec, name, agent_seed(seed, i)) for i, (spec, name) in enumerate(zip(specs, names)))
+    parsed = [Spec.parse(text) for text in specs]  # once: the plan carries the values to the seats
+    names = seat_names(parsed)
+    bots = tuple(Bot(spec, name, agent_seed(seed, i)) for i, (spec, name) in enumerate(zip(parsed, names)))
     for bot in bots:
         make_strategy(bot.spec, game, seed=bot.seed)  # fail now, not in a seat
     seats = range(game.num_players)
@@ -280,7 +281,7 @@ def _plan_document(plan: MatchPlan) -> dict[str, Any]:
         "game": plan.game_arg,
         "game_file": plan.game_file,
         "game_definition": format_game(plan.game),
-        "bots": [bot.spec for bot in plan.bots],
+        "bots": [str(bot.spec) for bot in plan.bots],
         "hands": plan.hands,
         "seed": plan.seed,
         "duplicate": plan.duplicate,

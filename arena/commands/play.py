@@ -69,7 +69,7 @@ from arena.play import (
 )
 from dealer.log import LogError, read_log
 from poker.gamedef import GameDefError, load_game
-from strategies.base import StrategyError, make_strategy
+from strategies.base import Spec, StrategyError, make_strategy
 
 __all__ = ["main"]
 
@@ -119,13 +119,14 @@ def _plan(args: argparse.Namespace) -> PlayPlan:
         raise UsageError(f"--name {args.name!r}: a name has no spaces, '|' or ':'")
     seed = args.seed if args.seed is not None else int(time.time()) % 2**32
     human = args.seat - 1
-    bot_names = list(seat_names(args.opponent))
+    specs = [Spec.parse(text) for text in args.opponent]
+    bot_names = list(seat_names(specs))
     bot_names = [f"{name}-bot" if name == args.name else name for name in bot_names]
     names = tuple(bot_names[:human] + [args.name] + bot_names[human:])
     bot_seats = [s for s in range(n) if s != human]
     opponents = tuple(
         (seat, spec, make_strategy(spec, game, seed=agent_seed(seed, i)))
-        for i, (seat, spec) in enumerate(zip(bot_seats, args.opponent))
+        for i, (seat, spec) in enumerate(zip(bot_seats, specs))
     )
     stem = Path(args.game).name.removesuffix(".game")
     run_dir = args.run_dir or Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-play-{stem}-{seed}"

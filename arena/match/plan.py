@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game
-from strategies.base import parse_spec
+from strategies.base import Spec, StrategyError
 
 __all__ = [
     "MatchError",
@@ -55,7 +55,7 @@ class MatchError(Exception):
 class Bot:
     """One agent: its strategy spec, its seat name and its strategy seed."""
 
-    spec: str
+    spec: Spec
     name: str
     seed: int
 
@@ -118,9 +118,9 @@ class Outcome:
         return sum(r.hands_played for r in self.results)
 
 
-def seat_names(specs: Sequence[str]) -> tuple[str, ...]:
+def seat_names(specs: Sequence[Spec]) -> tuple[str, ...]:
     """Strategy names, numbered ``-1``, ``-2``… where the same name appears twice."""
-    names = [parse_spec(spec)[0] for spec in specs]
+    names = [spec.name for spec in specs]
     repeated = {name for name in names if names.count(name) > 1}
     seen: dict[str, int] = {}
     result = []
@@ -150,15 +150,14 @@ def components_path(run_dir: Path, match_name: str, bot_name: str) -> Path:
     return run_dir / f"{match_name}.{bot_name}.components.csv"
 
 
-def agent_spec(plan: MatchPlan, match_name: str, bot: Bot) -> str:
+def agent_spec(plan: MatchPlan, match_name: str, bot: Bot) -> Spec:
     """The spec an agent is started with: the bot's, plus ``log=`` for a
     portfolio that does not name its own file, so that every hand of the run
     says which component played it (:func:`components_path`). The ACPC
     protocol has no channel for it: the choice is the agent's own state."""
-    name, options = parse_spec(bot.spec)
-    if name != "portfolio" or "log" in options:
+    if bot.spec.name != "portfolio" or bot.spec.has_option("log"):
         return bot.spec
-    path = components_path(plan.run_dir, match_name, bot.name).resolve()
-    if "," in str(path):  # would split the spec's options: leave the portfolio unrecorded
+    try:
+        return bot.spec.with_option("log", str(components_path(plan.run_dir, match_name, bot.name).resolve()))
+    except StrategyError:  # a path with a ',' would split the spec's options: leave the portfolio unrecorded
         return bot.spec
-    return f"{bot.spec}{',' if ':' in bot.spec else ':'}log={path}"

@@ -125,7 +125,7 @@ def format_table(plan: MatchPlan, rows: Sequence[AgentRow], unit: Unit, results:
         cells.append(
             (
                 row.bot.name,
-                row.bot.spec,
+                str(row.bot.spec),
                 format_chips(row.total_chips),
                 f"{estimate.mean:.3f}",
                 f"±{estimate.half_width:.3f}",
@@ -196,7 +196,7 @@ def best_estimates(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[Be
     columns: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
     for b, bot in enumerate(plan.bots):
         try:
-            hands, column = aivat_column(every, bot.name, bot.spec, tree_only=True)
+            hands, column = aivat_column(every, bot.name, str(bot.spec), tree_only=True)
         except EstimatorError:
             continue
         columns[b] = (hands.hand_id, column)
@@ -246,7 +246,7 @@ def write_results(
         "agents": [
             {
                 "name": row.bot.name,
-                "strategy": row.bot.spec,
+                "strategy": str(row.bot.spec),
                 "seed": row.bot.seed,
                 "total_chips": row.total_chips,
                 **_estimate_fields(row.estimate, unit),

@@ -285,7 +285,7 @@ async def _agent_process(
     only us. The agent ends when the dealer closes its connection, or on SIGTERM
     from :meth:`_Seating.stop_dealer` (silently: it has no SIGTERM handler)."""
     command = [sys.executable, "-m", "agent", plan.agent_game, "127.0.0.1", str(port)]
-    command += ["--strategy", agent_spec(plan, name, bot), "--seed", str(bot.seed)]
+    command += ["--strategy", str(agent_spec(plan, name, bot)), "--seed", str(bot.seed)]
     err_path = plan.run_dir / f"{name}.player{seat + 1}.err"
     mode = "ab" if resuming else "wb"
     with open(plan.run_dir / f"{name}.player{seat + 1}.std", mode) as out, open(err_path, mode) as err:

@@ -22,6 +22,7 @@ from arena.tournament.external import Seat, forfeit_charges, play_seatings
 from arena.tournament.config import Config, Entrant
 from dealer.server import MatchConfig
 from poker.gamedef import format_game, parse_game
+from strategies.base import Spec
 
 __all__ = ["MatchJob", "MatchRecord", "schedule", "play_match", "MatchError"]
 
@@ -115,7 +116,7 @@ def play_match(job: MatchJob) -> MatchRecord:
     if any(bot.command for bot in job.bots):
         return _play_with_commands(job)
     game = parse_game(job.game_text, source=job.game_arg)
-    bots = tuple(Bot(bot.spec, bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
+    bots = tuple(Bot(Spec.parse(bot.spec), bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
     plan = MatchPlan(
         game=game,
         game_arg=job.game_arg,

@@ -24,7 +24,7 @@ from poker.deal import Dealer
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState, parse_state_line
 from poker.state import CALL, FOLD, Action, ActionType, State
-from strategies.base import Options, Strategy, register, strategy_names
+from strategies.base import Options, Spec, Strategy, register, strategy_names
 
 KUHN = load_game("kuhn")
 RAISE = Action(ActionType.RAISE)
@@ -288,9 +288,13 @@ def test_hands_and_seed_have_defaults_and_the_seed_is_printed(
     assert f"arena match: seed {plan['seed']} (--seed {plan['seed']} deals the same cards)" in capsys.readouterr().err
 
 
+def specs(*texts: str) -> list[Spec]:
+    return [Spec.parse(text) for text in texts]
+
+
 def test_seat_names_and_seeds() -> None:
-    assert seat_names(["always-call", "always-call", "random:size=pot"]) == ("always-call-1", "always-call-2", "random")
-    assert seat_names(["probe", "always-raise:size=min", "always-raise:size=max"]) == (
+    assert seat_names(specs("always-call", "always-call", "random:size=pot")) == ("always-call-1", "always-call-2", "random")
+    assert seat_names(specs("probe", "always-raise:size=min", "always-raise:size=max")) == (
         "probe",
         "always-raise-1",
         "always-raise-2",
@@ -637,8 +641,9 @@ def test_an_agent_that_leaves_before_the_match_is_over_stops_the_dealer(
     assert line.endswith(f"closed without a version line (see {tmp_path / 'match.err'})"), line
 
 
-def plan_bots(specs: list[str]) -> list[Bot]:
-    return [Bot(spec, name, 0) for spec, name in zip(specs, seat_names(specs))]
+def plan_bots(texts: list[str]) -> list[Bot]:
+    parsed = specs(*texts)
+    return [Bot(spec, name, 0) for spec, name in zip(parsed, seat_names(parsed))]
 
 
 def test_best_estimate_of_kuhn_call_against_raise_is_exactly_zero(
