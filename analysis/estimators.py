@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from analysis.hands import Hands
 from analysis.stats import mean_ci, unit_of
+from analysis.tables import plural
 
 if TYPE_CHECKING:
     from analysis.aivat import ValueFunction
@@ -98,7 +99,7 @@ def _prepared(
     held = (every.name_index == every.names.index(player)).any(axis=1)
     hands = every.take(held)
     if len(hands) < 2:
-        raise EstimatorError(f"--player {player!r} played {len(hands)} hands; the estimators need two", usage=True)
+        raise EstimatorError(f"--player {player!r} played {plural(len(hands), 'hand')}; the estimators need two", usage=True)
     portfolio = isinstance(sigma, PortfolioStrategy)
     if portfolio:
         labels = hands.components.get(player)

@@ -31,6 +31,7 @@ import numpy as np
 from analysis.breakdown import by_position, cumulative
 from analysis.hands import Hands
 from analysis.stats import Z_95, unit_of
+from analysis.tables import plural
 
 __all__ = ["render_report", "write_report", "crosstable_grid", "cell_text", "render_rank_report", "write_rank_report"]
 
@@ -165,7 +166,7 @@ def render_report(document: dict[str, Any], hands: Hands) -> str:
     with ``estimators`` when computed) over ``hands`` (every hand of the logs)."""
     unit = document["unit"]
     per_chip = unit_of(hands.game).per_chip
-    title = f"{document['game']}: {document['hands']} hands"
+    title = f"{document['game']}: {plural(document['hands'], 'hand')}"
     parts = [
         f'<p class="note">logs: {html.escape(", ".join(document["logs"]))}; unit {html.escape(unit)}</p>\n',
         "<h2>Players</h2>\n",

@@ -35,6 +35,7 @@ from tqdm import tqdm
 
 from analysis.hands import Hands, HandsError, concat, read_hands
 from analysis.stats import unit_of
+from analysis.tables import plural
 from arena.commands._kit import (
     EXIT_FAILED,
     EXIT_OK,
@@ -131,7 +132,7 @@ def _settings(args: argparse.Namespace, played: int) -> dict[str, bool | int | f
 def _summary(args: argparse.Namespace, played: int, observed: np.ndarray, where: str) -> list[str]:
     what = f"p={args.p}" if args.method == "rnr" else f"P_max={args.p}, P_conf {args.pconf}"
     return [
-        f"{args.opponent}: {played} hands, {observed.sum():.10g} decisions observed at"
+        f"{args.opponent}: {plural(played, 'hand')}, {observed.sum():.10g} decisions observed at"
         f" {int((observed > 0).sum())} {where}information sets",
         f"{args.method} ({what}), {args.iterations} CFR+ iterations per seat",
     ]

@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from agent import cli as agent_cli
 from agent.client import AgentError, ConnectionLost, play
+from analysis.tables import plural
 from arena.match.plan import (
     AGENT_EXIT_S,
     AGENT_GONE_S,
@@ -229,7 +230,7 @@ def _failure(name: str, run: _Seating, err_path: Path) -> str | None:
     result = run.result
     if result is not None and result.aborted is not None:
         reason = "; ".join(line for line in result.aborted.splitlines() if line)  # one line
-        parts.append(f"the dealer aborted after {result.hands_played} hands: {reason} (see {err_path})")
+        parts.append(f"the dealer aborted after {plural(result.hands_played, 'hand')}: {reason} (see {err_path})")
     parts += run.lost
     if parts:
         return f"{name}: {'; then '.join(parts)}"

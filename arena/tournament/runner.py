@@ -54,7 +54,7 @@ from typing import Any, Final
 from tqdm import tqdm
 
 from analysis.ranking import format_report, ranking_document
-from analysis.tables import table_lines
+from analysis.tables import plural, table_lines
 from analysis.report import Section, write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
 from arena.tournament.config import Config, ConfigError, Entrant, load_config, parse_config
@@ -378,7 +378,7 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
         return
     print(format_report(doc))
     path = config.output / REPORT_HTML
-    about = f"{config.game_arg}: {config.hands} hands a seating, {config.series} series from seed {config.seed}; output {config.output}"
+    about = f"{config.game_arg}: {plural(config.hands, 'hand')} a seating, {config.series} series from seed {config.seed}; output {config.output}"
     sections: list[Section] = [("Bots", about, bots[0], [list(row) for row in bots[1:]])]
     if forfeits:
         sections.append(("Forfeits", "each forfeited hand costs the seat its blind", ["seating forfeited"], [[line] for line in forfeits]))
