@@ -22,7 +22,6 @@ import sys
 from tqdm import tqdm
 
 from analysis.stats import unit_of
-from analysis.tables import plural
 from arena.commands._kit import EXIT_OK, EXIT_USAGE, UsageParser, fail, parse, whole
 from poker.gamedef import GameDefError, load_game
 from strategies.base import StrategyError
@@ -58,7 +57,7 @@ def main(argv: list[str]) -> int:
         check_target(game, args.agent, args.hands, seed=args.seed)
         print(
             f"LBR ({args.actions}, acting on rounds {streets}) vs {args.agent} on {args.game}:"
-            f" {plural(args.hands, 'hand')} x 2 seatings, seed {args.seed}, {plural(args.workers, 'worker')}",
+            f" {args.hands} hands x 2 seatings, seed {args.seed}, {args.workers} worker(s)",
             flush=True,
         )
         with tqdm(total=args.hands, unit="hand", disable=args.no_progress or None, file=sys.stderr) as bar:
