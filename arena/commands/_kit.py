@@ -29,10 +29,10 @@ __all__ = [
     "fail",
     "whole",
     "number",
-    "PORT",
     "existing_path",
     "output_problem",
     "bet_sizes",
+    "PORT",
     "SEED",
 ]
 
@@ -51,9 +51,10 @@ class UsageError(Exception):
     a count that does not fit the game): exit status :data:`EXIT_USAGE`."""
 
 
-#: reST roles (``:mod:`x```, ``:func:`~a.b```), literals (````x````) and emphasis (``*x*``).
+#: reST roles (``:mod:`x```, ``:func:`~a.b```), literals (````x````), strong (``**x**``) and emphasis (``*x*``).
 _ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
 _LITERAL = re.compile(r"``(.+?)``", re.DOTALL)
+_STRONG = re.compile(r"\*\*([^*\s][^*]*?)\*\*")
 _EMPHASIS = re.compile(r"(?<![\w*])\*([^*\s][^*]*?)\*(?![\w*])")
 
 
@@ -62,6 +63,7 @@ def plain(text: str) -> str:
     read in a terminal, where ````arena solve```` and ``:mod:`...``` are noise."""
     text = _ROLE.sub(r"\1", text)
     text = _LITERAL.sub(r"\1", text)
+    text = _STRONG.sub(r"\1", text)
     text = _EMPHASIS.sub(r"\1", text)
     return text.replace("::\n", ":\n")
 

@@ -30,7 +30,7 @@ def test_help_is_plain_text(command: str, capsys: pytest.CaptureFixture[str]) ->
     assert main([command, "--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"usage: arena {command}")
-    for markup in ("``", ":mod:`", ":func:`", ":class:`", ":data:`", ":meth:`", "%%"):
+    for markup in ("``", "**", ":mod:`", ":func:`", ":class:`", ":data:`", ":meth:`", "%%"):
         assert markup not in out, f"arena {command} --help shows {markup!r}"
 
 
