@@ -24,7 +24,7 @@ import os
 import sys
 from typing import Any
 
-from arena.commands._kit import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
+from arena.commands._kit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
 from strategies.bots import (
     LIBRARY,
     Bot,
@@ -104,6 +104,8 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
     else:
         argv = solve_argv(bot, partial)
     code = solve.main([*argv, *(["--quiet"] if quiet else [])])
+    if code == EXIT_USAGE:  # the solve's command line is ours, not the user's: what failed is the build
+        code = EXIT_FAILED
     if code != EXIT_OK and code != EXIT_INTERRUPTED and resuming:
         print(f"{PROG}: remove {partial} to build {bot.name} from the start", file=sys.stderr)
     if code == EXIT_INTERRUPTED:
