@@ -32,7 +32,7 @@ def test_pcs_plus_and_linear_from_the_command_line(
     assert (saved.settings["plus"], saved.settings["linear_average"]) == (True, True)
     assert saved.card_abstraction == "ehs2:lossless,2:imperfect"
     capsys.readouterr()
-    assert solve_cli.main(["leduc", "--plus", "--iterations", "2", "-o", str(tmp_path / "x"), "--quiet"]) == 1
+    assert solve_cli.main(["leduc", "--plus", "--iterations", "2", "-o", str(tmp_path / "x"), "--quiet"]) == 2  # usage: docs/exit-statuses.md
     assert "--plus and --linear apply to --algorithm pcs only" in capsys.readouterr().err
 
 
