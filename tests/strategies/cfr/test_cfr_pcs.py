@@ -196,7 +196,7 @@ def test_betting_tree_counts() -> None:
 
 def test_cli_pcs_solve_resume_and_exploitability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from arena.commands import exploitability as cli_exploitability
-from arena.commands import solve as cli
+    from arena.commands import solve as cli
 
     whole, half, rest = tmp_path / "whole", tmp_path / "half", tmp_path / "rest"
     base = ["leduc", "--algorithm", "pcs", "--seed", "4", "--quiet"]
