@@ -150,7 +150,7 @@ def test_solve_refuses_options_three_player_games_lack(
     options: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "x.strategy"
-    assert solve_cli.main(["kuhn3p", *options, "--iterations", "5", "-o", str(out), "--quiet"]) == 1
+    assert solve_cli.main(["kuhn3p", *options, "--iterations", "5", "-o", str(out), "--quiet"]) == 2  # usage: docs/exit-statuses.md
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not out.exists()

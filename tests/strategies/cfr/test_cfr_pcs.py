@@ -236,5 +236,5 @@ def test_cli_pcs_with_a_card_abstraction(tmp_path: Path, monkeypatch: pytest.Mon
 def test_cli_abstraction_needs_pcs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from arena.commands import solve as cli
 
-    assert cli.main(["leduc", "--abstraction", "ehs:2:perfect", "--iterations", "3", "-o", str(tmp_path / "x")]) == 1
+    assert cli.main(["leduc", "--abstraction", "ehs:2:perfect", "--iterations", "3", "-o", str(tmp_path / "x")]) == 2  # usage
     assert "--abstraction applies to --algorithm pcs and abstract only" in capsys.readouterr().err

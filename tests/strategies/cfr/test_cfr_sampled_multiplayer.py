@@ -263,5 +263,5 @@ def test_bad_betting_cuts_fail_in_one_line(
 
 def test_max_raises_needs_the_sampled_algorithm(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["leduc.limit.3p", "--max-raises", "1,1", "--iterations", "10", "--quiet", "-o", str(tmp_path / "x")]
-    assert cli.main(argv) == 1
+    assert cli.main(argv) == 2  # usage: docs/exit-statuses.md
     assert "--max-raises applies to --algorithm es-mccfr only" in capsys.readouterr().err

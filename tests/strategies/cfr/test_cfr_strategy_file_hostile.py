@@ -324,7 +324,7 @@ def test_cli_resume_with_a_damaged_sampler_state(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
-        "arena solve: the checkpoint's sampler state is damaged: state must be a dict"
+        "arena solve: error: the checkpoint's sampler state is damaged: state must be a dict"
     ), done.stderr
 
 
