@@ -1,4 +1,4 @@
-"""``arena match GAME --hands N --seed S BOT BOT [BOT]``: a whole local match in one command.
+"""``arena match GAME [--hands N] [--seed S] BOT BOT [BOT]``: a whole local match in one command.
 
 Starts the dealer (in this process, :func:`dealer.server.serve_match`) and one
 agent per seat (``python -m agent …`` processes by default, trio tasks with
@@ -52,7 +52,11 @@ Exit statuses: 0 done; 1 the dealer aborted or an agent failed (one line,
 causes first: an agent's own fault, then the dealer's reason, then agents that
 lost their connection because the dealer aborted; it names the files to read);
 2 usage (bad options, a run directory that holds a run, a ``--resume`` that
-contradicts the plan); 130 interrupted.
+contradicts the plan); 130 interrupted (docs/exit-statuses.md).
+
+Without ``--hands`` a match is :data:`DEFAULT_HANDS` hands; without ``--seed``
+the seed comes from the clock and is printed on stderr, so the run can be
+repeated (it is in ``plan.json`` too).
 """
 
 from __future__ import annotations
