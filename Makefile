@@ -27,7 +27,7 @@ $(RUN_STAMP): pyproject.toml constraints.txt
 $(TEST_STAMP): $(RUN_STAMP)
 	@echo "installing the test tools into $(VENV) (the versions of constraints.txt)"
 	@$(INSTALL) -e '.[test]'
-	$(VENV)/bin/python -m strategies.cfr.warmup   # compile every numba kernel once, with a word on each
+	$(VENV)/bin/arena warmup   # compile every numba kernel once, with a word on each
 	rm -f $(VENV)/.installed-test-* && touch $@
 
 # A local heads-up limit hold'em match between two simple agents, with results.
@@ -50,7 +50,7 @@ browser:
 
 # Compile (or check) every numba kernel; `make test` does it once, this redoes it after a kernel change.
 warmup: $(RUN_STAMP)
-	$(VENV)/bin/python -m strategies.cfr.warmup
+	$(VENV)/bin/arena warmup
 
 # Move constraints.txt to the newest releases pyproject.toml allows: install them
 # into a scratch venv and freeze it. Run `make test` afterwards, commit if green.

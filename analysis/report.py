@@ -31,6 +31,7 @@ import numpy as np
 from analysis.breakdown import by_position, cumulative
 from analysis.hands import Hands
 from poker.stats import Z_95, unit_of
+from analysis.tables import plural
 
 __all__ = ["render_report", "write_report", "crosstable_grid", "cell_text", "render_rank_report", "write_rank_report"]
 
@@ -127,7 +128,7 @@ def _estimator_plot(estimators: list[dict[str, Any]], unit_name: str) -> str:
 
 
 def _allin_parts(allin: dict[str, Any] | None, hands: int, unit: str) -> list[str]:
-    """The all-in adjusted tables (no-limit logs, :func:`analysis.cli.allin_document`)."""
+    """The all-in adjusted tables (no-limit logs, :func:`analysis.document.allin_document`)."""
     if allin is None:
         return []
     parts = [
@@ -153,7 +154,7 @@ def _allin_parts(allin: dict[str, Any] | None, hands: int, unit: str) -> list[st
 
 
 def _component_parts(components: list[dict[str, Any]] | None, unit: str) -> list[str]:
-    """Per portfolio component, the hands it played (:func:`analysis.cli.component_rows`)."""
+    """Per portfolio component, the hands it played (:func:`analysis.document.component_rows`)."""
     if not components:
         return []
     return [
@@ -168,11 +169,11 @@ def _component_parts(components: list[dict[str, Any]] | None, unit: str) -> list
 
 
 def render_report(document: dict[str, Any], hands: Hands) -> str:
-    """The HTML text of the report of ``document`` (:func:`analysis.cli.analyze`'s,
+    """The HTML text of the report of ``document`` (:func:`analysis.document.analyze`'s,
     with ``estimators`` when computed) over ``hands`` (every hand of the logs)."""
     unit = document["unit"]
     per_chip = unit_of(hands.game).per_chip
-    title = f"{document['game']}: {document['hands']} hands"
+    title = f"{document['game']}: {plural(document['hands'], 'hand')}"
     parts = [
         f'<p class="note">logs: {html.escape(", ".join(document["logs"]))}; unit {html.escape(unit)}</p>\n',
         "<h2>Players</h2>\n",
@@ -337,7 +338,7 @@ Section = tuple[str, str, list[str], list[list[Any]]]
 
 def render_rank_report(doc: dict[str, Any], title: str | None = None, sections: Sequence[Section] = ()) -> str:
     """The HTML text of a tournament report from ``arena rank``'s document
-    (:func:`analysis.cli_rank.document`), after ``sections``."""
+    (:func:`analysis.ranking.document`), after ``sections``."""
     unit = doc["unit"]
     kind = "heads-up" if doc["players_per_match"] == 2 else "3-player"
     title = title or f"{doc['results']}: {doc['matches']} {kind} matches"

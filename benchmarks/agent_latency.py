@@ -37,7 +37,7 @@ from poker.gamedef import Game, load_game  # noqa: E402
 from poker.protocol import MatchState  # noqa: E402
 from poker.state import State  # noqa: E402
 from strategies import Strategy, make_strategy  # noqa: E402
-from strategies.cfr import cli  # noqa: E402
+from arena.commands import solve as cli  # noqa: E402
 from strategies.equilibrium import EquilibriumStrategy  # noqa: E402
 from strategies.translation import translate, translation_draw  # noqa: E402
 

@@ -79,6 +79,9 @@ _FLAGS = {
 _SIGNED = re.compile(r"[ \t\n\v\f\r]*([+-]?[0-9]+)")
 
 
+_MAX_PORT = 65535
+
+
 class _UsageError(Exception):
     """Bad command line; ``str()`` is the complete stderr text."""
 
@@ -120,7 +123,9 @@ def _seconds(text: str) -> float:
 
 
 def _ports(text: str) -> tuple[int, ...]:
-    """``scanPortString``: comma-separated ``%hu`` values, at most MAX_PLAYERS."""
+    """``scanPortString``: comma-separated port numbers, at most MAX_PLAYERS. The
+    reference reads each with ``%hu``, so 99999 listens on 34463; we refuse a
+    port outside 0..65535 instead."""
     ports: list[int] = []
     pos = 0
     while pos < len(text) and len(ports) < MAX_PLAYERS:
@@ -128,9 +133,11 @@ def _ports(text: str) -> tuple[int, ...]:
             if text[pos] != ",":
                 raise _UsageError(f"ERROR: bad port string {text}\n")
             pos += 1
-        scanned = scan_unsigned(text, 16, pos)
+        scanned = scan_unsigned(text, 64, pos)
         if scanned is None:
             raise _UsageError(f"ERROR: bad port string {text}\n")
+        if scanned[0] > _MAX_PORT:
+            raise _UsageError(f"ERROR: bad port string {text}: port {text[pos:scanned[1]]} is outside 0..{_MAX_PORT}\n")
         ports.append(scanned[0])
         pos = scanned[1]
     return tuple(ports)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from poker.cards import NUM_RANKS, NUM_SUITS
 from poker.excerpt import quote
+from poker.names import did_you_mean
 
 __all__ = [
     "Betting",
@@ -345,7 +346,8 @@ def load_game(name_or_path: str | Path) -> Game:
         if "/" in key or key.endswith(".game"):  # meant as a path: say what is wrong with it
             raise GameDefError(f"{key}: no such file")
         raise GameDefError(
-            f"{key!r} is neither a game file nor a known game name; names: {', '.join(game_names())}"
+            f"{key!r} is neither a game file nor a known game name;"
+            f" {did_you_mean(key, game_names())}names: {', '.join(game_names())}"
         )
     try:
         text = path.read_bytes().decode("ascii")

@@ -41,6 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game
+from poker.names import did_you_mean
 from poker.protocol import MatchState
 from poker.state import Action, State
 
@@ -51,7 +52,7 @@ __all__ = [
     "Options",
     "Factory",
     "register",
-    "parse_spec",
+    "Spec",
     "make_strategy",
     "strategy_names",
 ]
@@ -178,31 +179,67 @@ def strategy_names() -> dict[str, str]:
     return {name: entry.help for name, entry in sorted(_REGISTRY.items())}
 
 
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``"random:size=pot,x=1"`` -> ``("random", {"size": "pot", "x": "1"})``."""
-    name, _, rest = spec.partition(":")
-    options: dict[str, str] = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise StrategyError(f"strategy spec {spec!r}: option {item!r} is not of the form name=value")
-        if key in options:
-            raise StrategyError(f"strategy spec {spec!r} gives option {key!r} twice")
-        options[key] = value
-    return name, options
+@dataclass(frozen=True)
+class Spec:
+    """A strategy spec (``"random:size=pot,x=1"``) parsed once, where it enters
+    (the command line, a plan, a config), and passed on as this value to the
+    seat names, the plan and the seat: nobody splits the text again. ``text``
+    is the spec as written (what plan files, logs and ``--strategy`` carry)."""
+
+    text: str
+    name: str
+    options: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Spec:
+        """``"random:size=pot,x=1"`` -> ``Spec(text, "random", (("size", "pot"), ("x", "1")))``.
+
+        Raises:
+            StrategyError: an option not of the form ``name=value``, or one given twice.
+        """
+        name, _, rest = text.partition(":")
+        options: dict[str, str] = {}
+        for item in filter(None, rest.split(",")):
+            key, eq, value = item.partition("=")
+            if not eq or not key:
+                raise StrategyError(f"strategy spec {text!r}: option {item!r} is not of the form name=value")
+            if key in options:
+                raise StrategyError(f"strategy spec {text!r} gives option {key!r} twice")
+            options[key] = value
+        return cls(text, name, tuple(options.items()))
+
+    def __str__(self) -> str:
+        return self.text
+
+    def has_option(self, key: str) -> bool:
+        return any(k == key for k, _ in self.options)
+
+    def with_option(self, key: str, value: str) -> Spec:
+        """This spec with one more option (``key`` must not be among its options).
+
+        Raises:
+            StrategyError: ``value`` holds a ``,`` (it would split into two options).
+        """
+        if "," in value:
+            raise StrategyError(f"strategy spec {self.text!r}: option value {value!r} holds a ','")
+        text = f"{self.text}{',' if ':' in self.text else ':'}{key}={value}"
+        return Spec(text, self.name, (*self.options, (key, value)))
 
 
-def make_strategy(spec: str, game: Game, *, seed: int | None = None) -> Strategy:
-    """Build the strategy named by ``spec`` (``"name"`` or ``"name:opt=val,…"``)
-    for ``game``. ``seed`` makes randomised strategies reproducible.
+def make_strategy(spec: str | Spec, game: Game, *, seed: int | None = None) -> Strategy:
+    """Build the strategy named by ``spec`` (:class:`Spec`, or its text ``"name"``
+    or ``"name:opt=val,…"``) for ``game``. ``seed`` makes randomised strategies
+    reproducible.
 
     Raises:
         StrategyError: unknown name or option, or a bad option value.
     """
-    name, values = parse_spec(spec)
+    parsed = spec if isinstance(spec, Spec) else Spec.parse(spec)
+    name, values = parsed.name, dict(parsed.options)
     entry = _REGISTRY.get(name)
     if entry is None:
-        raise StrategyError(f"unknown strategy {name!r}; known strategies: {', '.join(sorted(_REGISTRY))}")
+        known = sorted(_REGISTRY)
+        raise StrategyError(f"unknown strategy {name!r}; {did_you_mean(name, known)}known strategies: {', '.join(known)}")
     options = Options(name, values)
     strategy = entry.factory(game, options, seed=seed)
     options.check_all_read()

@@ -12,7 +12,7 @@ no-limit games).
 Small bots ship in the package (``strategies/data/NAME.strategy``, each written
 by its recorded command, byte for byte: the solves are deterministic). Large
 ones are built on the user's machine by ``arena bots build NAME``
-(:mod:`strategies.cfr.cli_bots`), which runs the recorded command into
+(:mod:`arena.commands.bots`), which runs the recorded command into
 ``$ACPC_ARENA_CACHE/bots/`` (default ``~/.cache/acpc-arena/bots/``): first into
 ``NAME.partial.strategy`` (the solve's checkpoints land there, and an
 interrupted build resumes from it), renamed to ``NAME.strategy`` when the solve
@@ -40,6 +40,7 @@ from typing import Any, Final
 
 from poker.gamedef import Game, GameDefError, load_game
 from poker.stats import unit_of
+from poker.names import did_you_mean
 from strategies.base import Factory, Options, Strategy, StrategyError, register
 from strategies.cfr.abstraction.cache_files import default_cache_dir
 from strategies.equilibrium import EquilibriumStrategy, load_table
@@ -256,7 +257,7 @@ def find_bot(name: str) -> Bot:
     """
     bot = LIBRARY.get(name)
     if bot is None:
-        raise BotError(f"unknown bot {name!r}; known bots: {', '.join(LIBRARY)}")
+        raise BotError(f"unknown bot {name!r}; {did_you_mean(name, LIBRARY)}known bots: {', '.join(LIBRARY)}")
     return bot
 
 

@@ -90,6 +90,7 @@ __all__ = [
     "LbrResult",
     "Rollouts",
     "parse_streets",
+    "check_target",
     "initial_range",
     "bayes_update",
     "raise_candidates",
@@ -408,6 +409,21 @@ class LbrResult:
         return mean_ci(self.values[:, position])
 
 
+def check_target(game: Game, spec: str, hands: int, *, seed: int = 1) -> None:
+    """Fail before any hand is played (and before a caller prints what it is about
+    to run) on what :func:`run_lbr` cannot do.
+
+    Raises:
+        LbrError: not a two-player game, or fewer than 2 hands.
+        StrategyError: a spec that does not build.
+    """
+    if game.num_players != 2:
+        raise LbrError(f"LBR is defined for two-player games; this one has {game.num_players}")
+    if hands < 2:
+        raise LbrError("LBR needs at least 2 hands for an interval")
+    make_strategy(spec, game, seed=seed)
+
+
 def run_lbr(
     game: Game,
     spec: str,
@@ -423,14 +439,11 @@ def run_lbr(
     ``progress(n)`` is called as each chunk of ``n`` hands finishes.
 
     Raises:
-        LbrError: not a two-player game, fewer than 2 hands, or a target whose
-            policy LBR cannot read (raised from the first hand played).
+        LbrError: as :func:`check_target`, or a target whose policy LBR cannot
+            read (raised from the first hand played).
+        StrategyError: as :func:`check_target`.
     """
-    if game.num_players != 2:
-        raise LbrError(f"LBR is defined for two-player games; this one has {game.num_players}")
-    if hands < 2:
-        raise LbrError("LBR needs at least 2 hands for an interval")
-    make_strategy(spec, game, seed=seed)  # fail early on a bad spec
+    check_target(game, spec, hands, seed=seed)
     started = time.perf_counter()
     jobs = [(game, spec, seed, config, a, min(a + chunk, hands)) for a in range(0, hands, chunk)]
     parts: list[npt.NDArray[np.float64]] = []

@@ -39,9 +39,9 @@ def test_games_prints_one_game_canonically(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_games_unknown_name_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["games", "no-such-game"]) == 1
+    assert main(["games", "no-such-game"]) == 2  # bad input named on the command line: docs/exit-statuses.md
     err = capsys.readouterr().err
-    assert err.startswith("arena games: 'no-such-game' is neither a game file nor a known game name")
+    assert err.startswith("arena games: error: 'no-such-game' is neither a game file nor a known game name")
     assert "Traceback" not in err
 
 

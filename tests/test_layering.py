@@ -45,9 +45,6 @@ ALLOWED: dict[str, set[str]] = {
     "arena": {"poker", "dealer", "strategies", "agent", "analysis"},
 }
 PROJECT = set(ALLOWED)
-#: Command front ends that still import across the layers from where they sit today.
-#: Temporary: they are moving to arena/commands on branch cmds; the lead empties this at merge.
-FRONT_ENDS_MOVING_TO_ARENA: frozenset[str] = frozenset({"strategies/cfr/cli_dbr.py"})
 
 
 def _imported_packages(path: Path) -> set[str]:
@@ -61,13 +58,12 @@ def _imported_packages(path: Path) -> set[str]:
     return names & PROJECT
 
 
-def offending_imports(root: Path, package: str, exempt: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+def offending_imports(root: Path, package: str) -> dict[str, list[str]]:
     """Module path -> the packages it imports that ``package`` may not."""
     return {
-        relative: sorted(found)
+        path.relative_to(root).as_posix(): sorted(found)
         for path in sorted((root / package).rglob("*.py"))
-        if (relative := path.relative_to(root).as_posix()) not in exempt
-        and (found := _imported_packages(path) - ALLOWED[package] - {package})
+        if (found := _imported_packages(path) - ALLOWED[package] - {package})
     }
 
 
@@ -78,19 +74,8 @@ def test_every_package_has_its_layer() -> None:
 
 @pytest.mark.parametrize("package", sorted(ALLOWED))
 def test_package_imports_only_what_it_stands_on(package: str) -> None:
-    offending = offending_imports(ROOT, package, FRONT_ENDS_MOVING_TO_ARENA)
+    offending = offending_imports(ROOT, package)
     assert not offending, f"{package}/ may import only {sorted(ALLOWED[package])}: {offending}"
-
-
-def test_exempt_front_ends_still_need_it() -> None:
-    """An exemption that no longer exempts anything (the module moved or was fixed)
-    is removed, so the set cannot quietly cover a new crossing."""
-    stale = [
-        relative
-        for relative in sorted(FRONT_ENDS_MOVING_TO_ARENA)
-        if relative not in offending_imports(ROOT, relative.split("/")[0])
-    ]
-    assert not stale, f"remove from FRONT_ENDS_MOVING_TO_ARENA: {stale}"
 
 
 def test_imports_inside_functions_count_and_type_checking_ones_do_not(tmp_path: Path) -> None:
@@ -187,3 +172,32 @@ def test_no_import_cycles_in_strategies() -> None:
 def test_import_cycles_are_found() -> None:
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+#: Where a command line may be parsed: the front ends of arena/commands/, the dispatcher,
+#: and the standalone ACPC programs (the dealer and the agent).
+FRONT_ENDS = {"arena/cli.py", "arena/__main__.py", "dealer/cli.py", "agent/cli.py", "agent/__main__.py"}
+
+
+def _parses_command_lines(path: Path) -> bool:
+    """Whether the module imports argparse or getopt: a parser of command lines
+    (a library taking an ``argparse.Namespace`` is a front end too)."""
+    for node in _imports(ast.parse(path.read_text(), filename=str(path))):
+        names = [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        if any(name.split(".")[0] in ("argparse", "getopt") for name in names):
+            return True
+    return False
+
+
+def test_command_lines_are_parsed_only_in_their_home() -> None:
+    """Issue 20 §1: every command's front end lives in arena/commands/, so none creeps back into a library."""
+    offending = sorted(
+        relative
+        for package in sorted(PROJECT)
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if (relative := path.relative_to(ROOT).as_posix()) not in FRONT_ENDS
+        and not relative.startswith("arena/commands/")
+        and _parses_command_lines(path)
+    )
+    assert not offending, f"command-line parsing outside arena/commands/: {offending}"
+    assert all((ROOT / path).is_file() for path in FRONT_ENDS)

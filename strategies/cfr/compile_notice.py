@@ -16,7 +16,7 @@ that its user reads one line, not one per module. The line goes through
 ``tqdm.write``: printed while a progress bar runs, it lands above the bar, never
 inside it.
 
-``python -m strategies.cfr.warmup`` compiles everything ahead. The notice is off
+``arena warmup`` compiles everything ahead. The notice is off
 under pytest (tests compare stderr) unless ``ACPC_ARENA_COMPILE_NOTICE=1``;
 ``ACPC_ARENA_COMPILE_NOTICE=0`` turns it off everywhere.
 """
@@ -33,7 +33,7 @@ from typing import Any
 from numba.core import event
 from tqdm import tqdm
 
-__all__ = ["ENV", "LABELS", "SECONDS", "enabled", "expect", "install", "notice", "recording"]
+__all__ = ["ENV", "LABELS", "SECONDS", "enabled", "expect", "install", "notice", "recording", "solve_kernels"]
 
 #: The environment variable: ``0`` silences the notice, ``1`` forces it (pytest too).
 ENV = "ACPC_ARENA_COMPILE_NOTICE"
@@ -51,7 +51,7 @@ LABELS = {
     "analysis.allin": "all-in adjustment",
 }
 #: Roughly how long each module's kernels take to compile, in seconds: what
-#: ``python -m strategies.cfr.warmup`` took on a fresh clone, 2 shared cores.
+#: ``arena warmup`` took on a fresh clone, 2 shared cores.
 #: The notice turns the sum into words ("a few seconds", "about 1 min"): the
 #: user learns whether to wait or to fetch a coffee, not a prediction.
 SECONDS = {
@@ -176,3 +176,27 @@ def recording() -> Iterator[list[str]]:
     finally:
         with _lock:
             _recorders.remove(names)
+
+
+_EVALUATOR = "poker._eval_kernels"
+_ABSTRACTION = "strategies.cfr.abstraction._kernels"
+_MULTIPLAYER = "strategies.cfr.solvers.multiplayer"
+#: The kernel modules a two-player solve compiles, by ``--algorithm`` (recorded
+#: from ``arena warmup``'s steps on a cold cache; three-player games in :func:`solve_kernels`).
+_SOLVE_KERNELS = {
+    "cfr": (_EVALUATOR, "strategies.cfr.tree._kernels"),
+    "cfr+": (_EVALUATOR, "strategies.cfr.tree._kernels"),
+    "pcs": (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._pcs_kernels"),
+    "abstract": (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._abstract_kernels"),
+}
+
+
+def solve_kernels(algorithm: str, players: int) -> tuple[str, ...]:
+    """The kernel modules ``arena solve --algorithm ALGORITHM`` compiles on a game
+    of ``players`` players: what it names in one compile notice
+    (:func:`expect`) when it finds them cold. Empty when unknown."""
+    if algorithm == "es-mccfr":
+        return (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._sampled_kernels", _MULTIPLAYER)
+    if players == 3:
+        return (_EVALUATOR, _MULTIPLAYER)
+    return _SOLVE_KERNELS.get(algorithm, ())

@@ -27,7 +27,11 @@ from strategies.cfr.solvers.pcs import tree_strategy
 from strategies.cfr.strategy_file import THREE_PLAYER, StrategyFile
 from strategies.cfr.tree.public import DecisionRows, Tree, build_tree
 
-__all__ = ["InfoSet", "file_information_sets", "information_sets", "strategy_on_tree"]
+__all__ = ["HEADER", "InfoSet", "file_information_sets", "information_sets", "strategy_on_tree"]
+
+_ROW = "{:<3}  {:<4}  {:<10}  {:<16}  {}"
+#: The line above :meth:`InfoSet.as_row`'s rows.
+HEADER = _ROW.format("pos", "hole", "board", "betting", "actions")
 
 
 @dataclass(frozen=True)
@@ -48,6 +52,11 @@ class InfoSet:
             "betting": self.betting,
             "actions": self.actions,
         }
+
+    def as_row(self) -> str:
+        """The text view's row: probabilities rounded to 3 decimals."""
+        probabilities = "  ".join(f"{name} {p:.3f}" for name, p in self.actions.items())
+        return _ROW.format(self.position, self.hole, self.board or "-", self.betting or "-", probabilities)
 
 
 def information_sets(tree: Tree | MultiTree, strategy: npt.NDArray[np.float64]) -> Iterator[InfoSet]:

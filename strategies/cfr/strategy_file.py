@@ -17,7 +17,7 @@ A file is two msgpack objects in a row:
 2. a map from array name to ``{"dtype", "shape", "data"}`` (raw little-endian
    bytes, C order). ``strategy`` (the normalised average strategy,
    ``float64[D, A, H]``) is always there; ``regret`` and ``cumulative`` are there
-   when the file is also a checkpoint that :mod:`strategies.cfr.cli` can resume.
+   when the file is also a checkpoint that :mod:`arena.commands.solve` can resume.
 
 ``layout`` (absent in older files: ``"public-tree"``) says how the arrays are
 indexed. ``"public-tree"``: ``[D, A, H]`` on the tree of :func:`build_tree`.

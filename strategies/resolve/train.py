@@ -1,6 +1,6 @@
-"""``arena train-values``: train the counterfactual-value network that continual
-re-solving asks at the end of the first street (DeepStack-Leduc's set-up; seed
-002 §5.2, §7).
+"""Training the counterfactual-value network that continual re-solving asks at
+the end of the first street (``arena train-values``; DeepStack-Leduc's set-up;
+seed 002 §5.2, §7).
 
 **Situations.** Each is a public state at the start of the game's last round:
 a random board, a random pot (the chips each player has committed: with
@@ -51,24 +51,17 @@ records the command.
 
 from __future__ import annotations
 
-import argparse
 import os
-import shlex
-import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from tqdm import tqdm
 
 from poker.gamedef import Game, load_game
 from poker.state import CALL, Action, State
-from strategies.cfr.cli_dbr import _positive, whole_number  # the one whole-number option parser
 from strategies.resolve import _kernels
 from strategies.resolve.evaluators import NetEvaluator
 
@@ -76,7 +69,7 @@ if TYPE_CHECKING:
     from strategies.cfr.tree.public import Tree
     from strategies.resolve.values import ValueNet
 
-__all__ = ["Dataset", "generate", "main", "train"]
+__all__ = ["Dataset", "generate", "train", "agent_questions", "agent_situations", "merge", "check_game", "TrainError"]
 
 _EPOCH: Callable[..., int] = _kernels.train_epoch
 
@@ -413,81 +406,3 @@ def train(
         "training_mse": masked_mse(_predict(packed, fit.x, zero_sum), fit),
     }
     return packed, figures
-
-
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="arena train-values", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("game", help="a two-player no-limit game with few private hands (leduc.nolimit)")
-    parser.add_argument("--situations", type=_positive, default=20000, help="random situations solved (default 20000)")
-    parser.add_argument("--epochs", type=_positive, default=100, help="passes over the training situations (100)")
-    parser.add_argument("--iterations", type=_positive, default=300, help="CFR+ iterations per situation (300)")
-    parser.add_argument("--hidden", type=_positive, default=128, help="units per hidden layer (128)")
-    parser.add_argument("--nets", type=_positive, default=1, help="networks fitted and averaged into one (1)")
-    parser.add_argument(
-        "--refine", type=whole_number(0), default=REFINE_ROUNDS,
-        help=f"rounds of refinement on the questions the re-solving agent itself asks (default {REFINE_ROUNDS})",
-    )
-    parser.add_argument(
-        "--refine-situations", type=_positive, default=REFINE_SITUATIONS,
-        help=f"situations drawn from the agent's questions each round ({REFINE_SITUATIONS})",
-    )
-    parser.add_argument("--seed", type=int, default=0, help="seeds every random draw (0)")
-    parser.add_argument("-o", "--output", required=True, help="the model file (.npz) to write")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    from strategies.resolve.values import ValueNet, save_value_net
-
-    try:
-        game = load_game(args.game)
-        check_game(game)
-    except (OSError, ValueError) as error:
-        print(f"arena train-values: {error}", file=sys.stderr)
-        return 2
-    output = Path(args.output)
-    if not output.parent.is_dir():
-        print(f"arena train-values: cannot write {str(output)!r}: no such directory", file=sys.stderr)
-        return 2
-    rng = np.random.default_rng(args.seed)
-    started = time.perf_counter()
-    with tqdm(total=args.situations, desc="solving situations", unit="situation", disable=args.no_progress) as bar:
-        data = generate(game, args.situations, iterations=args.iterations, rng=rng, progress=bar.update)
-    with tqdm(total=args.epochs * args.nets, desc="training", unit="epoch", disable=args.no_progress) as bar:
-        params, figures = train(data, hidden=args.hidden, epochs=args.epochs, rng=rng, nets=args.nets, progress=bar.update)
-    refined = 0
-    for round_ in range(1, args.refine + 1):
-        net = ValueNet(game, game.num_rounds - 1, params[0::2], params[1::2], {"nets": args.nets})
-        step = f"refining {round_}/{args.refine}"
-        with tqdm(desc=f"{step}: the agent re-solves its first street", unit="re-solve", disable=args.no_progress) as bar:
-            questions = agent_questions(game, net, progress=bar.update)
-        with tqdm(total=min(args.refine_situations, len(questions)), desc=f"{step}: solving its questions",
-                  unit="situation", disable=args.no_progress) as bar:
-            asked = agent_situations(
-                game, questions, args.refine_situations, iterations=args.iterations, rng=rng, progress=bar.update
-            )
-        data = merge(data, asked, rng)
-        refined += len(asked.x)
-        with tqdm(total=args.epochs * args.nets, desc=f"{step}: training", unit="epoch", disable=args.no_progress) as bar:
-            params, figures = train(data, hidden=args.hidden, epochs=args.epochs, rng=rng, nets=args.nets, progress=bar.update)
-    command = shlex.join(
-        ["arena", "train-values", args.game, "--situations", str(args.situations), "--epochs", str(args.epochs),
-         "--iterations", str(args.iterations), "--hidden", str(args.hidden), "--nets", str(args.nets),
-         "--refine", str(args.refine), "--refine-situations", str(args.refine_situations), "--seed", str(args.seed),
-         "-o", output.name]
-    )
-    extra = {"command": command, "situations": args.situations, "epochs": args.epochs, "seed": args.seed,
-             "iterations": args.iterations, "nets": args.nets, "refine": args.refine,
-             "refine_situations": args.refine_situations, **{k: round(v, 8) for k, v in figures.items()}}
-    try:
-        save_value_net(output, game, game.num_rounds - 1, list(params[0::2]), list(params[1::2]), extra)
-    except OSError as error:
-        print(f"arena train-values: cannot write {str(output)!r}: {error.strerror}", file=sys.stderr)
-        return 1
-    print(
-        f"value net for {args.game}: {args.situations} situations and {refined} of the agent's questions"
-        f" ({args.refine} refinement round{'' if args.refine == 1 else 's'}), {args.epochs} epochs;"
-        f" validation MSE {figures['validation_mse']:.6f} (pot fractions²) vs constant predictor"
-        f" {figures['constant_mse']:.6f}; {time.perf_counter() - started:.1f} s -> {output}"
-    )
-    return 0

@@ -16,7 +16,7 @@ import pytest
 import strategies  # noqa: F401  (registers the built-in strategies)
 from analysis.allin import AllInError, adjusted_hands, allin_values
 from analysis.breakdown import paired_difference
-from analysis.cli import main
+from arena.commands.analyze import main
 from analysis.hands import read_log
 from analysis.importance import simulate_hands
 from poker.cards import cards_from_text

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import cli_rank
+from arena.commands import rank as cli_rank
 
 HEADS_UP = """match,player,value,hands
 1,a,300,100

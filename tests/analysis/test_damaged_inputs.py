@@ -13,7 +13,7 @@ import msgpack
 import numpy as np
 import pytest
 
-from analysis.cli import main as analyze
+from arena.commands.analyze import main as analyze
 from analysis.hands import NO_SEED, HandsError, read_hands, read_log, read_records
 from analysis.scoring import ResultsError, read_csv
 from dealer.log import LogError

@@ -11,7 +11,7 @@ import pytest
 from analysis.breakdown import by_name, by_position, cumulative, paired_difference, summarize
 from analysis.duplicate import DuplicateError, combined_estimates, find_duplicates, pair, seat_order
 from analysis.hands import Hands, read_hands
-from arena.match import main as arena_match
+from arena.commands.match import main as arena_match
 
 
 def run(directory: Path, game: str, hands: int, seed: int, *bots: str, duplicate: bool = True) -> Path:

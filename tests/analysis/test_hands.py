@@ -10,7 +10,7 @@ import pytest
 
 from acpc_fixtures import SECTIONS, code_blocks, state_lines
 from analysis.hands import NO_SEED, HandsError, concat, iter_log_blocks, read_hands, read_log, read_records
-from arena.match import main as arena_match
+from arena.commands.match import main as arena_match
 from poker.gamedef import load_game
 from poker.protocol import parse_state_line
 

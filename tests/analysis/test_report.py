@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main
-from arena.match import main as arena_match
+from arena.commands.analyze import main
+from arena.commands.match import main as arena_match
 
 VOID = {"meta", "img", "br", "hr", "link", "input"}
 
@@ -148,7 +148,7 @@ def test_report_of_no_limit_portfolio_logs_has_all_in_and_component_tables(
 
 def test_counts_read_as_integers_and_means_keep_three_decimals(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Total chips and series points are counts: "4", not "4.000" (issue 20, §3.10)."""
-    from analysis import cli_rank
+    from arena.commands import rank as cli_rank
 
     log = tmp_path / "k.log"
     log.write_text("# name/game/hands/seed m kuhn 2 3\nSTATE:0:crc:Ks|Qs:2|-2:a|b\nSTATE:1:crc:Qs|Ks:2|-2:a|b\n")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis import cli_rank
+from arena.commands import rank as cli_rank
 from analysis.scoring import (
     Results,
     ResultsError,
@@ -315,8 +315,8 @@ def test_csv_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: st
 
 
 def test_other_failures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    code, _, err = run(capsys, str(tmp_path / "missing.csv"))
-    assert code == 1 and err.endswith("missing.csv: no such file or directory\n")
+    code, _, err = run(capsys, str(tmp_path / "missing.csv"))  # a missing input is usage: docs/exit-statuses.md
+    assert code == 2 and err.startswith("arena rank: error: argument RESULTS: no such file or directory: ")
     database = tmp_path / "t.sqlite"
     sqlite3.connect(database).execute("create table t (x)").connection.commit()
     code, _, err = run(capsys, str(database))

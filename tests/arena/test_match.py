@@ -15,15 +15,16 @@ from pathlib import Path
 import pytest
 import trio
 
-import arena.match as arena_match_module
+import arena.match.seats as arena_match_module
 from agent.client import play
-from arena.match import Bot, agent_seed, main, seat_names
+from arena.commands.match import main
+from arena.match import Bot, agent_seed, seat_names
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState, parse_state_line
 from poker.state import CALL, FOLD, Action, ActionType, State
 from poker.stats import format_chips
-from strategies.base import Options, Strategy, register, strategy_names
+from strategies.base import Options, Spec, Strategy, register, strategy_names
 
 KUHN = load_game("kuhn")
 RAISE = Action(ActionType.RAISE)
@@ -258,8 +259,9 @@ def test_bad_options_are_one_line_usage_errors(tmp_path: Path, option: str, valu
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["kuhn", "--hands", "5", "--seed", "1", "always-call"], "kuhn is a 2-player game, but 1 bots were given"),
-        (["kuhn", "--hands", "5", "always-call", "probe"], "missing --seed (all are needed unless --resume RUN_DIR)"),
+        (["kuhn", "--hands", "5", "--seed", "1", "always-call"], "kuhn is a 2-player game: give 2 bots, not 1"),
+        (["kuhn", "--hands", "5", "--seed", "1"], "missing BOT (both are needed unless --resume RUN_DIR)"),
+        (["kuhn", "--hands", "5", "--seed", "1", "always-call", "lduc-cfr"], "unknown strategy 'lduc-cfr'; did you mean leduc-cfr?"),
         (["kuhn", "--hands", "5", "--seed", "1", "always-call", "nope"], "unknown strategy 'nope'"),
         (["kuhn", "--hands", "1", "--seed", "1", "always-call", "probe"], "--hands: must be at least 2 (a confidence"),
         (["kuhn", "--hands", "5", "--seed", "-1", "always-call", "probe"], "--seed: must be in 0..4294967295, got -1"),
@@ -274,9 +276,25 @@ def test_bad_arguments(argv: list[str], message: str, capsys: pytest.CaptureFixt
     assert not (tmp_path / "run").exists()
 
 
+def test_hands_and_seed_have_defaults_and_the_seed_is_printed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 20 §3.4: the usage shows --hands and --seed optional, so they are: 1000
+    hands, a seed from the clock, printed so the run can be repeated."""
+    run = tmp_path / "run"
+    assert main(["kuhn", "--in-process", "always-call", "always-call", "--run-dir", str(run)]) == 0
+    plan = json.loads((run / "plan.json").read_text())
+    assert plan["hands"] == 1000
+    assert f"arena match: seed {plan['seed']} (--seed {plan['seed']} deals the same cards)" in capsys.readouterr().err
+
+
+def specs(*texts: str) -> list[Spec]:
+    return [Spec.parse(text) for text in texts]
+
+
 def test_seat_names_and_seeds() -> None:
-    assert seat_names(["always-call", "always-call", "random:size=pot"]) == ("always-call-1", "always-call-2", "random")
-    assert seat_names(["probe", "always-raise:size=min", "always-raise:size=max"]) == (
+    assert seat_names(specs("always-call", "always-call", "random:size=pot")) == ("always-call-1", "always-call-2", "random")
+    assert seat_names(specs("probe", "always-raise:size=min", "always-raise:size=max")) == (
         "probe",
         "always-raise-1",
         "always-raise-2",
@@ -623,8 +641,9 @@ def test_an_agent_that_leaves_before_the_match_is_over_stops_the_dealer(
     assert line.endswith(f"closed without a version line (see {tmp_path / 'match.err'})"), line
 
 
-def plan_bots(specs: list[str]) -> list[Bot]:
-    return [Bot(spec, name, 0) for spec, name in zip(specs, seat_names(specs))]
+def plan_bots(texts: list[str]) -> list[Bot]:
+    parsed = specs(*texts)
+    return [Bot(spec, name, 0) for spec, name in zip(parsed, seat_names(parsed))]
 
 
 def test_best_estimate_of_kuhn_call_against_raise_is_exactly_zero(
@@ -688,7 +707,7 @@ def test_best_estimate_of_no_limit_is_the_all_in_adjusted_duplicate(
 def test_every_hand_of_a_portfolio_says_which_component_played_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from analysis.cli import main as analyze
+    from arena.commands.analyze import main as analyze
     from analysis.hands import read_hands
 
     argv = ["kuhn", "--hands", "60", "--seed", "3", "portfolio", "always-raise", "--duplicate", "--in-process"]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main as analyze
-from arena.play import main
+from arena.commands.analyze import main as analyze
+from arena.commands.play import main
 from tests.arena.play_process import PlayProcess
 
 

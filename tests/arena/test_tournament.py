@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 
-from analysis import cli_rank
-from arena import match as arena_match
-from arena.tournament import ConfigError, load_config, main, parse_config, run_tournament, schedule
-from strategies.cfr import cli_dbr
+from arena.commands import rank as cli_rank
+from arena.commands import match as arena_match
+from arena.commands.tournament import main
+from arena.tournament import ConfigError, load_config, parse_config, run_tournament, schedule
+from arena.commands import dbr as cli_dbr
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -284,7 +285,7 @@ def test_usage_errors_are_one_line_with_status_2(argv: list[str], tmp_path: Path
 def test_sigkill_then_resume_loses_and_repeats_nothing(local_run: Path, tmp_path: Path) -> None:
     """SIGKILL the runner once its first match row is in, resume, compare with the uninterrupted run."""
     config = write_config(tmp_path, workers=1)
-    command = [sys.executable, "-m", "arena.tournament", str(config)]
+    command = [sys.executable, "-m", "arena", "tournament", str(config)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     database = tmp_path / "out" / "tournament.db"
     runner = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stderr=subprocess.DEVNULL)

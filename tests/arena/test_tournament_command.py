@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from arena.tournament import main, parse_config, run_tournament
-from arena.tournament_command import forfeit_charges
+from arena.commands.tournament import main
+from arena.tournament import parse_config, run_tournament
+from arena.tournament.external import forfeit_charges
 from dealer.log import read_log
 from poker.gamedef import load_game
 
@@ -177,7 +178,7 @@ def test_a_bot_that_leaves_or_hangs_mid_match_forfeits_what_it_did_not_finish(th
 
 
 def test_a_database_from_before_forfeits_gains_the_column(tmp_path: Path) -> None:
-    from arena import tournament
+    from arena.tournament import runner as tournament
 
     old = tournament._SCHEMA.replace("    forfeits TEXT NOT NULL DEFAULT '[]',", "    -- (no forfeits yet)")
     assert "forfeits TEXT" not in old

@@ -73,6 +73,9 @@ def test_help_describes_the_extensions(capsys: pytest.CaptureFixture[str]) -> No
         (["m", "hulhe", "0", "1", "A", "B"], "ERROR: invalid number of hands 0\n"),
         (["m", "hulhe", "10", "seed", "A", "B"], "ERROR: invalid random number seed seed\n"),
         (["m", "hulhe", "10", "1", "A", "B", "-p", "1,x"], "ERROR: bad port string 1,x\n"),
+        # issue 20 §3.7: the reference's %hu would listen on 34463 and 4464
+        (["m", "hulhe", "10", "1", "A", "B", "-p", "99999,70000"], "ERROR: bad port string 99999,70000: port 99999 is outside 0..65535\n"),
+        (["m", "hulhe", "10", "1", "A", "B", "-p", "7000,65536"], "ERROR: bad port string 7000,65536: port 65536 is outside 0..65535\n"),
         (["m", "hulhe", "10", "1", "A", "B", "--t_hand", "soon"], "ERROR: could not get player hand timeout from soon\n"),
     ],
 )

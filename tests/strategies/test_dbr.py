@@ -13,7 +13,7 @@ import pytest
 from analysis.hands import read_log
 from poker.gamedef import load_game
 from strategies.cfr.best_response.exact import best_response
-from strategies.cfr.cli_dbr import main
+from arena.commands.dbr import main
 from strategies.cfr.solvers.solver import Solver
 from strategies.cfr.strategy_file import load_strategy
 from strategies.cfr.tree.public import Tree, build_tree

@@ -26,7 +26,7 @@ from poker.state import State
 from strategies.base import PublicState, make_strategy
 from strategies.cfr.abstraction.card_abstraction import CardAbstraction, NullAbstraction, load_abstraction
 from strategies.cfr.best_response.exact import exploitability
-from strategies.cfr.cli_dbr import main
+from arena.commands.dbr import main
 from strategies.cfr.solvers.abstract_game import AbstractCFR, AbstractGame, AbstractGameError, AbstractRestriction
 from strategies.cfr.solvers.abstract_solve import ABSTRACT_EXPLOITABILITY, AbstractSolve
 from strategies.cfr.solvers.pcs import PCSStrategy

@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena import match
+from arena.commands import match
 from poker.deal import private_hands
 from poker.gamedef import Game, load_game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies import PublicState, Strategy, StrategyError, make_strategy, strategy_names
 from strategies.base import Options, register
-from strategies.cfr import cli
+from arena.commands import solve as cli
 from strategies.cfr.solvers.pcs import tree_strategy
 from strategies.cfr.strategy_file import load_strategy
 from strategies.equilibrium import EquilibriumStrategy

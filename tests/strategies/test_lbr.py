@@ -24,7 +24,7 @@ from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies import lbr
 from strategies.base import PublicState, Strategy, make_strategy
 from strategies.cfr.best_response.exact import best_response, strategy_from_policy
-from strategies.cfr.cli_lbr import main
+from arena.commands.lbr import main
 from strategies.cfr.tree.public import build_tree
 from strategies.lbr import (
     FRACTIONS_56,

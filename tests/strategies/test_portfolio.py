@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.match import main as match_main
+from arena.commands.match import main as match_main
 from poker.deal import Deal
 from poker.gamedef import load_game
 from poker.protocol import MatchState, parse_betting, view_of

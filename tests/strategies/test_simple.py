@@ -12,6 +12,7 @@ from poker.gamedef import Game, load_game
 from poker.protocol import MatchState, parse_match_state
 from poker.state import CALL, FOLD, Action, ActionType
 from strategies import PublicState, StrategyError, make_strategy, strategy_names
+from strategies.base import Spec
 
 KUHN = load_game("kuhn")
 HULHE = load_game("hulhe")
@@ -199,3 +200,16 @@ def test_default_policy_says_what_is_missing() -> None:
 
     with pytest.raises(NotImplementedError, match="does not give action probabilities per private hand"):
         Silent().policy(PublicState(view(KUHN_OPEN, KUHN).state))
+
+
+def test_a_spec_is_parsed_once_and_keeps_its_text() -> None:
+    """Issue 20 §1: the spec travels as a value from the command line to the seat."""
+    spec = Spec.parse("portfolio:bots=leduc-cfr+random,eta=0.5")
+    assert (spec.name, spec.options) == ("portfolio", (("bots", "leduc-cfr+random"), ("eta", "0.5")))
+    assert str(spec) == "portfolio:bots=leduc-cfr+random,eta=0.5" and spec.has_option("eta")
+    logged = spec.with_option("log", "/runs/a/match.p.components.csv")
+    assert str(logged) == "portfolio:bots=leduc-cfr+random,eta=0.5,log=/runs/a/match.p.components.csv"
+    assert logged == Spec.parse(str(logged))
+    assert str(Spec.parse("random").with_option("size", "pot")) == "random:size=pot"
+    with pytest.raises(StrategyError, match="holds a ','"):
+        spec.with_option("log", "/a,b/c.csv")

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from arena.match import main as match_main
+from arena.commands.match import main as match_main
 from poker.gamedef import load_game
 from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies import StrategyError, make_strategy

@@ -98,6 +98,7 @@ __all__ = [
     "TreeError",
     "board_key",
     "build_tree",
+    "buildable_tree",
     "terminal_payoff",
     "suit_maps",
     "tree_actions",
@@ -551,6 +552,16 @@ def build_tree(
     if isomorphism and board:
         raise TreeError("suit isomorphism needs a root with no board cards dealt yet")
     return _Builder(game, abstraction, isomorphism, max_entries).build(root, board)
+
+
+def buildable_tree(game: Game, abstraction: BettingAbstraction | None) -> Tree | None:
+    """The game's public tree, or None when it cannot be built (too big): what a
+    real-game exploitability needs, where a solve over an abstraction measures
+    the real game only when it can."""
+    try:
+        return build_tree(game, abstraction)
+    except TreeError:
+        return None
 
 
 @dataclass(eq=False)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from poker.gamedef import load_game
-from strategies.cfr import cli, cli_exploitability
+from arena.commands import exploitability as cli_exploitability
+from arena.commands import solve as cli
 from strategies.cfr.best_response.exact import exploitability, profile_values
 from strategies.cfr.solvers.pcs import bucket_strategy, tree_strategy
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
@@ -61,16 +62,17 @@ def test_cli_nolimit_bet_sizes(tmp_path: Path) -> None:
 
 def test_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = str(tmp_path / "x")
-    assert cli.main(["leduc", "--bet-sizes", "1", "--iterations", "3", "-o", out, "--quiet"]) == 1
+    # usage (2) and failures (1) as docs/exit-statuses.md says
+    assert cli.main(["leduc", "--bet-sizes", "1", "--iterations", "3", "-o", out, "--quiet"]) == 2
     assert "leduc is a limit game: --bet-sizes applies only to no-limit games" in capsys.readouterr().err
-    assert cli.main(["nosuchgame", "--iterations", "3", "-o", out, "--quiet"]) == 1
+    assert cli.main(["nosuchgame", "--iterations", "3", "-o", out, "--quiet"]) == 2
     assert "is neither a game file nor a known game name" in capsys.readouterr().err
     assert cli.main(["holdem.nolimit.6p", "--iterations", "3", "-o", out, "--quiet"]) == 1
     assert "handles 2 players; the game has 6" in capsys.readouterr().err
     assert cli.main(["holdem.nolimit.3p", "--iterations", "3", "-o", out, "--quiet"]) == 1
     assert "three-player trees are for limit games" in capsys.readouterr().err
-    assert cli_exploitability.main([str(tmp_path / "missing")]) == 1
-    assert "arena exploitability:" in capsys.readouterr().err
+    assert cli_exploitability.main([str(tmp_path / "missing")]) == 2
+    assert "arena exploitability: error:" in capsys.readouterr().err
 
 
 def test_cli_ctrl_c_writes_a_checkpoint(
@@ -155,7 +157,7 @@ def test_cli_abstract_float32_follows_float64(tmp_path: Path, capsys: pytest.Cap
     assert cli.main(["--resume", str(single), "--iterations", "12", "-o", str(resumed), "--quiet"]) == 0
     assert load_strategy(resumed).settings["single"] is True
     capsys.readouterr()
-    assert cli.main(["leduc", "--float32", "--iterations", "3", "-o", str(tmp_path / "x"), "--quiet"]) == 1
+    assert cli.main(["leduc", "--float32", "--iterations", "3", "-o", str(tmp_path / "x"), "--quiet"]) == 2
     assert "--float32 applies to --algorithm abstract only" in capsys.readouterr().err
 
 
@@ -270,10 +272,10 @@ def test_cli_abstract_errors(
     out = tmp_path / "x"
     assert cli.main(["leduc", "--algorithm", "abstract", "--iterations", "3", "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("arena solve: --algorithm abstract needs --abstraction SPEC") and "Traceback" not in err
+    assert err.startswith("arena solve: error: --algorithm abstract needs --abstraction SPEC") and "Traceback" not in err
     assert _abstract("leduc", "hs:2:imperfect", 3, out) == 1
     assert "'hs:2:imperfect' has imperfect recall; the abstract game needs perfect" in capsys.readouterr().err
-    assert _abstract("leduc", "none", 3, out, "--suit-isomorphism") == 1
+    assert _abstract("leduc", "none", 3, out, "--suit-isomorphism") == 2
     assert "--suit-isomorphism and --simultaneous apply to --algorithm cfr+ and cfr only" in capsys.readouterr().err
     assert _abstract("hulhe", "none", 3, out) == 1
     assert "too many to solve without a card abstraction" in capsys.readouterr().err
@@ -323,7 +325,7 @@ def test_cli_abstract_ctrl_c(
 
 def test_quiet_table_bars_follow_their_stages() -> None:
     # `arena bots build --quiet` crashed: a disabled tqdm keeps no desc to compare stages with.
-    from strategies.cfr.cli import _Bars
+    from arena.commands.solve import _Bars
 
     bars = _Bars(disable=True)
     for stage, done, total in [("a", 1, 3), ("a", 2, 3), ("b", 1, 2), ("a", 3, 3)]:

@@ -29,7 +29,8 @@ from pathlib import Path
 import pytest
 
 from strategies.bots import LIBRARY, Bot, bot_path, partial_path
-from strategies.cfr import cli, cli_bots
+from arena.commands import bots as cli_bots
+from arena.commands import solve as cli
 from strategies.cfr.interrupts import Interrupts
 from strategies.cfr.strategy_file import load_strategy
 

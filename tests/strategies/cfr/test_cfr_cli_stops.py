@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from poker.gamedef import load_game
-from strategies.cfr import cli, cli_exploitability
+from arena.commands import exploitability as cli_exploitability
+from arena.commands import solve as cli
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
 from strategies.cfr.tree.betting import build_betting_tree
 
@@ -32,7 +33,7 @@ def test_unwritable_output_is_refused_before_the_solve(
     path = tmp_path / output
     assert cli.main(["leduc", "--iterations", "100000000", "-o", str(path)]) == 2  # returns at once
     err = capsys.readouterr().err
-    assert err.startswith(f"arena solve: -o {path}: ") and reason in err and "Traceback" not in err
+    assert err.startswith(f"arena solve: error: -o {path}: ") and reason in err and "Traceback" not in err
 
 
 def test_sigterm_writes_a_checkpoint(tmp_path: Path) -> None:
@@ -66,10 +67,10 @@ def test_resume_refuses_a_different_solve(
     out = tmp_path / "kuhn.strategy"
     assert cli.main(["kuhn", "--iterations", "20", "-o", str(out), "--quiet"]) == 0
     capsys.readouterr()
-    assert cli.main([*extra, "--resume", str(out), "--iterations", "40", "-o", str(out), "--quiet"]) == 1
+    assert cli.main([*extra, "--resume", str(out), "--iterations", "40", "-o", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"arena solve: --resume {out} holds a cfr+ solve of kuhn.limit.2p, card abstraction none;"
+        f"arena solve: error: --resume {out} holds a cfr+ solve of kuhn.limit.2p, card abstraction none;"
         f" it does not match {named} (leave it out to continue the file's solve)\n"
     )
     assert load_strategy(out).iterations == 20  # untouched
@@ -99,7 +100,7 @@ def test_exploitability_of_a_holdem_file_without_a_figure_says_why(
     captured = capsys.readouterr()
     assert captured.out.splitlines()[-1].startswith("real-game exploitability: not measured (the public tree cannot")
     assert captured.err == (
-        f"arena exploitability: {path}: no figure to print: the real game is too big and the file stores"
+        f"arena exploitability: error: {path}: no figure to print: the real game is too big and the file stores"
         f" no abstract-game exploitability ({why})\n"
     )
 

@@ -11,7 +11,7 @@ import pytest
 from poker.evaluate import rank_hand
 from poker.gamedef import load_game
 from poker.state import State
-from strategies.cfr import cli as solve_cli
+from arena.commands import solve as solve_cli
 from strategies.cfr.solvers.multiplayer import MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
 from strategies.cfr.strategy_file import load_strategy
 from strategies.cfr.tree.public import TreeError
@@ -150,7 +150,7 @@ def test_solve_refuses_options_three_player_games_lack(
     options: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "x.strategy"
-    assert solve_cli.main(["kuhn3p", *options, "--iterations", "5", "-o", str(out), "--quiet"]) == 1
+    assert solve_cli.main(["kuhn3p", *options, "--iterations", "5", "-o", str(out), "--quiet"]) == 2  # usage: docs/exit-statuses.md
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
     assert not out.exists()

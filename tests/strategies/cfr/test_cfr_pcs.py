@@ -196,7 +196,8 @@ def test_betting_tree_counts() -> None:
 
 
 def test_cli_pcs_solve_resume_and_exploitability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from strategies.cfr import cli, cli_exploitability
+    from arena.commands import exploitability as cli_exploitability
+    from arena.commands import solve as cli
 
     whole, half, rest = tmp_path / "whole", tmp_path / "half", tmp_path / "rest"
     base = ["leduc", "--algorithm", "pcs", "--seed", "4", "--quiet"]
@@ -219,7 +220,7 @@ def test_cli_pcs_solve_resume_and_exploitability(tmp_path: Path, capsys: pytest.
 
 
 def test_cli_pcs_with_a_card_abstraction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from strategies.cfr import cli
+    from arena.commands import solve as cli
 
     monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "bucketed"
@@ -234,7 +235,7 @@ def test_cli_pcs_with_a_card_abstraction(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_cli_abstraction_needs_pcs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from strategies.cfr import cli
+    from arena.commands import solve as cli
 
-    assert cli.main(["leduc", "--abstraction", "ehs:2:perfect", "--iterations", "3", "-o", str(tmp_path / "x")]) == 1
+    assert cli.main(["leduc", "--abstraction", "ehs:2:perfect", "--iterations", "3", "-o", str(tmp_path / "x")]) == 2  # usage
     assert "--abstraction applies to --algorithm pcs and abstract only" in capsys.readouterr().err

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import match
+from arena.commands import match
 from poker.gamedef import load_game
 from strategies import StrategyError, make_strategy
 from strategies.bots import LIBRARY, solve_argv
-from strategies.cfr import cli as solve_cli
+from arena.commands import solve as solve_cli
 from strategies.cfr.strategy_file import load_strategy
 
 BOT = "hulhe-ir50"
@@ -32,7 +32,7 @@ def test_pcs_plus_and_linear_from_the_command_line(
     assert (saved.settings["plus"], saved.settings["linear_average"]) == (True, True)
     assert saved.card_abstraction == "ehs2:lossless,2:imperfect"
     capsys.readouterr()
-    assert solve_cli.main(["leduc", "--plus", "--iterations", "2", "-o", str(tmp_path / "x"), "--quiet"]) == 1
+    assert solve_cli.main(["leduc", "--plus", "--iterations", "2", "-o", str(tmp_path / "x"), "--quiet"]) == 2  # usage: docs/exit-statuses.md
     assert "--plus and --linear apply to --algorithm pcs only" in capsys.readouterr().err
 
 

@@ -14,14 +14,14 @@ import msgpack
 import numpy as np
 import pytest
 
-from arena import match
+from arena.commands import match
+from arena.commands import solve as cli
 from poker.deal import private_hands
 from poker.gamedef import load_game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, ActionType, State
 from strategies.base import PublicState
-from strategies.cfr import cli
-from strategies.cfr.cli_sampled import Epsilon, sampled_file
+from strategies.cfr.solvers.sampled_files import Epsilon, sampled_file
 from strategies.cfr.solvers.multiplayer import MultiCFR, build_multi_tree, seven_step_epsilon
 from strategies.cfr.solvers.sampled_multiplayer import (
     SampledCFR,
@@ -264,5 +264,5 @@ def test_bad_betting_cuts_fail_in_one_line(
 
 def test_max_raises_needs_the_sampled_algorithm(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["leduc.limit.3p", "--max-raises", "1,1", "--iterations", "10", "--quiet", "-o", str(tmp_path / "x")]
-    assert cli.main(argv) == 1
+    assert cli.main(argv) == 2  # usage: docs/exit-statuses.md
     assert "--max-raises applies to --algorithm es-mccfr only" in capsys.readouterr().err

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from poker.gamedef import load_game
-from strategies.cfr import cli, show
+from arena.commands import show
+from arena.commands import solve as cli
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, load_strategy, save_strategy
 from strategies.cfr.tree.betting import build_betting_tree
 
@@ -72,11 +73,11 @@ def test_too_big_or_bad_input_is_one_line(tmp_path: Path, capsys: pytest.Capture
     )  # fmt: skip
     save_strategy(path, strategy, build_betting_tree(game))
     assert show.main([str(path)]) == 1
-    assert capsys.readouterr().err.startswith(f"arena show: {path}: the game's public tree is too big to show (")
-    assert show.main([str(tmp_path / "missing")]) == 1
+    assert capsys.readouterr().err.startswith(f"arena show: error: {path}: the game's public tree is too big to show (")
+    assert show.main([str(tmp_path / "missing")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert show.main([str(path), "--hole", "Kx"]) == 2
-    assert capsys.readouterr().err.startswith("arena show: ")
+    assert capsys.readouterr().err.startswith("arena show: error: ")
 
 
 def test_three_player_file(capsys: pytest.CaptureFixture[str]) -> None:

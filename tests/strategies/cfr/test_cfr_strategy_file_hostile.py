@@ -312,7 +312,7 @@ def test_cli_bucket_table_that_does_not_fit_its_abstraction(tmp_path: Path) -> N
 
 
 def test_cli_resume_with_a_damaged_sampler_state(tmp_path: Path) -> None:
-    from strategies.cfr import cli
+    from arena.commands import solve as cli
 
     out = tmp_path / "pcs.strategy"
     assert cli.main(["leduc", "--algorithm", "pcs", "--iterations", "2", "-o", str(out), "--quiet"]) == 0
@@ -325,7 +325,7 @@ def test_cli_resume_with_a_damaged_sampler_state(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
     assert done.stderr.strip().splitlines()[-1] == (
-        "arena solve: the checkpoint's sampler state is damaged: state must be a dict"
+        "arena solve: error: the checkpoint's sampler state is damaged: state must be a dict"
     ), done.stderr
 
 

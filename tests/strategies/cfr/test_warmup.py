@@ -1,4 +1,4 @@
-"""The numba warm-up (``python -m strategies.cfr.warmup``) and the cold-cache notice."""
+"""The numba warm-up (``arena warmup``) and the cold-cache notice."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ from tqdm import tqdm
 from poker.deal import private_hands
 from poker.gamedef import load_game
 from poker.state import CALL, Action, State
+from arena.commands import solve as cli
 from strategies.base import make_strategy
-from strategies.cfr import cli, compile_notice, warmup
+from arena.commands import warmup
+from strategies.cfr import compile_notice
 from strategies.resolve.agent import ResolvingStrategy
 
 
@@ -191,9 +193,9 @@ def test_every_solve_algorithm_names_its_kernels() -> None:
     algorithms = next(a for a in cli._parser()._actions if a.dest == "algorithm").choices
     assert algorithms is not None
     for algorithm in algorithms:
-        assert warmup.solve_kernels(algorithm, 2), algorithm
-        assert all(module in compile_notice.LABELS for module in warmup.solve_kernels(algorithm, 2))
-    assert warmup.solve_kernels("cfr+", 3) == ("poker._eval_kernels", "strategies.cfr.solvers.multiplayer")
+        assert compile_notice.solve_kernels(algorithm, 2), algorithm
+        assert all(module in compile_notice.LABELS for module in compile_notice.solve_kernels(algorithm, 2))
+    assert compile_notice.solve_kernels("cfr+", 3) == ("poker._eval_kernels", "strategies.cfr.solvers.multiplayer")
 
 
 @pytest.mark.slow

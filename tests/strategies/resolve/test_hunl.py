@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.match import main as match_main
+from arena.commands.match import main as match_main
 from poker.gamedef import load_game
 from poker.state import CALL, State
 from strategies.base import PublicState, make_strategy

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from arena.match import main as match_main
+from arena.commands.match import main as match_main
 from poker.gamedef import load_game
 from poker.state import CALL, Action, State
 from strategies.base import PublicState, StrategyError, make_strategy
@@ -102,7 +102,7 @@ def test_gadget_does_not_raise_the_constraints() -> None:
 
 
 def test_safe_resolving_lowers_exploitability_unsafe_does_not(tmp_path: Path) -> None:
-    from strategies.cfr.cli import main as solve_main
+    from arena.commands.solve import main as solve_main
 
     path = tmp_path / "abstract.strategy"
     argv = ["leduc", "--algorithm", "abstract", "--abstraction", "ehs2:2:perfect", "--iterations", "300", "-o"]

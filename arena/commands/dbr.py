@@ -28,69 +28,56 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
 from analysis.hands import Hands, HandsError, concat, read_hands
+from poker.stats import unit_of
+from analysis.tables import plural
+from arena.commands._kit import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageParser,
+    bet_sizes,
+    existing_path,
+    fail,
+    number,
+    output_problem,
+    parse,
+    whole,
+)
 from poker.gamedef import GameDefError, load_game
 from poker.stats import unit_of
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
 from strategies.cfr.best_response.exact import exploitability
-from strategies.cfr.cli import _abstraction, _output_problem, _real_tree
 from strategies.cfr.solvers.abstract_game import AbstractGameError
 from strategies.cfr.solvers.abstract_solve import ABSTRACT_EXPLOITABILITY, AbstractSolve
 from strategies.cfr.solvers.pcs import PCSError
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, save_strategy
-from strategies.cfr.tree.public import TreeError, build_tree
+from strategies.cfr.tree.public import TreeError, build_tree, buildable_tree
 from strategies.dbr import DEFAULT_ITERATIONS, METHODS, PCONF_FUNCTIONS, DBRError, count_model, counter_strategy
 from strategies.dbr_abstract import abstract_counter_strategy, abstract_exploitation, count_abstract_model
 
 __all__ = ["main"]
 
-
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text} is not in [0, 1]")
-    return value
-
-
-def whole_number(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: a whole number of at least ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{text} is not positive" if minimum == 1 else f"{text} is not {minimum} or more")
-        return value
-
-    return parse
-
-
-_positive = whole_number(1)
+PROG = "arena dbr"
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="arena dbr", description=__doc__)
-    parser.add_argument("logs", type=Path, nargs="+", help="ACPC .log files (or *.hands.msgpack records)")
+    parser = UsageParser(PROG, __doc__ or "")
+    parser.add_argument("logs", type=existing_path, nargs="+", help="ACPC .log files (or *.hands.msgpack records)")
     parser.add_argument("--opponent", required=True, help="the player to model, by its name in the logs")
     parser.add_argument("--method", choices=METHODS, default="dbr", help="rnr or dbr (default dbr)")
-    parser.add_argument("--p", type=_probability, required=True, help="RNR's p, or DBR's P_max, in [0, 1]")
+    parser.add_argument("--p", type=number(0.0, 1.0), required=True, help="RNR's p, or DBR's P_max, in [0, 1]")
     parser.add_argument("--pconf", choices=PCONF_FUNCTIONS, default="0-10-linear", help="DBR's P_conf(n) (default 0-10-linear)")
     parser.add_argument("--s", type=float, default=1.0, help="the s of --pconf s-curve (default 1)")
     parser.add_argument("--game", help="the game, when the logs' headers do not name one")
     parser.add_argument("--showdown-only", action="store_true", help="count only hands that reached a showdown")
-    parser.add_argument("--iterations", type=_positive, default=DEFAULT_ITERATIONS, help="CFR+ iterations per seat")
+    parser.add_argument("--iterations", type=whole(1), default=DEFAULT_ITERATIONS, help="CFR+ iterations per seat")
     parser.add_argument(
         "--abstraction",
         help="card abstraction spec (ehs2:5:perfect, ...; none: no abstraction): count per abstract information set"
@@ -105,11 +92,12 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("-o", "--output", type=Path, required=True, help="the strategy file to write")
-    args = parser.parse_args(argv)
-    problem = _output_problem(args.output)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
+    problem = output_problem(args.output)
     if problem:
-        print(f"arena dbr: {args.output} {problem}", file=sys.stderr)
-        return 1
+        return fail(PROG, f"-o {args.output}: {problem}", EXIT_USAGE)
     try:
         game = None if args.game is None else load_game(args.game)
         hands = concat([read_hands(path, game) for path in args.logs])
@@ -119,13 +107,14 @@ def main(argv: list[str]) -> int:
             lines = _public(args, hands)
         else:
             lines = _abstract(args, hands)
-    except (HandsError, GameDefError, TreeError, DBRError, AbstractionError, AbstractGameError, PCSError) as error:
-        print(f"arena dbr: {error}", file=sys.stderr)
-        return 1
+    except GameDefError as error:
+        return fail(PROG, error, EXIT_USAGE)
+    except (HandsError, TreeError, DBRError, AbstractionError, AbstractGameError, PCSError) as error:
+        return fail(PROG, error, EXIT_FAILED)
     for line in lines:
         print(line)
     print(f"wrote {args.output}")
-    return 0
+    return EXIT_OK
 
 
 def _settings(args: argparse.Namespace, played: int) -> dict[str, bool | int | float | str | None]:
@@ -144,7 +133,7 @@ def _settings(args: argparse.Namespace, played: int) -> dict[str, bool | int | f
 def _summary(args: argparse.Namespace, played: int, observed: np.ndarray, where: str) -> list[str]:
     what = f"p={args.p}" if args.method == "rnr" else f"P_max={args.p}, P_conf {args.pconf}"
     return [
-        f"{args.opponent}: {played} hands, {observed.sum():.10g} decisions observed at"
+        f"{args.opponent}: {plural(played, 'hand')}, {observed.sum():.10g} decisions observed at"
         f" {int((observed > 0).sum())} {where}information sets",
         f"{args.method} ({what}), {args.iterations} CFR+ iterations per seat",
     ]
@@ -174,7 +163,7 @@ def _abstract(args: argparse.Namespace, hands: Hands) -> list[str]:
     game = hands.game
     if game.is_limit and args.bet_sizes is not None:
         raise DBRError("the logs' game is a limit game: --bet-sizes applies only to no-limit games")
-    betting = None if game.is_limit else _abstraction(args.bet_sizes)
+    betting = None if game.is_limit else bet_sizes(args.bet_sizes)
     abstraction = load_abstraction(args.abstraction, game)
     solve = AbstractSolve.build(abstraction, betting=betting, single=args.float32)
     model = count_abstract_model(solve, hands, args.opponent, showdown_only=args.showdown_only)
@@ -188,7 +177,7 @@ def _abstract(args: argparse.Namespace, hands: Hands) -> list[str]:
     fixed = model.strategy()
     against = abstract_exploitation(g, table, fixed)
     best = float(np.mean(g.best_response(fixed)))
-    tree = _real_tree(game, g.tree.abstraction)
+    tree = buildable_tree(game, g.tree.abstraction)
     file_table = solve.to_file(table)
     real = None
     if tree is not None:
@@ -217,6 +206,3 @@ def _abstract(args: argparse.Namespace, hands: Hands) -> list[str]:
     )
     return lines
 
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,4 @@
-"""Compile the numba kernels ahead of the first run: ``python -m strategies.cfr.warmup``.
+"""``arena warmup``: compile the numba kernels ahead of the first run.
 
 Every kernel is ``@njit(cache=True)``: numba compiles it on the first call with
 new argument types and caches the machine code on disk (``__pycache__`` beside
@@ -27,7 +27,6 @@ the full tree, the blind best response and the rest of :mod:`poker.evaluate`'s A
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import os
@@ -41,9 +40,12 @@ from typing import TextIO
 
 import numpy as np
 
+from arena.commands._kit import EXIT_OK, UsageParser, parse
 from strategies.cfr import compile_notice
 
-__all__ = ["STEPS", "StepResult", "main", "solve_kernels", "warm_up"]
+__all__ = ["STEPS", "StepResult", "main", "warm_up"]
+
+PROG = "arena warmup"
 
 
 @dataclass(frozen=True)
@@ -72,13 +74,13 @@ def _run(command: str, main: Callable[[list[str]], int], argv: list[str], *extra
 
 def _cli(*argv: str) -> None:
     """``arena solve ARGV --quiet`` with its output swallowed."""
-    from strategies.cfr import cli
+    from arena.commands import solve as cli
 
     _run("arena solve", cli.main, list(argv), "--quiet")
 
 
 def _exploitability(path: Path) -> None:
-    from strategies.cfr import cli_exploitability
+    from arena.commands import exploitability as cli_exploitability
 
     _run("arena exploitability", cli_exploitability.main, [str(path)])
 
@@ -155,30 +157,6 @@ STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
 )
 
 
-_EVALUATOR = "poker._eval_kernels"
-_ABSTRACTION = "strategies.cfr.abstraction._kernels"
-_MULTIPLAYER = "strategies.cfr.solvers.multiplayer"
-#: The kernel modules a two-player solve compiles, by ``--algorithm`` (recorded
-#: from :data:`STEPS` on a cold cache; three-player games in :func:`solve_kernels`).
-_SOLVE_KERNELS = {
-    "cfr": (_EVALUATOR, "strategies.cfr.tree._kernels"),
-    "cfr+": (_EVALUATOR, "strategies.cfr.tree._kernels"),
-    "pcs": (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._pcs_kernels"),
-    "abstract": (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._abstract_kernels"),
-}
-
-
-def solve_kernels(algorithm: str, players: int) -> tuple[str, ...]:
-    """The kernel modules ``arena solve --algorithm ALGORITHM`` compiles on a game
-    of ``players`` players: what it names in one compile notice
-    (:func:`compile_notice.expect`) when it finds them cold. Empty when unknown."""
-    if algorithm == "es-mccfr":
-        return (_EVALUATOR, _ABSTRACTION, "strategies.cfr.solvers._sampled_kernels", _MULTIPLAYER)
-    if players == 3:
-        return (_EVALUATOR, _MULTIPLAYER)
-    return _SOLVE_KERNELS.get(algorithm, ())
-
-
 @contextlib.contextmanager
 def _scratch_cache() -> Iterator[Path]:
     """A scratch folder, also the abstraction cache (``$ACPC_ARENA_CACHE``) meanwhile:
@@ -212,14 +190,16 @@ def warm_up(stream: TextIO | None = None) -> list[StepResult]:
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m strategies.cfr.warmup",
-        description="Compile (and cache) the numba kernels that arena solve, arena exploitability and the "
-        "hand evaluator use, so the first real run does not wait minutes for them.",
+def main(argv: list[str]) -> int:
+    parser = UsageParser(
+        PROG,
+        "Compile (and cache) the numba kernels that arena solve, arena exploitability, re-solving and the"
+        " hand evaluator use, so the first real run does not wait minutes for them.",
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
     stream = None if args.quiet else sys.stderr
     if stream is not None:
         print("numba kernels: compiling once (cached on disk; a few seconds when already cached)", file=stream)
@@ -228,8 +208,4 @@ def main(argv: list[str] | None = None) -> int:
     if stream is not None:
         compiled = sum(len(r.compiled) for r in results)
         print(f"numba kernels ready in {time.perf_counter() - started:.1f} s ({compiled} compiled)", file=stream)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return EXIT_OK

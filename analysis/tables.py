@@ -1,22 +1,12 @@
-"""Pieces the ``arena`` commands share: one-line usage errors and plain-text tables."""
+"""Plain-text tables and counts as the reports print them (``arena analyze``,
+``arena rank``, ``arena match``, ``arena tournament``): one place, so every
+table aligns the same way and no report says "1 hands"."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Collection, Sequence
-from typing import NoReturn
 
-__all__ = ["UsageParser", "table_lines", "EXIT_USAGE"]
-
-#: Every command's exit status for bad usage.
-EXIT_USAGE = 2
-
-
-class UsageParser(argparse.ArgumentParser):
-    """argparse with one-line errors: ``PROG: error: ... (see --help)`` and status :data:`EXIT_USAGE`."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
+__all__ = ["table_lines", "plural"]
 
 
 def table_lines(rows: Sequence[Sequence[str]], left: Collection[int] = (0,)) -> list[str]:
@@ -27,3 +17,8 @@ def table_lines(rows: Sequence[Sequence[str]], left: Collection[int] = (0,)) -> 
         "  ".join(text.ljust(w) if c in left else text.rjust(w) for c, (text, w) in enumerate(zip(row, widths))).rstrip()
         for row in rows
     ]
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 hand``, ``2 hands`` (``nouns``: an irregular plural, ``1 match``/``2 matches``)."""
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"

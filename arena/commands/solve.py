@@ -15,7 +15,7 @@ response's gain against the other two, each found by an exact tree walk),
 stored with each position's gain. ``--algorithm es-mccfr --abstraction SPEC``
 (``--max-raises`` the raise caps of a cut betting tree, ``--seed``) is sampled
 three-player CFR over card buckets for games too big for that, 3p limit
-hold'em (:mod:`strategies.cfr.cli_sampled`).
+hold'em (:mod:`strategies.cfr.solvers.sampled_files`).
 
 ``--algorithm abstract --abstraction SPEC`` (required) solves the abstract game
 of a perfect-recall card abstraction with CFR+ (:mod:`strategies.cfr.solvers.abstract_game`;
@@ -43,7 +43,6 @@ from __future__ import annotations
 import abc
 import argparse
 import dataclasses
-import os
 import sys
 import time
 from pathlib import Path
@@ -51,14 +50,27 @@ from typing import Never, Protocol
 
 from tqdm import tqdm
 
+from poker.stats import Unit, unit_of
+from arena.commands._kit import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    UsageParser,
+    bet_sizes,
+    fail,
+    output_problem,
+    parse,
+)
 from poker.gamedef import Game, GameDefError, load_game, shipped_name
 from poker.stats import Unit, unit_of
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
-from strategies.cfr import cli_sampled, compile_notice, warmup
+from strategies.cfr import compile_notice
 from strategies.cfr.best_response.exact import exploitability
 from strategies.cfr.interrupts import Interrupts
-from strategies.cfr.solvers import abstract_game, pcs
+from strategies.cfr.solvers import abstract_game, pcs, sampled_files
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
 from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
@@ -75,9 +87,11 @@ from strategies.cfr.strategy_file import (
     save_strategy,
 )
 from strategies.cfr.tree.betting import BettingTree
-from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
+from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree, buildable_tree
 
 __all__ = ["main"]
+
+PROG = "arena solve"
 
 _BATCH_SECONDS = 0.25  # aim for progress updates (and Ctrl-C checks) about this often
 PCS = "pcs"
@@ -88,9 +102,7 @@ AnyTree = Tree | BettingTree | MultiTree | BettingGraph
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arena solve", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = UsageParser(PROG, __doc__ or "")
     parser.add_argument("game", nargs="?", help="short game name or .game file (not needed with --resume)")
     parser.add_argument(
         "--algorithm",
@@ -153,29 +165,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _abstraction(text: str | None) -> BettingAbstraction:
-    if text is None:
-        return BettingAbstraction()
-    try:
-        fractions = tuple(float(part) for part in text.split(","))
-    except ValueError:
-        raise TreeError(f"--bet-sizes {text!r} is not a comma-separated list of numbers") from None
-    return BettingAbstraction(fractions)
-
-
 def _betting(args: argparse.Namespace, game: Game) -> BettingAbstraction | None:
     """The betting abstraction of ``--bet-sizes`` (None for a limit game)."""
     if game.is_limit and args.bet_sizes is not None:
-        raise TreeError(f"{args.game} is a limit game: --bet-sizes applies only to no-limit games")
-    return None if game.is_limit else _abstraction(args.bet_sizes)
-
-
-def _real_tree(game: Game, betting: BettingAbstraction | None) -> Tree | None:
-    """The game's public tree for real-game exploitability, or None when it is too big."""
-    try:
-        return build_tree(game, betting)
-    except TreeError:
-        return None
+        raise UsageError(f"{args.game} is a limit game: --bet-sizes applies only to no-limit games")
+    return None if game.is_limit else bet_sizes(args.bet_sizes)
 
 
 class _Iterative(Protocol):
@@ -250,7 +244,7 @@ class _PCSRun(_Run):
     def __init__(self, solver: pcs.PCSSolver) -> None:
         self.solver = solver
         self.details = f" (board seed {solver.seed})"
-        self.tree = _real_tree(solver.game, solver.tree.abstraction)
+        self.tree = buildable_tree(solver.game, solver.tree.abstraction)
         self.checkpoints = self.tree is None  # nothing measured: checkpoint instead
 
     def exploitability(self) -> float | None:
@@ -278,7 +272,7 @@ class _AbstractRun(_Run):
     def __init__(self, solve: AbstractSolve, solver: abstract_game.AbstractCFR) -> None:
         self.solve = solve
         self.solver = solver
-        self.tree = _real_tree(solve.game.game, solve.game.tree.abstraction)
+        self.tree = buildable_tree(solve.game.game, solve.game.tree.abstraction)
 
     def exploitability(self) -> float:
         return self.solver.exploitability()
@@ -358,7 +352,7 @@ class _MultiRun(_Run):
 
 
 class _SampledRun(_Run):
-    """External-sampling MCCFR over card buckets (:mod:`strategies.cfr.cli_sampled`):
+    """External-sampling MCCFR over card buckets (:mod:`strategies.cfr.solvers.sampled_files`):
     checkpoints at every ``--every``; the figure is the seven-step epsilon where
     the game's full tree can be walked, else none."""
 
@@ -369,7 +363,7 @@ class _SampledRun(_Run):
     def __init__(self, solver: SampledCFR) -> None:
         self.solver = solver
         self.details = f" (seed {solver.seed})"
-        self.epsilon = cli_sampled.Epsilon(solver)
+        self.epsilon = sampled_files.Epsilon(solver)
 
     def exploitability(self) -> float | None:
         check = self.epsilon.check()
@@ -379,11 +373,11 @@ class _SampledRun(_Run):
         return f"{self.unit.format(value)} (seven-step epsilon)"
 
     def strategy_file(self, measured: float | None) -> tuple[StrategyFile, AnyTree]:
-        return cli_sampled.sampled_file(self.solver, self.epsilon.check(), final=False), self.solver.table.graph
+        return sampled_files.sampled_file(self.solver, self.epsilon.check(), final=False), self.solver.table.graph
 
     def finish(self, path: Path, measured: float | None) -> str:
         check = self.epsilon.check()
-        self.write(path, cli_sampled.sampled_file(self.solver, check, final=True), self.solver.table.graph)
+        self.write(path, sampled_files.sampled_file(self.solver, check, final=True), self.solver.table.graph)
         if check is None:
             return "not measured (the game's full three-player tree is too big)"
         gains = ", ".join(self.unit.format(g) for g in check.gains)
@@ -396,11 +390,11 @@ class _SampledRun(_Run):
 
 def _multi_setup(args: argparse.Namespace, game: Game) -> _MultiRun:
     if args.algorithm not in (Algorithm.CFR.value, Algorithm.CFR_PLUS.value):
-        raise TreeError(f"a three-player game is solved by --algorithm cfr+ or cfr, not {args.algorithm}")
+        raise UsageError(f"a three-player game is solved by --algorithm cfr+ or cfr, not {args.algorithm}")
     if args.suit_isomorphism or args.delay or args.abstraction is not None:
-        raise TreeError("--suit-isomorphism, --delay and --abstraction do not apply to three-player games")
+        raise UsageError("--suit-isomorphism, --delay and --abstraction do not apply to three-player games")
     if args.bet_sizes is not None:
-        raise TreeError("three-player games are solved in limit games only (no --bet-sizes)")
+        raise UsageError("three-player games are solved in limit games only (no --bet-sizes)")
     return _MultiRun(MultiCFR(build_multi_tree(game), plus=args.algorithm == Algorithm.CFR_PLUS.value))
 
 
@@ -441,9 +435,20 @@ def _pcs_setup(args: argparse.Namespace, game: Game) -> _PCSRun:
     return _PCSRun(solver)
 
 
+def _sampled_setup(args: argparse.Namespace, game: Game, bars: _Bars) -> _SampledRun:
+    if args.abstraction is None:
+        raise UsageError(f"--algorithm {SAMPLED} needs --abstraction SPEC (e.g. ehs2:16:imperfect, or none)")
+    if args.suit_isomorphism or args.simultaneous or args.delay or args.float32 or args.bet_sizes is not None:
+        raise UsageError(
+            f"--suit-isomorphism, --simultaneous, --delay, --float32 and --bet-sizes do not apply to {SAMPLED}"
+        )
+    solver = sampled_files.setup_solver(game, args.abstraction, args.max_raises, seed=args.seed, progress=bars.stage)
+    return _SampledRun(solver)
+
+
 def _abstract_setup(args: argparse.Namespace, game: Game, bars: _Bars) -> _AbstractRun:
     if args.suit_isomorphism or args.simultaneous:
-        raise TreeError("--suit-isomorphism and --simultaneous apply to --algorithm cfr+ and cfr only")
+        raise UsageError("--suit-isomorphism and --simultaneous apply to --algorithm cfr+ and cfr only")
     betting = _betting(args, game)
     abstraction = load_abstraction(args.abstraction, game, progress=bars.stage)
     solve = AbstractSolve.build(abstraction, betting=betting, progress=bars.tables, single=args.float32)
@@ -455,7 +460,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     if args.resume is not None:
         saved = load_strategy(args.resume)
         _check_resume(args, saved)
-        compile_notice.expect(*warmup.solve_kernels(saved.algorithm, saved.game.num_players))
+        compile_notice.expect(*compile_notice.solve_kernels(saved.algorithm, saved.game.num_players))
         if args.every is None:
             args.every = int(saved.settings.get(EVERY, 0))
         if saved.layout == BUCKETS and saved.algorithm == ABSTRACT:
@@ -465,7 +470,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
         if saved.layout == THREE_PLAYER_BUCKETS:
             if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
                 raise StrategyFileError(f"{args.resume}: holds no regrets and cumulative strategy to resume from")
-            return _SampledRun(cli_sampled.resume_solver(saved, bars.stage))
+            return _SampledRun(sampled_files.resume_solver(saved, bars.stage))
         if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
             raise StrategyFileError(f"{args.resume}: holds no regrets and cumulative strategy to resume from")
         if saved.layout == THREE_PLAYER:
@@ -488,20 +493,20 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
         )
         return _TreeRun(tree, solver, saved.algorithm)
     if args.game is None:
-        raise TreeError("name a GAME to solve (or --resume a file)")
+        raise UsageError("name a GAME to solve (or --resume a file)")
     game = load_game(args.game)
     args.algorithm = args.algorithm or Algorithm.CFR_PLUS.value
-    compile_notice.expect(*warmup.solve_kernels(args.algorithm, game.num_players))  # one line if they are cold
+    compile_notice.expect(*compile_notice.solve_kernels(args.algorithm, game.num_players))  # one line if they are cold
     if args.float32 and args.algorithm != ABSTRACT:
-        raise TreeError("--float32 applies to --algorithm abstract only")
+        raise UsageError("--float32 applies to --algorithm abstract only")
     if (args.plus or args.linear) and args.algorithm != PCS:
-        raise TreeError("--plus and --linear apply to --algorithm pcs only (cfr+ is always both)")
+        raise UsageError("--plus and --linear apply to --algorithm pcs only (cfr+ is always both)")
     if args.max_raises is not None and args.algorithm != SAMPLED:
-        raise TreeError(f"--max-raises applies to --algorithm {SAMPLED} only")
+        raise UsageError(f"--max-raises applies to --algorithm {SAMPLED} only")
     if game.num_players == 3 and args.algorithm == SAMPLED:
-        return _SampledRun(cli_sampled.setup_solver(args, game, bars.stage))
+        return _sampled_setup(args, game, bars)
     if args.algorithm == SAMPLED:
-        raise TreeError(f"--algorithm {SAMPLED} solves three-player limit games")
+        raise UsageError(f"--algorithm {SAMPLED} solves three-player limit games")
     if game.num_players == 3:
         return _multi_setup(args, game)
     if args.algorithm == PCS:
@@ -509,7 +514,7 @@ def _setup(args: argparse.Namespace, bars: _Bars) -> _Run:
     if args.algorithm == ABSTRACT:
         return _abstract_setup(args, game, bars)
     if args.abstraction is not None:
-        raise TreeError("--abstraction applies to --algorithm pcs and abstract only")
+        raise UsageError("--abstraction applies to --algorithm pcs and abstract only")
     tree = build_tree(game, _betting(args, game), isomorphism=args.suit_isomorphism)
     solver = Solver(tree, args.algorithm, alternating=not args.simultaneous, delay=args.delay)
     return _TreeRun(tree, solver, args.algorithm)
@@ -520,7 +525,7 @@ def _check_resume(args: argparse.Namespace, saved: StrategyFile) -> None:
     holds: the file's settings win, so a silent mismatch would solve the wrong thing.
 
     Raises:
-        StrategyFileError: naming the first difference.
+        UsageError: naming the first difference.
     """
     given: list[tuple[str, object, object]] = []
     if args.game is not None:
@@ -530,10 +535,10 @@ def _check_resume(args: argparse.Namespace, saved: StrategyFile) -> None:
     if args.abstraction is not None:
         given.append((f"--abstraction {args.abstraction}", args.abstraction, saved.card_abstraction))
     if args.bet_sizes is not None:
-        given.append((f"--bet-sizes {args.bet_sizes}", _abstraction(args.bet_sizes), saved.abstraction))
+        given.append((f"--bet-sizes {args.bet_sizes}", bet_sizes(args.bet_sizes), saved.abstraction))
     for option, wanted, stored in given:
         if wanted != stored:
-            raise StrategyFileError(
+            raise UsageError(
                 f"--resume {args.resume} holds a {saved.algorithm} solve of {_describe_saved(saved)};"
                 f" it does not match {option} (leave it out to continue the file's solve)"
             )
@@ -576,40 +581,26 @@ class _TreeRun(_Run):
         return self.tree.game
 
 
-def _output_problem(path: Path) -> str | None:
-    """Why the strategy file cannot be written at ``path`` (None: it can), checked
-    before any work so that a long solve never ends in an unwritable path."""
-    if path.is_dir():
-        return "is a directory; name the strategy file to write"
-    parent = path.parent
-    if not parent.is_dir():
-        return f"directory {parent} does not exist"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"directory {parent} is not writable"
-    if path.exists() and not os.access(path, os.W_OK):
-        return "is not writable"
-    return None
 
 
 def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = parse(_parser(), argv)
+    if isinstance(args, int):
+        return args
     if args.iterations < 0 or (args.every or 0) < 0 or args.delay < 0:
-        print("arena solve: --iterations, --every and --delay must be non-negative", file=sys.stderr)
-        return 2
+        return fail(PROG, "--iterations, --every and --delay must be non-negative", EXIT_USAGE)
     if args.target is not None and not args.every and args.resume is None:
-        print("arena solve: --target needs --every K (how often to measure)", file=sys.stderr)
-        return 2
+        return fail(PROG, "--target needs --every K (how often to measure)", EXIT_USAGE)
     if args.algorithm == ABSTRACT and args.resume is None and args.abstraction is None:
-        print(
-            "arena solve: --algorithm abstract needs --abstraction SPEC: a perfect-recall card abstraction"
+        return fail(
+            PROG,
+            "--algorithm abstract needs --abstraction SPEC: a perfect-recall card abstraction"
             " (e.g. ehs2:5:perfect) or none (no abstraction; small games only)",
-            file=sys.stderr,
+            EXIT_USAGE,
         )
-        return 2
-    problem = _output_problem(args.output)
+    problem = output_problem(args.output)
     if problem is not None:
-        print(f"arena solve: -o {args.output}: {problem}", file=sys.stderr)
-        return 2
+        return fail(PROG, f"-o {args.output}: {problem}", EXIT_USAGE)
     with Interrupts() as interrupts:
         return _solve(args, interrupts)
 
@@ -619,18 +610,17 @@ def _solve(args: argparse.Namespace, interrupts: Interrupts) -> int:
     bars = _Bars(disable=args.quiet)
     try:
         run = _setup(args, bars)
-    except (OSError, GameDefError, TreeError, StrategyFileError, AbstractionError, ValueError) as error:
-        print(f"arena solve: {error}", file=sys.stderr)
-        return 1
+    except (GameDefError, UsageError, FileNotFoundError) as error:
+        return fail(PROG, error, EXIT_USAGE)
+    except (OSError, TreeError, StrategyFileError, AbstractionError, ValueError) as error:
+        return fail(PROG, error, EXIT_FAILED)
     except KeyboardInterrupt:
-        print("arena solve: interrupted before the first iteration; nothing written", file=sys.stderr)
-        return 130
+        return fail(PROG, "interrupted before the first iteration; nothing written", EXIT_INTERRUPTED)
     finally:
         bars.close()
     args.every = run.every = args.every or 0
     if args.target is not None and not args.every:
-        print("arena solve: --target needs --every K (how often to measure)", file=sys.stderr)
-        return 2
+        return fail(PROG, "--target needs --every K (how often to measure)", EXIT_USAGE)
     measured: float | None = None
     measured_at = -1
     batch = 1
@@ -671,6 +661,6 @@ def _solve(args: argparse.Namespace, interrupts: Interrupts) -> int:
         bar.close()
         run.save(args.output, None)
         print(f"interrupted at iteration {run.iteration}; checkpoint written to {args.output}", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     print(f"{run.algorithm} {run.iteration} iterations{run.details}: exploitability {result}; wrote {args.output}")
-    return 0
+    return EXIT_OK

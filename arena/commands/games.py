@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from arena.commands._kit import EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
 from poker.gamedef import GameDefError, format_game, game_names, load_game
+
+PROG = "arena games"
 
 
 def _summary(name: str) -> str:
@@ -18,16 +20,17 @@ def _summary(name: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="arena games", description=__doc__)
+    parser = UsageParser(PROG, __doc__ or "")
     parser.add_argument("game", nargs="?", help="a short name or a .game file to print canonically")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
     if args.game is not None:
         try:
             sys.stdout.write(format_game(load_game(args.game)))
         except GameDefError as error:
-            print(f"arena games: {error}", file=sys.stderr)
-            return 1
-        return 0
+            return fail(PROG, error, EXIT_USAGE)
+        return EXIT_OK
     names = game_names()
     aliases: dict[str, list[str]] = {}
     for name, stem in names.items():
@@ -36,4 +39,4 @@ def main(argv: list[str]) -> int:
     for stem in sorted(set(names.values())):
         also = f"  (also: {', '.join(aliases[stem])})" if stem in aliases else ""
         print(f"{stem:<34} {_summary(stem)}{also}")
-    return 0
+    return EXIT_OK

@@ -1,4 +1,4 @@
-"""``arena solve`` for ``--algorithm es-mccfr``: external-sampling MCCFR of a
+"""The solver and files of ``arena solve --algorithm es-mccfr``: external-sampling MCCFR of a
 three-player limit game over card buckets (:mod:`strategies.cfr.solvers.sampled_multiplayer`).
 
 ``arena solve holdem.limit.3p --algorithm es-mccfr --abstraction ehs2:16:imperfect
@@ -9,12 +9,11 @@ later iterations unchanged) and, where the game's full three-player tree can be
 walked (3p Kuhn, Leduc with ``--abstraction none``), measures seed 003's
 seven-step epsilon of the average strategy exactly. The finished file holds the
 average strategy alone (a quarter of a checkpoint's size). The solve loop
-itself is :mod:`strategies.cfr.cli`'s; this module makes the solver and its files.
+itself is ``arena solve``'s (:mod:`arena.commands.solve`); this module makes the solver and its files.
 """
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 import numpy.typing as npt
@@ -85,16 +84,12 @@ def sampled_file(solver: SampledCFR, check: EpsilonCheck | None, *, final: bool)
     )
 
 
-def setup_solver(args: argparse.Namespace, game: Game, progress: Progress) -> SampledCFR:
-    """A fresh solver of the arguments (``--abstraction`` required, ``--max-raises`` optional)."""
-    if args.abstraction is None:
-        raise TreeError(f"--algorithm {ALGORITHM} needs --abstraction SPEC (e.g. ehs2:16:imperfect, or none)")
-    if args.suit_isomorphism or args.simultaneous or args.delay or args.float32 or args.bet_sizes is not None:
-        raise TreeError(
-            f"--suit-isomorphism, --simultaneous, --delay, --float32 and --bet-sizes do not apply to {ALGORITHM}"
-        )
-    cut = None if args.max_raises is None else parse_cut(args.max_raises, game)
-    return SampledCFR(make_table(game, args.abstraction, cut, progress=progress), seed=args.seed)
+def setup_solver(game: Game, abstraction: str, max_raises: str | None, *, seed: int, progress: Progress) -> SampledCFR:
+    """A fresh solver of ``game`` over the card abstraction spec ``abstraction``,
+    on the betting tree cut at ``max_raises`` (comma separated raise caps per
+    round; None: the game's)."""
+    cut = None if max_raises is None else parse_cut(max_raises, game)
+    return SampledCFR(make_table(game, abstraction, cut, progress=progress), seed=seed)
 
 
 def resume_solver(saved: StrategyFile, progress: Progress) -> SampledCFR:

@@ -12,36 +12,31 @@ hold'em: turn and river, check/call before). ``--workers K`` plays chunks of
 hands in K processes; the figures do not depend on K.
 
 Exit status 0 with the results; 2 on a bad argument or a target whose policy
-LBR cannot read.
+LBR cannot read (before anything else is printed).
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from tqdm import tqdm
 
+from poker.stats import unit_of
+from arena.commands._kit import EXIT_OK, EXIT_USAGE, UsageParser, fail, parse, whole
 from poker.gamedef import GameDefError, load_game
 from poker.stats import unit_of
 from strategies.base import StrategyError
 from strategies.cfr import compile_notice
-from strategies.lbr import ACTION_SETS, LbrConfig, LbrError, parse_streets, run_lbr
+from strategies.lbr import ACTION_SETS, LbrConfig, LbrError, check_target, parse_streets, run_lbr
 
 __all__ = ["main"]
 
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not a positive whole number")
-    return value
+PROG = "arena lbr"
+_positive = whole(1)
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
-        prog="arena lbr", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = UsageParser(PROG, __doc__ or "")
     parser.add_argument("agent", help="the target strategy spec (it must give Strategy.policy)")
     parser.add_argument("--game", required=True, help="game name or .game file (two players)")
     parser.add_argument(
@@ -54,12 +49,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=1, help="deal and sampling seed (default 1)")
     parser.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
     compile_notice.install()  # the hand evaluator's kernels compile in the first hand, here (none imports them)
     try:
         game = load_game(args.game)
         streets = args.streets or f"1-{game.num_rounds}"
         config = LbrConfig(args.actions, parse_streets(streets, game.num_rounds))
+        check_target(game, args.agent, args.hands, seed=args.seed)
         print(
             f"LBR ({args.actions}, acting on rounds {streets}) vs {args.agent} on {args.game}:"
             f" {args.hands} hands x 2 seatings, seed {args.seed}, {args.workers} worker(s)",
@@ -70,8 +68,7 @@ def main(argv: list[str]) -> int:
                 game, args.agent, args.hands, seed=args.seed, config=config, workers=args.workers, progress=bar.update
             )
     except (OSError, GameDefError, StrategyError, LbrError, ValueError) as error:
-        print(f"arena lbr: {error}", file=sys.stderr)
-        return 2
+        return fail(PROG, error, EXIT_USAGE)
     unit = unit_of(game)
     estimate = result.estimate.scaled(unit.per_chip)
     print(f"LBR winnings: {estimate.mean:.6g} {unit.name} ± {estimate.half_width:.4g} (95% CI)")
@@ -79,4 +76,4 @@ def main(argv: list[str]) -> int:
         part = result.position(position).scaled(unit.per_chip)
         print(f"  LBR in position {position}: {part.mean:.6g} ± {part.half_width:.4g}")
     print(f"time: {result.seconds:.1f} s ({1000 * result.seconds / (2 * args.hands):.2f} ms per hand played)")
-    return 0
+    return EXIT_OK

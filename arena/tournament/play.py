@@ -4,7 +4,7 @@
 :class:`MatchJob`, plain data that pickles to a process pool or a Dask worker;
 :func:`play_match` plays one in a directory of its own and returns its
 :class:`MatchRecord`: through :func:`arena.match.run_plan` when every bot is
-ours, through :mod:`arena.tournament_command` when one is an external command
+ours, through :mod:`arena.tournament.external` when one is an external command
 (where a bot that fails forfeits instead of failing the match).
 """
 
@@ -18,10 +18,11 @@ from pathlib import Path
 import trio
 
 from arena.match import Bot, MatchError, MatchPlan, agent_seed, run_plan, summarize
-from arena.tournament_command import Seat, forfeit_charges, play_seatings
-from arena.tournament_config import Config, Entrant
+from arena.tournament.external import Seat, forfeit_charges, play_seatings
+from arena.tournament.config import Config, Entrant
 from dealer.server import MatchConfig
 from poker.gamedef import format_game, parse_game
+from strategies.base import Spec
 
 __all__ = ["MatchJob", "MatchRecord", "schedule", "play_match", "MatchError"]
 
@@ -115,7 +116,7 @@ def play_match(job: MatchJob) -> MatchRecord:
     if any(bot.command for bot in job.bots):
         return _play_with_commands(job)
     game = parse_game(job.game_text, source=job.game_arg)
-    bots = tuple(Bot(bot.spec, bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
+    bots = tuple(Bot(Spec.parse(bot.spec), bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
     plan = MatchPlan(
         game=game,
         game_arg=job.game_arg,
@@ -161,9 +162,9 @@ def _seat(job: MatchJob, index: int) -> Seat:
 
 
 def _play_with_commands(job: MatchJob) -> MatchRecord:
-    """A match with an external command: :mod:`arena.tournament_command`
+    """A match with an external command: :mod:`arena.tournament.external`
     plays the seatings; a seat that failed forfeits the hands of its seating
-    it did not finish (:func:`arena.tournament_command.forfeit_charges`)."""
+    it did not finish (:func:`arena.tournament.external.forfeit_charges`)."""
     game = parse_game(job.game_text, source=job.game_arg)
     run_dir = _claim_dir(Path(job.matches_dir), job.key)
     seatings = list(itertools.permutations(range(len(job.bots))))

@@ -7,10 +7,10 @@ heads-up, all six three-handed), each seating with fresh agents, through our
 dealer on loopback: :func:`play_match` builds an :class:`arena.match.MatchPlan`
 and runs :func:`arena.match.run_plan`, or, when a bot is an external command
 (an ACPC ``startme.sh``), plays the seatings with
-:mod:`arena.tournament_command`, where a bot that fails forfeits its seating
+:mod:`arena.tournament.external`, where a bot that fails forfeits its seating
 and the tournament goes on. Series *k* deals with seed ``seed + k`` for every
 pairing (common seeds across pairings, §4.1). The configuration file is
-:mod:`arena.tournament_config`'s.
+:mod:`arena.tournament.config`'s.
 
 Matches run on a local process pool (``--workers``, default the config's
 ``workers``) or, with ``--dask tcp://HOST:8786``, on a Dask distributed cluster
@@ -31,13 +31,12 @@ At the end it writes ``results.csv`` (``match,player,value,hands``: one row per
 player per match) and prints what ``arena rank OUTPUT`` prints (both rankings,
 the series run-off, the crosstable and a bootstrap over matches: the database
 is read by :class:`analysis.scoring.TournamentDbSource` and ranked by
-:func:`analysis.cli_rank.ranking_document`), and writes that as a
+:func:`analysis.ranking.ranking_document`), and writes that as a
 self-contained HTML report, ``report.html`` (:mod:`analysis.report`).
 """
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import csv
 import json
@@ -54,13 +53,12 @@ from typing import Any, Final
 
 from tqdm import tqdm
 
-from analysis.cli_rank import format_report, ranking_document
-from analysis.clitools import UsageParser, table_lines
+from analysis.ranking import format_report, ranking_document
+from analysis.tables import plural, table_lines
 from analysis.report import Section, write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
-from arena.match import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from arena.tournament_config import Config, ConfigError, Entrant, load_config, parse_config
-from arena.tournament_play import MatchJob, MatchRecord, play_match, schedule
+from arena.tournament.config import Config, ConfigError, Entrant, load_config, parse_config
+from arena.tournament.play import MatchJob, MatchRecord, play_match, schedule
 from dealer.lock import MatchInUseError, MatchLock
 
 __all__ = [
@@ -74,7 +72,8 @@ __all__ = [
     "schedule",
     "play_match",
     "run_tournament",
-    "main",
+    "report",
+    "TournamentError",
 ]
 
 DATABASE: Final = TOURNAMENT_DB
@@ -85,8 +84,9 @@ _LOCK: Final = "tournament.lock"
 _WATCH_S: Final = 0.5
 
 
-class UsageError(Exception):
-    """Bad options, or an output directory that does not fit them."""
+class TournamentError(Exception):
+    """The tournament cannot run as asked: its output directory holds another
+    one (or is in use), or the Dask scheduler cannot be reached."""
 
 
 # -- the database -------------------------------------------------------------------
@@ -221,13 +221,13 @@ def run_tournament(
     -> rows) and the failures (one line each).
 
     Raises:
-        UsageError: a database of another tournament, or a new run over an old one.
+        TournamentError: a database of another tournament, or a new run over an old one.
     """
     config.output.mkdir(parents=True, exist_ok=True)
     try:
         lock = MatchLock(config.output / _LOCK)
     except MatchInUseError as error:
-        raise UsageError(f"{config.output} is in use by another arena tournament (process {error.holder or '?'})") from None
+        raise TournamentError(f"{config.output} is in use by another arena tournament (process {error.holder or '?'})") from None
     try:
         connection = _connect(config.output / DATABASE)
         try:
@@ -246,12 +246,12 @@ def _check_identity(connection: sqlite3.Connection, config: Config, resume: bool
             connection.execute("INSERT INTO tournament (key, value) VALUES ('config', ?)", (identity,))
         return
     if not resume:
-        raise UsageError(f"{config.output} holds a tournament: --resume to finish it, or choose another output")
+        raise TournamentError(f"{config.output} holds a tournament: --resume to finish it, or choose another output")
     before = json.loads(row[0])
     now = json.loads(identity)
     for key in now:
         if before.get(key) != now[key]:
-            raise UsageError(f"--resume: {config.output} was played with another {key} than the config now gives")
+            raise TournamentError(f"--resume: {config.output} was played with another {key} than the config now gives")
 
 
 def _run(
@@ -332,11 +332,11 @@ def _run_dask(address: str, jobs: Sequence[MatchJob], finished: Any) -> None:
     try:
         from dask.distributed import Client, as_completed
     except ImportError:  # pragma: no cover - dask is a dependency
-        raise UsageError("--dask needs dask[distributed] installed") from None
+        raise TournamentError("--dask needs dask[distributed] installed") from None
     try:
         client = Client(address, timeout=30)  # type: ignore[no-untyped-call]
     except (OSError, TimeoutError) as error:
-        raise UsageError(f"--dask {address}: cannot reach the scheduler: {error}") from None
+        raise TournamentError(f"--dask {address}: cannot reach the scheduler: {error}") from None
     with client:
         futures = {client.submit(play_match, job, key=f"arena-match-{job.key}", pure=False): job for job in jobs}
         for future in as_completed(list(futures)):  # type: ignore[no-untyped-call]
@@ -378,83 +378,10 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
         return
     print(format_report(doc))
     path = config.output / REPORT_HTML
-    about = f"{config.game_arg}: {config.hands} hands a seating, {config.series} series from seed {config.seed}; output {config.output}"
+    about = f"{config.game_arg}: {plural(config.hands, 'hand')} a seating, {config.series} series from seed {config.seed}; output {config.output}"
     sections: list[Section] = [("Bots", about, bots[0], [list(row) for row in bots[1:]])]
     if forfeits:
         sections.append(("Forfeits", "each forfeited hand costs the seat its blind", ["seating forfeited"], [[line] for line in forfeits]))
     title = f"Tournament: {config.game_arg}, {len(stored)} duplicate matches"
     write_rank_report(path, doc, title, sections)
     print(f"\nreport: {path}")
-
-
-# -- the command line -----------------------------------------------------------------
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = UsageParser(
-        prog="arena tournament",
-        description="Every pairing (triple) of the configured bots (strategy specs or ACPC startme.sh commands) in duplicate "
-        "series; results in SQLite and CSV, then both rankings, the crosstable and OUTPUT/report.html.",
-        epilog="exit status: 0 done (forfeits by external bots included), 1 some matches failed (--resume retries them), "
-        "2 usage or config, 130 interrupted",
-    )
-    parser.add_argument("config", metavar="CONFIG", type=Path, help="tournament configuration (TOML)")
-    parser.add_argument("--workers", type=int, metavar="K", help="local worker processes (default: the config's)")
-    parser.add_argument("--dask", metavar="ADDRESS", help="run the matches on a Dask scheduler, e.g. tcp://HOST:8786")
-    parser.add_argument("--resume", action="store_true", help="finish the tournament the output directory holds")
-    parser.add_argument(
-        "--bootstrap",
-        type=int,
-        default=DEFAULT_BOOTSTRAP,
-        metavar="N",
-        help=f"bootstrap samples over matches for P(beats) and ranking stability (default {DEFAULT_BOOTSTRAP}; 0: none)",
-    )
-    return parser
-
-
-def _error(message: str) -> None:
-    print(f"arena tournament: error: {message}", file=sys.stderr)
-
-
-def main(argv: list[str]) -> int:
-    try:
-        parser = _parser()
-        args = parser.parse_args(argv)
-        if args.workers is not None and args.workers < 1:
-            parser.error(f"argument --workers: must be at least 1, got {args.workers}")
-        if args.bootstrap < 0:
-            parser.error(f"argument --bootstrap: must be 0 or more, got {args.bootstrap}")
-    except SystemExit as done:
-        return done.code if isinstance(done.code, int) else EXIT_USAGE
-    try:
-        config = load_config(args.config)
-    except ConfigError as error:
-        _error(str(error))
-        return EXIT_USAGE
-    try:
-        stored, failures = run_tournament(config, workers=args.workers, dask=args.dask, resume=args.resume)
-    except UsageError as error:
-        _error(str(error))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print(f"arena tournament: interrupted; finish with: arena tournament {args.config} --resume", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except (OSError, sqlite3.Error) as error:
-        _error(f"{config.output}: {error}")
-        return EXIT_FAILED
-    total = len(schedule(config))
-    print(
-        f"{config.game_arg}: {len(stored)} of {total} duplicate matches, {config.hands} hands a seating,"
-        f" {config.series} series from seed {config.seed}, output {config.output}"
-    )
-    report(config, stored, args.bootstrap)
-    for line in failures:
-        _error(line)
-    if failures:
-        print(f"arena tournament: {len(failures)} matches failed; retry them with --resume", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))

@@ -19,12 +19,12 @@ its name: ``arena match leduc leduc-cfr random``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from typing import Any
 
+from arena.commands._kit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
 from strategies.bots import (
     LIBRARY,
     Bot,
@@ -39,7 +39,7 @@ from strategies.bots import (
 
 __all__ = ["build", "main"]
 
-_INTERRUPTED = 130
+PROG = "arena bots"
 
 
 def _quality(row: dict[str, Any]) -> str:
@@ -88,15 +88,15 @@ def _identity(bot: Bot) -> list[str]:
 
 def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
     """Build ``bot`` into the cache (resuming an interrupted build); the exit status."""
-    from strategies.cfr import cli as solve_cli
+    from arena.commands import solve
 
     if bot.shipped:
         print(f"{bot.name} ships with the package: {bot_path(bot)}")
-        return 0
+        return EXIT_OK
     final, partial = bot_path(bot), partial_path(bot)
     if final.is_file() and not force:
         print(f"{bot.name} is built: {final} (--force builds it again)")
-        return 0
+        return EXIT_OK
     partial.parent.mkdir(parents=True, exist_ok=True)
     if finished_partial(bot):
         return _install(bot)
@@ -106,13 +106,15 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
         argv = [*_identity(bot), "--resume", str(partial), "--iterations", str(bot.iterations), "-o", str(partial)]
     else:
         argv = solve_argv(bot, partial)
-    code: int = solve_cli.main([*argv, *(["--quiet"] if quiet else [])])
-    if code != 0 and code != _INTERRUPTED and resuming:
-        print(f"arena bots: remove {partial} to build {bot.name} from the start", file=sys.stderr)
-    if code == _INTERRUPTED:
-        print(f"arena bots: build of {bot.name} interrupted; `arena bots build {bot.name}` resumes it", file=sys.stderr)
+    code = solve.main([*argv, *(["--quiet"] if quiet else [])])
+    if code == EXIT_USAGE:  # the solve's command line is ours, not the user's: what failed is the build
+        code = EXIT_FAILED
+    if code != EXIT_OK and code != EXIT_INTERRUPTED and resuming:
+        print(f"{PROG}: remove {partial} to build {bot.name} from the start", file=sys.stderr)
+    if code == EXIT_INTERRUPTED:
+        print(f"{PROG}: build of {bot.name} interrupted; `arena bots build {bot.name}` resumes it", file=sys.stderr)
         return code
-    if code != 0:
+    if code != EXIT_OK:
         return code
     return _install(bot)
 
@@ -121,31 +123,32 @@ def _install(bot: Bot) -> int:
     """Rename the finished partial file to the bot's file; the exit status."""
     os.replace(partial_path(bot), bot_path(bot))
     print(f"built {bot.name}: {bot_path(bot)}")
-    return 0
+    return EXIT_OK
 
 
 def _build_main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="arena bots build", description="build a named bot into the cache")
+    parser = UsageParser(f"{PROG} build", "build a named bot into the cache")
     parser.add_argument("name", help=f"a bot of `arena bots` ({', '.join(LIBRARY)})")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--force", action="store_true", help="build again even if the file is there")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
     try:
         bot = find_bot(args.name)
     except BotError as error:
-        print(f"arena bots: {error}", file=sys.stderr)
-        return 1
+        return fail(PROG, error, EXIT_USAGE)
     return build(bot, quiet=args.quiet, force=args.force)
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["build"]:
         return _build_main(argv[1:])
-    parser = argparse.ArgumentParser(
-        prog="arena bots", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = UsageParser(PROG, __doc__ or "")
     parser.add_argument("--format", choices=["table", "json"], default="table", help="output format (default table)")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
+    if isinstance(args, int):
+        return args
     rows = [describe(bot) for bot in LIBRARY.values()]
     print(json.dumps(rows, indent=2) if args.format == "json" else _table(rows))
-    return 0
+    return EXIT_OK

@@ -38,6 +38,7 @@ from pathlib import Path
 import trio
 
 from agent.client import AgentError, ConnectionLost, play
+from analysis.tables import plural
 from arena.match import AGENT_EXIT_S, AGENT_GONE_S, MatchError
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig, MatchResult, serve_match
@@ -202,7 +203,7 @@ def play_seatings(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]], 
                 failed.setdefault(int(named.group(1)) - 1, f"the dealer: {said}")
         if not complete and not failed:
             err = run_dir / f"{config.match_name}.err"
-            raise MatchError(f"{config.match_name}: the dealer stopped after {played} hands with no seat to blame{_last_line(err)} (see {err})")
+            raise MatchError(f"{config.match_name}: the dealer stopped after {plural(played, 'hand')} with no seat to blame{_last_line(err)} (see {err})")
         outcomes.append(SeatingOutcome(config.match_name, totals, played, complete, failed))
     return outcomes
 

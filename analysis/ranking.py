@@ -1,73 +1,23 @@
-"""``arena rank RESULTS [--game GAME] [--format table|json] [--bootstrap N [--seed S]] [--report PATH.html]``.
-
-Ranks the players of a tournament's results (:mod:`analysis.scoring`): total
-bankroll, bankroll instant run-off, series instant run-off, and the crosstable
-with 95% intervals over each pairing's matches. RESULTS is a CSV with the header
-``match,player,value,hands`` (one row per player per match: chips won in that
-match and its hand count; a match has 2 or 3 players), or a tournament database
-(``arena tournament``'s ``OUTPUT/tournament.db``, or OUTPUT itself). ``--game``
-gives the unit (:func:`poker.stats.unit_of`: mbb/g for games with blinds,
-chips/hand otherwise); a tournament database names its game, a CSV does not, so
-without it a CSV's values are raw chips per hand. ``--bootstrap N`` resamples
-the matches N times (seeded) for P(row beats column) and how stable each
-ranking is. ``--report`` also writes the self-contained HTML report
-(:func:`analysis.report.write_rank_report`).
-
-``arena tournament`` prints and writes the same (:func:`ranking_document`,
-:func:`format_report`), so a tournament and ``arena rank`` of its database agree.
-
-Exit statuses: 0 done; 1 results that cannot be read or ranked (one line on
-stderr naming file and line); 2 usage (or a game that does not load).
-"""
+"""The rankings of a tournament's results as one document (total bankroll,
+bankroll and series instant run-off, the crosstable with 95% intervals, a
+bootstrap over matches) and its table form: what ``arena rank`` and ``arena
+tournament`` print, so a tournament and ``arena rank`` of its database agree."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import sys
 from typing import Any
 
-from analysis.clitools import EXIT_USAGE, UsageParser, table_lines
-from pathlib import Path
-
-from analysis.report import cell_text, crosstable_grid, write_rank_report
-from analysis.scoring import Crosstable, Ranking, Results, ResultsError, Runoff, ScoringError, load_results, rank
-from poker.gamedef import Game, GameDefError, load_game, parse_game, shipped_name
+from analysis.report import cell_text, crosstable_grid
+from analysis.scoring import Crosstable, Ranking, Results, Runoff, rank
 from poker.stats import Estimate, Unit, unit_of
+from analysis.tables import table_lines
+from poker.gamedef import Game, shipped_name
 
-__all__ = ["main", "document", "format_report", "ranking_document", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
+__all__ = ["document", "format_report", "ranking_document", "RAW", "INTERVAL"]
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-PROG = "arena rank"
 RAW = Unit("chips/hand", 1.0)
 INTERVAL = "95% normal interval over each pairing's matches (none from one match); totals combine their cells'"
-
-
-def _count(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _parser() -> argparse.ArgumentParser:
-    parser = UsageParser(
-        prog=PROG,
-        description="Rank a tournament's players: total bankroll, bankroll and series instant run-off "
-        "(ACPC rules), and the crosstable with 95%% intervals. RESULTS is a CSV with the header "
-        "match,player,value,hands (one row per player per match; value: chips won in the match), "
-        "or an arena tournament's database (OUTPUT/tournament.db, or OUTPUT).",
-        epilog="exit status: 0 done, 1 results that cannot be read or ranked, 2 usage",
-    )
-    parser.add_argument("results", metavar="RESULTS", help="CSV of per-match results, or a tournament database or output directory")
-    parser.add_argument("--game", help="game name or file, for the unit (default: the database's game; a CSV's: raw chips per hand)")
-    parser.add_argument("--format", choices=("table", "json"), default="table", help="output (default: table)")
-    parser.add_argument("--bootstrap", type=_count, default=0, metavar="N", help="bootstrap samples over matches (default 0: none)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    parser.add_argument("--report", type=Path, metavar="PATH.html", help="also write a self-contained HTML report")
-    return parser
 
 
 def _value(value: float, unit: Unit) -> float:
@@ -198,37 +148,3 @@ def ranking_document(results: Results, game: Game | None, game_name: str | None,
     unit = RAW if game is None else unit_of(game)
     name = None if game is None else shipped_name(game) or game_name or "the database's game"
     return document(rank(results, samples=samples, seed=seed), unit, name)
-
-
-def main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
-    game: Game | None = None
-    if args.game is not None:
-        try:
-            game = load_game(args.game)
-        except GameDefError as error:
-            print(f"{PROG}: error: {error}", file=sys.stderr)
-            return EXIT_USAGE
-    try:
-        results = load_results(args.results)
-        if game is None and results.game is not None:
-            try:
-                game = parse_game(results.game, source=results.source)
-            except GameDefError as error:
-                raise ResultsError(f"{results.source}: its game does not load: {str(error).splitlines()[0]}") from None
-        doc = ranking_document(results, game, args.game, args.bootstrap, args.seed)
-    except (ResultsError, ScoringError) as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    print(json.dumps(doc, indent=2) if args.format == "json" else format_report(doc))
-    if args.report is not None:
-        try:
-            write_rank_report(args.report, doc)
-        except OSError as error:
-            print(f"{PROG}: error: {args.report}: {error.strerror or error}", file=sys.stderr)
-            return EXIT_FAILED
-    return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
