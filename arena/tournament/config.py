@@ -20,7 +20,7 @@ from typing import Any, Final, NoReturn
 
 from arena.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
 from poker.gamedef import Game, GameDefError, format_game, load_game
-from strategies.base import StrategyError, make_strategy
+from strategies.base import Spec, StrategyError, make_strategy
 
 __all__ = ["ConfigError", "Entrant", "Config", "parse_config", "load_config", "DEFAULT_START_TIMEOUT_MS"]
 
@@ -49,16 +49,16 @@ class Entrant:
     appended when it is started)."""
 
     name: str
-    spec: str = ""
+    spec: Spec | None = None  # parsed once, from the config to the seat
     command: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
         """What the bot is, for tables: its spec, or its command line."""
-        return self.spec or shlex.join(self.command)
+        return shlex.join(self.command) if self.spec is None else str(self.spec)
 
     def identity(self) -> list[Any]:
-        return [self.name, self.spec] if self.spec else [self.name, {"command": list(self.command)}]
+        return [self.name, {"command": list(self.command)}] if self.spec is None else [self.name, str(self.spec)]
 
 
 @dataclass(frozen=True)
@@ -144,10 +144,11 @@ def _entrant(name: str, spec: Any, game: Game, base: Path) -> Entrant:
     if not isinstance(spec, str) or not spec:
         _fail(key, f"must be a strategy spec string or {{ command = \"path/startme.sh\" }}, got {spec!r}")
     try:
-        make_strategy(spec, game, seed=0)  # fails now, not in a seat (and builds tilts once)
+        parsed = Spec.parse(spec)
+        make_strategy(parsed, game, seed=0)  # fails now, not in a seat (and builds tilts once)
     except (StrategyError, GameDefError, OSError) as error:
         _fail(key, str(error).splitlines()[0] if str(error) else type(error).__name__)
-    return Entrant(name, spec=spec)
+    return Entrant(name, spec=parsed)
 
 
 def parse_config(document: dict[str, Any], base: Path, source: str = "config") -> Config:

@@ -43,7 +43,7 @@ from arena.match import AGENT_EXIT_S, AGENT_GONE_S, MatchError
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
-from strategies.base import Strategy, make_strategy
+from strategies.base import Spec, Strategy, make_strategy
 
 __all__ = ["Seat", "SeatingOutcome", "play_seatings", "forfeit_charges"]
 
@@ -61,7 +61,7 @@ class Seat:
     argv: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     cwd: str | None = None
-    spec: str = ""
+    spec: Spec | None = None
     seed: int = 0
 
 
@@ -134,7 +134,7 @@ async def _seating(config: MatchConfig, seats: tuple[Seat, ...], game: Game, run
     run = _Run()
     # our strategies are built before the dealer listens: the start timeout
     # is the commands' (loading a strategy file must not count against ours)
-    strategies = {i: make_strategy(seat.spec, game, seed=seat.seed) for i, seat in enumerate(seats) if not seat.argv}
+    strategies = {i: make_strategy(seat.spec, game, seed=seat.seed) for i, seat in enumerate(seats) if seat.spec is not None}
     with open(run_dir / f"{config.match_name}.out", "w") as out, open(run_dir / f"{config.match_name}.err", "w") as err:
         async with trio.open_nursery() as nursery:
 

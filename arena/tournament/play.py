@@ -116,7 +116,7 @@ def play_match(job: MatchJob) -> MatchRecord:
     if any(bot.command for bot in job.bots):
         return _play_with_commands(job)
     game = parse_game(job.game_text, source=job.game_arg)
-    bots = tuple(Bot(Spec.parse(bot.spec), bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
+    bots = tuple(Bot(_spec(bot), bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
     plan = MatchPlan(
         game=game,
         game_arg=job.game_arg,
@@ -158,7 +158,14 @@ def _seat(job: MatchJob, index: int) -> Seat:
     if job.in_process:
         return Seat(bot.name, spec=bot.spec, seed=seed)
     game = job.game_file or job.game_arg
-    return Seat(bot.name, argv=(sys.executable, "-m", "agent", game), after=("--strategy", bot.spec, "--seed", str(seed)))
+    return Seat(bot.name, argv=(sys.executable, "-m", "agent", game), after=("--strategy", str(_spec(bot)), "--seed", str(seed)))
+
+
+def _spec(bot: Entrant) -> Spec:
+    """The spec of one of our bots (an entrant without a command has one)."""
+    if bot.spec is None:
+        raise MatchError(f"bot {bot.name} has neither a strategy spec nor a command")
+    return bot.spec
 
 
 def _play_with_commands(job: MatchJob) -> MatchRecord:
