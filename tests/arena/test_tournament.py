@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -271,6 +272,47 @@ def test_config_file_errors_are_one_line_with_status_2(tmp_path: Path, capsys: p
     assert main([str(path)]) == 2
     assert "not TOML" in capsys.readouterr().err
     assert main([str(tmp_path / "missing.toml")]) == 2
+
+
+MANY = {f"b{i}": "random" for i in range(3000)}
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"series": 10**8}, "series: must be in 1..10000, got 100000000"),
+        ({"hands": 2**32 - 1}, "hands: must be in 2..10000000, got 4294967295"),
+        ({"bots": MANY}, "bots: at most 200 bots, got 3000"),
+        (
+            {"series": 1000, "bots": dict(list(MANY.items())[:100])},
+            "series: 1000 series of 4950 pairings is 4950000 matches; a tournament plays at most 100000",
+        ),
+    ],
+)
+def test_a_config_that_asks_too_much_is_refused_at_once(
+    change: dict[str, Any], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``series = 100000000`` took 3.3 GB in 40 s and 3000 bots 2.2 GB in 25 s before
+    anything was printed: the refusal names the limit, and costs neither."""
+    document: dict[str, Any] = {"game": "leduc", "hands": 10, "seed": 1, "bots": {"a": "always-call", "b": "random"}, **change}
+    tracemalloc.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(ConfigError) as error:
+            parse_config(document, tmp_path)
+        elapsed = time.monotonic() - started
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(error.value) == said
+    assert elapsed < 1.0 and peak < 2**20
+    path = tmp_path / "big.toml"
+    bots = "".join(f'{name} = "{spec}"\n' for name, spec in document.pop("bots").items())
+    path.write_text("".join(f"{key} = {json.dumps(value)}\n" for key, value in document.items()) + "[bots]\n" + bots)
+    assert main([str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"arena tournament: error: {path}: {said}\n" and captured.out == ""
+    assert not (tmp_path / "big").exists()
 
 
 @pytest.mark.parametrize("argv", [["--workers", "0"], ["--workers", "two"], ["--bootstrap", "-1"], ["--nosuch"], []])
