@@ -249,13 +249,19 @@ def load_config(path: Path) -> Config:
     """Read and check a TOML configuration file.
 
     Raises:
-        ConfigError: unreadable, not TOML, or a bad key (the message names it).
+        ConfigError: unreadable, not TOML (or not UTF-8), or a bad key (the message names it).
     """
     try:
-        with open(path, "rb") as file:
-            document = tomllib.load(file)
+        data = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"{path}: {error.strerror or error}") from None
+    try:  # decoded here, not by tomllib, which lets a UnicodeDecodeError out
+        text = data.decode()
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(f"{path}: not TOML: line {line} is not UTF-8 text") from None
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not TOML: {error}") from None
     try:

@@ -274,6 +274,16 @@ def test_config_file_errors_are_one_line_with_status_2(tmp_path: Path, capsys: p
     assert main([str(tmp_path / "missing.toml")]) == 2
 
 
+def test_a_config_that_is_not_utf8_is_one_line_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tomllib raised UnicodeDecodeError: a traceback and status 1."""
+    path = tmp_path / "latin1.toml"
+    path.write_bytes('game = "leduc"\nhands = 10\nseed = 1\n[bots]\ncafé = "always-call"\n'.encode("latin-1"))
+    assert main([str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"arena tournament: error: {path}: not TOML: line 5 is not UTF-8 text\n"
+    assert captured.out == ""
+
+
 MANY = {f"b{i}": "random" for i in range(3000)}
 
 
