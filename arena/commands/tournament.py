@@ -4,8 +4,8 @@ every pairing (triple) of the configured bots in duplicate series
 
 Exit statuses: 0 done (forfeits by external bots included); 1 some matches
 failed (``--resume`` retries them) or the output cannot be written; 2 usage, a
-bad or missing config, or an output directory that holds another tournament;
-130 interrupted.
+bad or missing config, or an output directory that cannot be made, holds
+another tournament, or holds files that are not a tournament's; 130 interrupted.
 """
 
 from __future__ import annotations

@@ -85,8 +85,9 @@ _WATCH_S: Final = 0.5
 
 
 class TournamentError(Exception):
-    """The tournament cannot run as asked: its output directory holds another
-    one (or is in use), or the Dask scheduler cannot be reached."""
+    """The tournament cannot run as asked: its output directory cannot be made,
+    holds another one (or is in use) or files that are not a tournament's, or
+    the Dask scheduler cannot be reached."""
 
 
 # -- the database -------------------------------------------------------------------
@@ -221,9 +222,10 @@ def run_tournament(
     -> rows) and the failures (one line each).
 
     Raises:
-        TournamentError: a database of another tournament, or a new run over an old one.
+        TournamentError: an output folder that cannot be made or is not a tournament's, a database of
+            another tournament, or a new run over an old one.
     """
-    config.output.mkdir(parents=True, exist_ok=True)
+    _make_output(config.output)
     try:
         lock = MatchLock(config.output / _LOCK)
     except MatchInUseError as error:
@@ -236,6 +238,27 @@ def run_tournament(
             connection.close()
     finally:
         lock.release()
+
+
+def _make_output(output: Path) -> None:
+    """Make the output folder, or take an existing one that is empty or a
+    tournament's (it has the database, or the lock of a run killed before it
+    made one): the runner writes its files and ``matches/`` there, which must
+    never land among someone's own files (``output = "/etc"``).
+
+    Raises:
+        TournamentError: it cannot be made, or it holds files that are not a tournament's.
+    """
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise TournamentError(f"output {output}: is a file, not a folder") from None
+    except OSError as error:
+        raise TournamentError(f"output {output}: cannot make the folder: {error.strerror or error}") from None
+    if not (output / DATABASE).exists() and not (output / _LOCK).exists() and any(output.iterdir()):
+        raise TournamentError(
+            f"output {output}: holds files that are not a tournament's (no {DATABASE}): choose a new or empty folder"
+        )
 
 
 def _check_identity(connection: sqlite3.Connection, config: Config, resume: bool) -> None:

@@ -334,6 +334,39 @@ def test_usage_errors_are_one_line_with_status_2(argv: list[str], tmp_path: Path
     assert captured.out == "" and not (tmp_path / "out").exists()
 
 
+def tiny_config(directory: Path, output: str) -> Path:
+    """Two cheap bots, four hands: a tournament of one match, for what is around it."""
+    path = directory / "tiny.toml"
+    body = f'game = "leduc"\nhands = 4\nseed = 1\nworkers = 1\noutput = "{output}"\n[bots]\na = "always-call"\nb = "random"\n'
+    path.write_text(body)
+    return path
+
+
+def test_an_output_folder_with_other_files_or_that_cannot_be_made_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`output = "/etc"` got tournament.db, results.csv, report.html and matches/ among its
+    files; an output under a file said SQLite's or the OS's words, with status 1."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "passwd").write_text("root:x:0:0\n")
+    (tmp_path / "afile").write_text("")
+    refusals = {
+        "etc": "holds files that are not a tournament's (no tournament.db): choose a new or empty folder",
+        "afile": "is a file, not a folder",
+        "afile/sub": "cannot make the folder: Not a directory",
+    }
+    for output, said in refusals.items():
+        assert main([str(tiny_config(tmp_path, output)), "--bootstrap", "0"]) == 2
+        captured = capsys.readouterr()
+        assert captured.err == f"arena tournament: error: output {tmp_path / output}: {said}\n" and captured.out == ""
+    assert [p.name for p in (tmp_path / "etc").iterdir()] == ["passwd"]
+    (tmp_path / "empty").mkdir()
+    config = str(tiny_config(tmp_path, "empty"))
+    assert main([config, "--bootstrap", "0"]) == 0  # an empty folder is taken
+    assert main([config, "--bootstrap", "0", "--resume"]) == 0  # and then it is a tournament's
+    assert (tmp_path / "empty" / "tournament.db").exists()
+
+
 def test_sigkill_then_resume_loses_and_repeats_nothing(local_run: Path, tmp_path: Path) -> None:
     """SIGKILL the runner once its first match row is in, resume, compare with the uninterrupted run."""
     config = write_config(tmp_path, workers=1)
