@@ -28,7 +28,8 @@ rerun matches deal the same cards to agents with the same seeds, so the results
 equal an uninterrupted run.
 
 At the end it writes ``results.csv`` (``match,player,value,hands``: one row per
-player per match) and prints what ``arena rank OUTPUT`` prints (both rankings,
+player per match, in schedule order, so identical runs write identical files)
+and prints what ``arena rank OUTPUT`` prints (both rankings,
 the series run-off, the crosstable and a bootstrap over matches: the database
 is read by :class:`analysis.scoring.TournamentDbSource` and ranked by
 :func:`analysis.ranking.ranking_document`), and writes that as a
@@ -314,8 +315,11 @@ def _run(
                 _run_dask(dask, pending, finished)
             else:
                 _run_local(workers, pending, finished)
-    _write_csv(config.output / RESULTS_CSV, _stored(connection))
-    return _stored(connection), failures
+    # in schedule order, not the order the matches finished in: identical runs give identical files
+    written = _stored(connection)
+    scheduled = {job.key: written[job.key] for job in jobs if job.key in written}
+    _write_csv(config.output / RESULTS_CSV, scheduled)
+    return scheduled, failures
 
 
 def _watch_runner(runner: int) -> None:

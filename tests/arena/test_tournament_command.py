@@ -33,9 +33,14 @@ def script(path: Path, body: str) -> str:
     return str(path.relative_to(path.parent.parent))
 
 
+def startme_body(strategy: str) -> str:
+    """The line of a startme.sh that plays: `arena agent GAME HOST PORT`."""
+    return f'exec "{sys.executable}" -m arena agent leduc "$1" "$2" --strategy {strategy} --seed 5\n'
+
+
 def startme(directory: Path, strategy: str) -> str:
     """An ACPC-style submission: a shell script that runs `arena agent GAME HOST PORT`."""
-    return script(directory / "sub" / "startme.sh", f'exec "{sys.executable}" -m arena agent leduc "$1" "$2" --strategy {strategy} --seed 5\n')
+    return script(directory / "sub" / "startme.sh", startme_body(strategy))
 
 
 def tournament(directory: Path, bots: dict[str, Any], output: str, **extra: Any) -> tuple[dict[str, Any], list[str]]:
@@ -250,8 +255,7 @@ def test_a_bot_that_floods_stdout_and_stderr_keeps_the_cap_on_disk_and_plays(tmp
     wrote 2.2 GB): each .std/.err keeps at most its head, tail and the dropped count,
     and the match is played out."""
     flood = 64 * 2**20
-    agent = f'exec "{sys.executable}" -m arena agent leduc "$1" "$2" --strategy always-raise --seed 5\n'
-    body = f"head -c {flood} /dev/zero\nhead -c {flood} /dev/zero >&2\n{agent}"
+    body = f"head -c {flood} /dev/zero\nhead -c {flood} /dev/zero >&2\n{startme_body('always-raise')}"
     loud = script(tmp_path / "loud" / "startme.sh", body)
     started = time.monotonic()
     stored, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "loud": {"command": loud}}, "out")
@@ -263,3 +267,18 @@ def test_a_bot_that_floods_stdout_and_stderr_keeps_the_cap_on_disk_and_plays(tmp
     for path in kept:
         assert path.stat().st_size <= 2 * KEEP_BYTES + 200
         assert f"[arena: {flood - 2 * KEEP_BYTES} bytes dropped here" in path.read_bytes().decode(errors="replace")
+
+
+def test_results_csv_follows_the_schedule_so_identical_runs_give_identical_files(tmp_path: Path) -> None:
+    """results.csv listed the matches as they finished: here the slow bot's matches come
+    first in the schedule and finish last (3 workers, all at once)."""
+    slow = {"command": script(tmp_path / "slow" / "startme.sh", "sleep 3\n" + startme_body("always-call"))}
+    bots = {"slow": slow, "caller": "always-call", "raiser": "always-raise"}
+    files = []
+    for output in ("first", "second"):
+        stored, failures = tournament(tmp_path, bots, output, workers=3)
+        assert failures == []
+        files.append((tmp_path / output / "results.csv").read_bytes())
+    assert files[0] == files[1]
+    rows = files[0].decode().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows[::2]] == ["s0:slow:caller", "s0:slow:raiser", "s0:caller:raiser"]
