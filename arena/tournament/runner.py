@@ -43,11 +43,12 @@ import csv
 import json
 import multiprocessing
 import os
+import signal
 import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -60,6 +61,7 @@ from analysis.report import Section, write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
 from arena.tournament.config import Config, ConfigError, Entrant, load_config, parse_config
 from arena.tournament.play import MatchJob, MatchRecord, play_match, schedule
+from arena.match import sigterm_as_interrupt
 from dealer.lock import MatchInUseError, MatchLock
 
 __all__ = [
@@ -345,14 +347,33 @@ def _run_local(workers: int, jobs: Sequence[MatchJob], finished: Any) -> None:
         initargs=(os.getpid(),),
     )
     try:
-        futures = {pool.submit(play_match, job): job for job in jobs}
-        for future in concurrent.futures.as_completed(futures):
-            error = future.exception()
-            finished(futures[future], None if error else future.result(), error)
-    except BaseException:  # Ctrl-C: what is not stored is played again by --resume
+        with sigterm_as_interrupt(_interrupt_workers(pool)):
+            futures = {pool.submit(play_match, job): job for job in jobs}
+            for future in concurrent.futures.as_completed(futures):
+                error = future.exception()
+                finished(futures[future], None if error else future.result(), error)
+    except BaseException:  # Ctrl-C or SIGTERM: what is not stored is played again by --resume
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def _interrupt_workers(pool: concurrent.futures.ProcessPoolExecutor) -> Callable[[], None]:
+    """What a SIGTERM to the runner (kill, timeout, a batch scheduler) passes
+    on: the SIGINT a terminal's Ctrl-C would have sent each worker (it stops its
+    match, and the agents and commands that match started), so that SIGTERM
+    stops the run as Ctrl-C does. Without it the runner died with status 143
+    and its workers played on, unwatched, until they saw it gone."""
+
+    def interrupt() -> None:
+        for process in tuple((pool._processes or {}).values()):
+            if process.pid is not None:
+                try:
+                    os.kill(process.pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+
+    return interrupt
 
 
 def _run_dask(address: str, jobs: Sequence[MatchJob], finished: Any) -> None:

@@ -403,3 +403,50 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(local_run: Path, tmp_path
     with sqlite3.connect(database) as connection:
         keys = [row[0] for row in connection.execute("SELECT match FROM matches")]
     assert len(keys) == len(set(keys)) == PAIRS * SERIES
+
+
+def test_sigterm_stops_as_ctrl_c_does_and_resume_finishes(tmp_path: Path) -> None:
+    """SIGTERM to the runner alone (kill, timeout): status 130 and the resume hint, as
+    Ctrl-C gives, with no warning, and its pool workers stop too; it was status 143,
+    a multiprocessing warning, and workers that played on."""
+    config = tmp_path / "long.toml"
+    bots = "a = \"always-call\"\nb = \"random\"\nc = \"always-raise\"\n"
+    config.write_text(f'game = "leduc"\nhands = 2000\nseed = 1\nseries = 2\nworkers = 2\noutput = "out"\n[bots]\n{bots}')
+    command = [sys.executable, "-m", "arena", "tournament", str(config), "--bootstrap", "0"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runner = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "out" / "matches").glob("*/match.*")):  # a worker is playing
+            assert runner.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        runner.send_signal(signal.SIGTERM)
+        _, err = runner.communicate(timeout=60)
+        assert runner.returncode == 130
+        assert err.rstrip().splitlines()[-1] == f"arena tournament: interrupted; finish with: arena tournament {config} --resume"
+        assert "Warning" not in err and "Traceback" not in err
+        deadline = time.monotonic() + 10
+        while runner.pid in live_groups():
+            assert time.monotonic() < deadline, "a worker played on"
+            time.sleep(0.1)
+    finally:
+        try:
+            os.killpg(runner.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    resumed = subprocess.run([*command, "--resume"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(db_results(tmp_path / "out")) == 3 * 2
+
+
+def live_groups() -> list[int]:
+    """The process group of every live process (not zombies), from /proc."""
+    groups = []
+    for path in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = path.read_text().rsplit(")", 1)[1].split()  # after the name: state, ppid, pgrp, ...
+        except OSError:
+            continue
+        if fields[0] not in ("Z", "X"):
+            groups.append(int(fields[2]))
+    return groups
