@@ -65,7 +65,6 @@ import argparse
 import itertools
 import json
 import re
-import signal
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -104,6 +103,7 @@ from arena.match import (
     hand_means,
     read_seating,
     run_plan_with_signals,
+    sigterm_as_interrupt,
     seat_names,
     summarize,
     write_json,
@@ -386,26 +386,8 @@ def _finished(run_dir: Path) -> bool:
         return False
 
 
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM outside trio's receiver raises KeyboardInterrupt, as SIGINT does."""
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        previous = signal.signal(signal.SIGTERM, interrupt)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def main(argv: list[str]) -> int:
-    with _sigterm_as_interrupt():
+    with sigterm_as_interrupt():
         try:
             return _main(argv)
         except KeyboardInterrupt:

@@ -4,8 +4,8 @@ every pairing (triple) of the configured bots in duplicate series
 
 Exit statuses: 0 done (forfeits by external bots included); 1 some matches
 failed (``--resume`` retries them) or the output cannot be written; 2 usage, a
-bad or missing config, or an output directory that holds another tournament;
-130 interrupted.
+bad or missing config, or an output directory that cannot be made, holds
+another tournament, or holds files that are not a tournament's; 130 interrupted (Ctrl-C or SIGTERM: ``--resume`` plays the unfinished matches).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from arena.commands._kit import (
     parse,
     whole,
 )
+from arena.match import sigterm_as_interrupt
 from arena.tournament.runner import DEFAULT_BOOTSTRAP, TournamentError, report, run_tournament, schedule
 from arena.tournament.config import ConfigError, load_config
 
@@ -57,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str]) -> int:
+    with sigterm_as_interrupt():  # kill, timeout, a batch scheduler: as Ctrl-C, the resume hint
+        return _main(argv)
+
+
+def _main(argv: list[str]) -> int:
     args = parse(_parser(), argv)
     if isinstance(args, int):
         return args

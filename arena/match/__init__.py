@@ -29,6 +29,7 @@ from arena.match.seats import (
     Stop as Stop,
     run_plan as run_plan,
     run_plan_with_signals as run_plan_with_signals,
+    sigterm_as_interrupt as sigterm_as_interrupt,
 )
 from arena.match.results import (
     read_seating as read_seating,

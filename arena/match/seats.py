@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import signal
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, TextIO
@@ -36,6 +38,7 @@ __all__ = [
     "Stop",
     "run_plan",
     "run_plan_with_signals",
+    "sigterm_as_interrupt",
 ]
 
 _POLL_S: Final = 0.2
@@ -113,6 +116,30 @@ async def _watch_signals(stop: Stop, *, task_status: trio.TaskStatus[None] = tri
         task_status.started()
         async for _ in signals:
             stop.signal()
+
+
+@contextmanager
+def sigterm_as_interrupt(forward: Callable[[], object] | None = None) -> Iterator[None]:
+    """SIGTERM (kill, timeout, a batch scheduler) raises KeyboardInterrupt, as
+    SIGINT does, outside trio's own receiver: a command stops the one way
+    whichever it gets. ``forward`` runs first, to pass the interrupt on to the
+    processes a terminal's Ctrl-C would have reached too (a tournament's pool
+    workers), which a SIGTERM to us alone does not."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        if forward is not None:
+            forward()
+        raise KeyboardInterrupt
+
+    try:
+        previous = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # -- playing ----------------------------------------------------------------------

@@ -10,6 +10,7 @@ fail half-way.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -22,7 +23,18 @@ from arena.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESP
 from poker.gamedef import Game, GameDefError, format_game, load_game
 from strategies.base import Spec, StrategyError, make_strategy
 
-__all__ = ["ConfigError", "Entrant", "Config", "parse_config", "load_config", "DEFAULT_START_TIMEOUT_MS"]
+__all__ = [
+    "ConfigError",
+    "Entrant",
+    "Config",
+    "parse_config",
+    "load_config",
+    "DEFAULT_START_TIMEOUT_MS",
+    "MAX_BOTS",
+    "MAX_SERIES",
+    "MAX_HANDS",
+    "MAX_MATCHES",
+]
 
 _NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
 _TOP_KEYS: Final = ("game", "hands", "series", "seed", "bots", "limits", "workers", "agents", "output")
@@ -30,6 +42,14 @@ _TOP_KEYS: Final = ("game", "hands", "series", "seed", "bots", "limits", "worker
 #: bound, a command that neither connects nor exits would stall its match for
 #: ever, so tournaments bound the wait where ``arena match`` does not.
 DEFAULT_START_TIMEOUT_MS: Final = 600000
+#: What a config may ask for: the schedule is built (and every match listed)
+#: before the first is played, so an unbounded ``series`` or bot table would
+#: take the machine's memory before anything is printed. No competition comes
+#: near these (the ACPC's largest: about 20 bots, 3000-hand matches).
+MAX_BOTS: Final = 200
+MAX_SERIES: Final = 10000
+MAX_HANDS: Final = 10_000_000
+MAX_MATCHES: Final = 100_000
 _LIMIT_KEYS: Final = {
     "t_response_ms": DEFAULT_T_RESPONSE_MS,
     "t_hand_ms": DEFAULT_T_HAND_MS,
@@ -172,17 +192,26 @@ def parse_config(document: dict[str, Any], base: Path, source: str = "config") -
         _fail("game", str(error).splitlines()[0])
     if game.num_players not in (2, 3):
         _fail("game", f"{game_arg} is a {game.num_players}-player game; tournaments are heads-up or 3-player")
-    hands = _int(document, "hands", None, 2, 2**32 - 1)
-    series = _int(document, "series", 1, 1)
+    hands = _int(document, "hands", None, 2, MAX_HANDS)
+    series = _int(document, "series", 1, 1, MAX_SERIES)
     seed = _int(document, "seed", None, 0, 2**32 - 1)
     if seed + series - 1 >= 2**32:
         _fail("seed", f"seed + series - 1 must stay below 4294967296 (series k deals with seed + k), got {seed + series - 1}")
     bots = document.get("bots")
     if not isinstance(bots, dict) or not bots:
         _fail("bots", "missing: a table of name = \"strategy spec\" (e.g. cfr = \"leduc-cfr\") or name = { command = \"startme.sh\" }")
-    checked = tuple(_entrant(name, spec, game, base) for name, spec in bots.items())
-    if len(checked) < game.num_players:
+    if len(bots) < game.num_players:
         _fail("bots", f"{game_arg} is a {game.num_players}-player game: at least {game.num_players} bots are needed")
+    if len(bots) > MAX_BOTS:
+        _fail("bots", f"at most {MAX_BOTS} bots, got {len(bots)}")
+    groups = math.comb(len(bots), game.num_players)
+    if groups * series > MAX_MATCHES:
+        _fail(
+            "series",
+            f"{series} series of {groups} {'pairings' if game.num_players == 2 else 'triples'} is {groups * series} matches;"
+            f" a tournament plays at most {MAX_MATCHES}",
+        )
+    checked = tuple(_entrant(name, spec, game, base) for name, spec in bots.items())
     limits_doc = document.get("limits", {})
     if not isinstance(limits_doc, dict):
         _fail("limits", "must be a table")
@@ -221,13 +250,19 @@ def load_config(path: Path) -> Config:
     """Read and check a TOML configuration file.
 
     Raises:
-        ConfigError: unreadable, not TOML, or a bad key (the message names it).
+        ConfigError: unreadable, not TOML (or not UTF-8), or a bad key (the message names it).
     """
     try:
-        with open(path, "rb") as file:
-            document = tomllib.load(file)
+        data = path.read_bytes()
     except OSError as error:
         raise ConfigError(f"{path}: {error.strerror or error}") from None
+    try:  # decoded here, not by tomllib, which lets a UnicodeDecodeError out
+        text = data.decode()
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ConfigError(f"{path}: not TOML: line {line} is not UTF-8 text") from None
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not TOML: {error}") from None
     try:

@@ -6,7 +6,10 @@ dealer (:func:`dealer.server.serve_match`) on loopback with fresh agents:
 
 * a command is run as ``COMMAND... HOST PORT`` from its program's directory,
   in a session of its own, stdout and stderr kept in the match directory as
-  ``<match>.player<seat>.std/.err`` (play_match.pl's names); when its seating
+  ``<match>.player<seat>.std/.err`` (play_match.pl's names), each bounded
+  (:func:`_keep`: the first and the last :data:`KEEP_BYTES`, and how much was
+  dropped between them, since a bot that floods its output would otherwise
+  fill the disk beside ``tournament.db``); when its seating
   is over it gets :data:`arena.match.AGENT_EXIT_S` to exit (a second after an
   aborted seating), then its whole process group is killed (a ``startme.sh`` that started a child leaves none
   behind, as the ACPC's validation demanded);
@@ -32,8 +35,10 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 import trio
 
@@ -45,9 +50,14 @@ from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
 from strategies.base import Spec, Strategy, make_strategy
 
-__all__ = ["Seat", "SeatingOutcome", "play_seatings", "forfeit_charges"]
+__all__ = ["Seat", "SeatingOutcome", "play_seatings", "forfeit_charges", "KEEP_BYTES"]
 
 HOST = "127.0.0.1"
+#: What is kept of each output stream of a command, at its start and again at
+#: its end: enough for any bot's own diagnostics, and a bound on the disk a
+#: bot can fill (a stream that says more loses its middle).
+KEEP_BYTES: Final = 64 * 1024
+_READ_BYTES: Final = 64 * 1024
 _ABORT_GRACE_S = 1.0
 _SEAT_IN_ERROR = re.compile(r"\bseat (\d+)\b")
 
@@ -98,15 +108,46 @@ def _last_line(path: Path) -> str:
     return f": {lines[-1]}" if lines else ""
 
 
+async def _keep(stream: trio.abc.ReceiveStream, path: Path, keep: int = KEEP_BYTES) -> None:
+    """Save what ``stream`` says to ``path``: the first ``keep`` bytes as they
+    come, and at the end (EOF or cancelled) a line saying how many bytes were
+    dropped, then the last ``keep``. Only the tail is held in memory, so the
+    bytes in between cost neither disk nor memory however many there are."""
+    head = dropped = 0
+    tail = bytearray()
+    with open(path, "wb") as file:
+        async with stream:
+            try:
+                while chunk := await stream.receive_some(_READ_BYTES):
+                    if head < keep:
+                        part = chunk[: keep - head]
+                        file.write(part)
+                        head += len(part)
+                        chunk = chunk[len(part) :]
+                    tail += chunk
+                    if len(tail) > keep:
+                        dropped += len(tail) - keep
+                        del tail[: len(tail) - keep]
+            finally:
+                if dropped:
+                    file.write(f"\n[arena: {dropped} bytes dropped here: only the first and the last {keep} are kept]\n".encode())
+                file.write(tail)
+
+
 async def _process(seat: Seat, index: int, port: int, run: _Run, run_dir: Path, name: str) -> None:
     err_path = run_dir / f"{name}.player{index + 1}.err"
     command = [*seat.argv, HOST, str(port), *seat.after]
-    with open(run_dir / f"{name}.player{index + 1}.std", "wb") as out, open(err_path, "wb") as err:
-        try:
-            process = await trio.lowlevel.open_process(command, stdout=out, stderr=err, cwd=seat.cwd, start_new_session=True)
-        except OSError as error:
-            run.fail(index, f"could not be started: {error.strerror or error}")
-            return
+    try:
+        process = await trio.lowlevel.open_process(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=seat.cwd, start_new_session=True
+        )
+    except OSError as error:
+        run.fail(index, f"could not be started: {error.strerror or error}")
+        return
+    assert process.stdout is not None and process.stderr is not None  # both are pipes
+    async with trio.open_nursery() as keepers:  # ends at EOF: once the whole group below is gone
+        keepers.start_soon(_keep, process.stdout, run_dir / f"{name}.player{index + 1}.std")
+        keepers.start_soon(_keep, process.stderr, err_path)
         try:
             await process.wait()
         finally:

@@ -28,7 +28,8 @@ rerun matches deal the same cards to agents with the same seeds, so the results
 equal an uninterrupted run.
 
 At the end it writes ``results.csv`` (``match,player,value,hands``: one row per
-player per match) and prints what ``arena rank OUTPUT`` prints (both rankings,
+player per match, in schedule order, so identical runs write identical files)
+and prints what ``arena rank OUTPUT`` prints (both rankings,
 the series run-off, the crosstable and a bootstrap over matches: the database
 is read by :class:`analysis.scoring.TournamentDbSource` and ranked by
 :func:`analysis.ranking.ranking_document`), and writes that as a
@@ -42,11 +43,12 @@ import csv
 import json
 import multiprocessing
 import os
+import signal
 import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any, Final
@@ -59,6 +61,7 @@ from analysis.report import Section, write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
 from arena.tournament.config import Config, ConfigError, Entrant, load_config, parse_config
 from arena.tournament.play import MatchJob, MatchRecord, play_match, schedule
+from arena.match import sigterm_as_interrupt
 from dealer.lock import MatchInUseError, MatchLock
 
 __all__ = [
@@ -85,8 +88,9 @@ _WATCH_S: Final = 0.5
 
 
 class TournamentError(Exception):
-    """The tournament cannot run as asked: its output directory holds another
-    one (or is in use), or the Dask scheduler cannot be reached."""
+    """The tournament cannot run as asked: its output directory cannot be made,
+    holds another one (or is in use) or files that are not a tournament's, or
+    the Dask scheduler cannot be reached."""
 
 
 # -- the database -------------------------------------------------------------------
@@ -221,9 +225,10 @@ def run_tournament(
     -> rows) and the failures (one line each).
 
     Raises:
-        TournamentError: a database of another tournament, or a new run over an old one.
+        TournamentError: an output folder that cannot be made or is not a tournament's, a database of
+            another tournament, or a new run over an old one.
     """
-    config.output.mkdir(parents=True, exist_ok=True)
+    _make_output(config.output)
     try:
         lock = MatchLock(config.output / _LOCK)
     except MatchInUseError as error:
@@ -236,6 +241,27 @@ def run_tournament(
             connection.close()
     finally:
         lock.release()
+
+
+def _make_output(output: Path) -> None:
+    """Make the output folder, or take an existing one that is empty or a
+    tournament's (it has the database, or the lock of a run killed before it
+    made one): the runner writes its files and ``matches/`` there, which must
+    never land among someone's own files (``output = "/etc"``).
+
+    Raises:
+        TournamentError: it cannot be made, or it holds files that are not a tournament's.
+    """
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise TournamentError(f"output {output}: is a file, not a folder") from None
+    except OSError as error:
+        raise TournamentError(f"output {output}: cannot make the folder: {error.strerror or error}") from None
+    if not (output / DATABASE).exists() and not (output / _LOCK).exists() and any(output.iterdir()):
+        raise TournamentError(
+            f"output {output}: holds files that are not a tournament's (no {DATABASE}): choose a new or empty folder"
+        )
 
 
 def _check_identity(connection: sqlite3.Connection, config: Config, resume: bool) -> None:
@@ -291,8 +317,11 @@ def _run(
                 _run_dask(dask, pending, finished)
             else:
                 _run_local(workers, pending, finished)
-    _write_csv(config.output / RESULTS_CSV, _stored(connection))
-    return _stored(connection), failures
+    # in schedule order, not the order the matches finished in: identical runs give identical files
+    written = _stored(connection)
+    scheduled = {job.key: written[job.key] for job in jobs if job.key in written}
+    _write_csv(config.output / RESULTS_CSV, scheduled)
+    return scheduled, failures
 
 
 def _watch_runner(runner: int) -> None:
@@ -318,14 +347,33 @@ def _run_local(workers: int, jobs: Sequence[MatchJob], finished: Any) -> None:
         initargs=(os.getpid(),),
     )
     try:
-        futures = {pool.submit(play_match, job): job for job in jobs}
-        for future in concurrent.futures.as_completed(futures):
-            error = future.exception()
-            finished(futures[future], None if error else future.result(), error)
-    except BaseException:  # Ctrl-C: what is not stored is played again by --resume
+        with sigterm_as_interrupt(_interrupt_workers(pool)):
+            futures = {pool.submit(play_match, job): job for job in jobs}
+            for future in concurrent.futures.as_completed(futures):
+                error = future.exception()
+                finished(futures[future], None if error else future.result(), error)
+    except BaseException:  # Ctrl-C or SIGTERM: what is not stored is played again by --resume
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def _interrupt_workers(pool: concurrent.futures.ProcessPoolExecutor) -> Callable[[], None]:
+    """What a SIGTERM to the runner (kill, timeout, a batch scheduler) passes
+    on: the SIGINT a terminal's Ctrl-C would have sent each worker (it stops its
+    match, and the agents and commands that match started), so that SIGTERM
+    stops the run as Ctrl-C does. Without it the runner died with status 143
+    and its workers played on, unwatched, until they saw it gone."""
+
+    def interrupt() -> None:
+        for process in tuple((pool._processes or {}).values()):
+            if process.pid is not None:
+                try:
+                    os.kill(process.pid, signal.SIGINT)
+                except ProcessLookupError:
+                    pass
+
+    return interrupt
 
 
 def _run_dask(address: str, jobs: Sequence[MatchJob], finished: Any) -> None:

@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -273,6 +274,57 @@ def test_config_file_errors_are_one_line_with_status_2(tmp_path: Path, capsys: p
     assert main([str(tmp_path / "missing.toml")]) == 2
 
 
+def test_a_config_that_is_not_utf8_is_one_line_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """tomllib raised UnicodeDecodeError: a traceback and status 1."""
+    path = tmp_path / "latin1.toml"
+    path.write_bytes('game = "leduc"\nhands = 10\nseed = 1\n[bots]\ncafé = "always-call"\n'.encode("latin-1"))
+    assert main([str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"arena tournament: error: {path}: not TOML: line 5 is not UTF-8 text\n"
+    assert captured.out == ""
+
+
+MANY = {f"b{i}": "random" for i in range(3000)}
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"series": 10**8}, "series: must be in 1..10000, got 100000000"),
+        ({"hands": 2**32 - 1}, "hands: must be in 2..10000000, got 4294967295"),
+        ({"bots": MANY}, "bots: at most 200 bots, got 3000"),
+        (
+            {"series": 1000, "bots": dict(list(MANY.items())[:100])},
+            "series: 1000 series of 4950 pairings is 4950000 matches; a tournament plays at most 100000",
+        ),
+    ],
+)
+def test_a_config_that_asks_too_much_is_refused_at_once(
+    change: dict[str, Any], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``series = 100000000`` took 3.3 GB in 40 s and 3000 bots 2.2 GB in 25 s before
+    anything was printed: the refusal names the limit, and costs neither."""
+    document: dict[str, Any] = {"game": "leduc", "hands": 10, "seed": 1, "bots": {"a": "always-call", "b": "random"}, **change}
+    tracemalloc.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(ConfigError) as error:
+            parse_config(document, tmp_path)
+        elapsed = time.monotonic() - started
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert str(error.value) == said
+    assert elapsed < 1.0 and peak < 2**20
+    path = tmp_path / "big.toml"
+    bots = "".join(f'{name} = "{spec}"\n' for name, spec in document.pop("bots").items())
+    path.write_text("".join(f"{key} = {json.dumps(value)}\n" for key, value in document.items()) + "[bots]\n" + bots)
+    assert main([str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == f"arena tournament: error: {path}: {said}\n" and captured.out == ""
+    assert not (tmp_path / "big").exists()
+
+
 @pytest.mark.parametrize("argv", [["--workers", "0"], ["--workers", "two"], ["--bootstrap", "-1"], ["--nosuch"], []])
 def test_usage_errors_are_one_line_with_status_2(argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = [str(write_config(tmp_path))] if argv else []
@@ -280,6 +332,39 @@ def test_usage_errors_are_one_line_with_status_2(argv: list[str], tmp_path: Path
     captured = capsys.readouterr()
     assert captured.err.startswith("arena tournament: error: ") and captured.err.count("\n") == 1
     assert captured.out == "" and not (tmp_path / "out").exists()
+
+
+def tiny_config(directory: Path, output: str) -> Path:
+    """Two cheap bots, four hands: a tournament of one match, for what is around it."""
+    path = directory / "tiny.toml"
+    body = f'game = "leduc"\nhands = 4\nseed = 1\nworkers = 1\noutput = "{output}"\n[bots]\na = "always-call"\nb = "random"\n'
+    path.write_text(body)
+    return path
+
+
+def test_an_output_folder_with_other_files_or_that_cannot_be_made_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`output = "/etc"` got tournament.db, results.csv, report.html and matches/ among its
+    files; an output under a file said SQLite's or the OS's words, with status 1."""
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc" / "passwd").write_text("root:x:0:0\n")
+    (tmp_path / "afile").write_text("")
+    refusals = {
+        "etc": "holds files that are not a tournament's (no tournament.db): choose a new or empty folder",
+        "afile": "is a file, not a folder",
+        "afile/sub": "cannot make the folder: Not a directory",
+    }
+    for output, said in refusals.items():
+        assert main([str(tiny_config(tmp_path, output)), "--bootstrap", "0"]) == 2
+        captured = capsys.readouterr()
+        assert captured.err == f"arena tournament: error: output {tmp_path / output}: {said}\n" and captured.out == ""
+    assert [p.name for p in (tmp_path / "etc").iterdir()] == ["passwd"]
+    (tmp_path / "empty").mkdir()
+    config = str(tiny_config(tmp_path, "empty"))
+    assert main([config, "--bootstrap", "0"]) == 0  # an empty folder is taken
+    assert main([config, "--bootstrap", "0", "--resume"]) == 0  # and then it is a tournament's
+    assert (tmp_path / "empty" / "tournament.db").exists()
 
 
 def test_sigkill_then_resume_loses_and_repeats_nothing(local_run: Path, tmp_path: Path) -> None:
@@ -318,3 +403,50 @@ def test_sigkill_then_resume_loses_and_repeats_nothing(local_run: Path, tmp_path
     with sqlite3.connect(database) as connection:
         keys = [row[0] for row in connection.execute("SELECT match FROM matches")]
     assert len(keys) == len(set(keys)) == PAIRS * SERIES
+
+
+def test_sigterm_stops_as_ctrl_c_does_and_resume_finishes(tmp_path: Path) -> None:
+    """SIGTERM to the runner alone (kill, timeout): status 130 and the resume hint, as
+    Ctrl-C gives, with no warning, and its pool workers stop too; it was status 143,
+    a multiprocessing warning, and workers that played on."""
+    config = tmp_path / "long.toml"
+    bots = "a = \"always-call\"\nb = \"random\"\nc = \"always-raise\"\n"
+    config.write_text(f'game = "leduc"\nhands = 2000\nseed = 1\nseries = 2\nworkers = 2\noutput = "out"\n[bots]\n{bots}')
+    command = [sys.executable, "-m", "arena", "tournament", str(config), "--bootstrap", "0"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    runner = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list((tmp_path / "out" / "matches").glob("*/match.*")):  # a worker is playing
+            assert runner.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        runner.send_signal(signal.SIGTERM)
+        _, err = runner.communicate(timeout=60)
+        assert runner.returncode == 130
+        assert err.rstrip().splitlines()[-1] == f"arena tournament: interrupted; finish with: arena tournament {config} --resume"
+        assert "Warning" not in err and "Traceback" not in err
+        deadline = time.monotonic() + 10
+        while runner.pid in live_groups():
+            assert time.monotonic() < deadline, "a worker played on"
+            time.sleep(0.1)
+    finally:
+        try:
+            os.killpg(runner.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    resumed = subprocess.run([*command, "--resume"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(db_results(tmp_path / "out")) == 3 * 2
+
+
+def live_groups() -> list[int]:
+    """The process group of every live process (not zombies), from /proc."""
+    groups = []
+    for path in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = path.read_text().rsplit(")", 1)[1].split()  # after the name: state, ppid, pgrp, ...
+        except OSError:
+            continue
+        if fields[0] not in ("Z", "X"):
+            groups.append(int(fields[2]))
+    return groups

@@ -9,14 +9,17 @@ import json
 import os
 import sqlite3
 import sys
+import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
 from arena.commands.tournament import main
 from arena.tournament import parse_config, run_tournament
-from arena.tournament.external import forfeit_charges
+from arena.tournament.external import KEEP_BYTES, _keep, forfeit_charges
 from dealer.log import read_log
 from poker.gamedef import load_game
 
@@ -30,9 +33,14 @@ def script(path: Path, body: str) -> str:
     return str(path.relative_to(path.parent.parent))
 
 
+def startme_body(strategy: str) -> str:
+    """The line of a startme.sh that plays: `arena agent GAME HOST PORT`."""
+    return f'exec "{sys.executable}" -m arena agent leduc "$1" "$2" --strategy {strategy} --seed 5\n'
+
+
 def startme(directory: Path, strategy: str) -> str:
     """An ACPC-style submission: a shell script that runs `arena agent GAME HOST PORT`."""
-    return script(directory / "sub" / "startme.sh", f'exec "{sys.executable}" -m arena agent leduc "$1" "$2" --strategy {strategy} --seed 5\n')
+    return script(directory / "sub" / "startme.sh", startme_body(strategy))
 
 
 def tournament(directory: Path, bots: dict[str, Any], output: str, **extra: Any) -> tuple[dict[str, Any], list[str]]:
@@ -193,3 +201,84 @@ def test_a_database_from_before_forfeits_gains_the_column(tmp_path: Path) -> Non
         assert tournament._forfeits(connection) == []  # the old match: no forfeits
     finally:
         connection.close()
+
+
+class Flood(trio.abc.ReceiveStream):
+    """``total`` bytes of a bot's output, in chunks of one reused buffer (so
+    that tracemalloc sees only what the capture allocates): ``b"<"`` first,
+    ``b">"`` last, ``b"."`` between."""
+
+    def __init__(self, total: int, chunk: int = 65536) -> None:
+        self.left = total
+        self.middle = b"." * chunk
+        self.first = True
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        await trio.lowlevel.checkpoint()
+        size = min(self.left, len(self.middle), max_bytes or len(self.middle))
+        self.left -= size
+        if size == 0:
+            return b""
+        chunk = self.middle if size == len(self.middle) else self.middle[:size]
+        if self.first:
+            self.first = False
+            return b"<" + chunk[1:]
+        return chunk[:-1] + b">" if self.left == 0 else chunk
+
+    async def aclose(self) -> None:
+        pass
+
+
+def test_a_flooded_stream_keeps_its_head_and_tail_in_bounded_memory(tmp_path: Path) -> None:
+    """256 MiB through the capture: 64 KiB at each end and the count of the rest
+    on disk, and no more than a few chunks in memory at any time."""
+    total = 256 * 2**20
+    path = tmp_path / "flood.std"
+    tracemalloc.start()
+    try:
+        trio.run(_keep, Flood(total), path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 * 2**20
+    saved = path.read_bytes()
+    head, marker, tail = saved[:KEEP_BYTES], saved[KEEP_BYTES:-KEEP_BYTES], saved[-KEEP_BYTES:]
+    assert head.startswith(b"<") and tail.endswith(b">") and set(head[1:] + tail[:-1]) == {ord(".")}
+    assert marker.decode() == f"\n[arena: {total - 2 * KEEP_BYTES} bytes dropped here: only the first and the last {KEEP_BYTES} are kept]\n"
+    small = tmp_path / "small.std"
+    trio.run(_keep, Flood(3 * KEEP_BYTES // 2), small)
+    assert small.stat().st_size == 3 * KEEP_BYTES // 2  # nothing dropped: kept whole
+
+
+def test_a_bot_that_floods_stdout_and_stderr_keeps_the_cap_on_disk_and_plays(tmp_path: Path) -> None:
+    """A startme.sh that writes 64 MiB to each stream before it plays (`timeout 2 yes`
+    wrote 2.2 GB): each .std/.err keeps at most its head, tail and the dropped count,
+    and the match is played out."""
+    flood = 64 * 2**20
+    body = f"head -c {flood} /dev/zero\nhead -c {flood} /dev/zero >&2\n{startme_body('always-raise')}"
+    loud = script(tmp_path / "loud" / "startme.sh", body)
+    started = time.monotonic()
+    stored, failures = tournament(tmp_path, {"cfr": "leduc-cfr", "loud": {"command": loud}}, "out")
+    assert time.monotonic() - started < 120
+    assert failures == [] and forfeits(tmp_path / "out") == {"s0:cfr:loud": []}
+    assert sum(v for _, v, _ in stored["s0:cfr:loud"]) == 0
+    kept = list((tmp_path / "out" / "matches" / "s0_cfr_loud").glob("match.*.player*.*[dr]"))
+    assert len(kept) == 4  # .std and .err of the loud seat in each seating
+    for path in kept:
+        assert path.stat().st_size <= 2 * KEEP_BYTES + 200
+        assert f"[arena: {flood - 2 * KEEP_BYTES} bytes dropped here" in path.read_bytes().decode(errors="replace")
+
+
+def test_results_csv_follows_the_schedule_so_identical_runs_give_identical_files(tmp_path: Path) -> None:
+    """results.csv listed the matches as they finished: here the slow bot's matches come
+    first in the schedule and finish last (3 workers, all at once)."""
+    slow = {"command": script(tmp_path / "slow" / "startme.sh", "sleep 3\n" + startme_body("always-call"))}
+    bots = {"slow": slow, "caller": "always-call", "raiser": "always-raise"}
+    files = []
+    for output in ("first", "second"):
+        stored, failures = tournament(tmp_path, bots, output, workers=3)
+        assert failures == []
+        files.append((tmp_path / output / "results.csv").read_bytes())
+    assert files[0] == files[1]
+    rows = files[0].decode().splitlines()[1:]
+    assert [row.split(",")[0] for row in rows[::2]] == ["s0:slow:caller", "s0:slow:raiser", "s0:caller:raiser"]
