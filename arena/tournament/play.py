@@ -191,7 +191,7 @@ def _play_with_commands(job: MatchJob) -> MatchRecord:
             start_timeout_ms=job.limits[3],
             log_dir=run_dir,
             quiet=True,
-        )
+        ).with_match_deadline()  # nobody watches: a seating cannot outlast what its limits allow
         for k, seating in enumerate(seatings)
     ]
     outcomes = play_seatings(configs, [tuple(seats[b] for b in seating) for seating in seatings], game, run_dir)

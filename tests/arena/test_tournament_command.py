@@ -282,3 +282,28 @@ def test_results_csv_follows_the_schedule_so_identical_runs_give_identical_files
     assert files[0] == files[1]
     rows = files[0].decode().splitlines()[1:]
     assert [row.split(",")[0] for row in rows[::2]] == ["s0:slow:caller", "s0:slow:raiser", "s0:caller:raiser"]
+
+
+def test_each_seating_of_an_external_bot_is_capped_at_what_its_limits_allow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 24 item 2: the dealer charges every line to the seat's clock, and the
+    match itself gets a wall-clock cap derived from the limits (a seat that stalls
+    the dealer some other way, e.g. by never reading, cannot hold a tournament)."""
+    from arena.tournament import play as tournament_play
+    from dealer.budget import match_deadline_s
+
+    seen: list[Any] = []
+
+    def capture(configs: list[Any], *rest: Any) -> Any:
+        seen.extend(configs)
+        raise RuntimeError("captured")
+
+    monkeypatch.setattr(tournament_play, "play_seatings", capture)
+    bots = {"cfr": "leduc-cfr", "raiser": {"command": startme(tmp_path, "always-raise")}}
+    config = parse_config({"game": "leduc", "hands": HANDS, "seed": 4, "output": "o", "bots": bots}, tmp_path)
+    (job,) = tournament_play.schedule(config)
+    with pytest.raises(RuntimeError, match="captured"):
+        tournament_play.play_match(job)
+    assert len(seen) == 2
+    for seating in seen:
+        expected = match_deadline_s(seating.limits, num_hands=HANDS, num_seats=2)
+        assert 10 < expected < float("inf") and seating.match_limit_s == expected
