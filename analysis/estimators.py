@@ -78,6 +78,7 @@ def _prepared(
     after every check of :func:`estimators`."""
     import strategies  # noqa: F401  (registers the built-in strategies)
     from analysis.aivat import EquityValues, TreeValues
+    from poker.deal import private_hands
     from poker.state import State
     from strategies.base import PublicState, StrategyError, make_strategy
     from strategies.cfr.tree.public import TreeError, build_tree
@@ -116,8 +117,11 @@ def _prepared(
         plays = [(np.arange(len(hands)), spec)]
     fits = False  # a no-limit tree is an abstraction: its states are not every state a log holds
     if game.is_limit:
+        # Stop building as soon as nodes x hands x hands would pass the bound below:
+        # hold'em's tree is refused after a few nodes instead of after 150,000.
+        hands_count = len(private_hands(game))
         try:
-            tree = build_tree(game, max_entries=MAX_TREE_ENTRIES)
+            tree = build_tree(game, max_entries=min(MAX_TREE_ENTRIES, 2 * MAX_TREE_ENTRIES // hands_count))
             fits = tree.num_nodes * tree.num_hands * tree.num_hands <= 2 * MAX_TREE_ENTRIES
         except (TreeError, MemoryError):
             pass
