@@ -32,6 +32,7 @@ from typing import Final
 
 import trio
 
+from poker.excerpt import quote
 from poker.gamedef import Game
 from poker.protocol import READBUF_LEN, VERSION_LINE, MatchState, MatchStateReader, ProtocolError
 from poker.state import Action, IllegalActionError
@@ -160,7 +161,7 @@ class Session:
         try:
             view.state.verify(action)
         except IllegalActionError as error:
-            raise AgentError(f"strategy {self.strategy.name!r} chose {action} in {text!r}: {error}") from None
+            raise AgentError(f"strategy {self.strategy.name!r} chose {action} in {quote(text)}: {error}") from None
         return f"{text[:consumed]}:{action}\r\n"
 
     def summary(self) -> PlaySummary:

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from poker.excerpt import quote
 from poker.state import ActionType
 from strategies.cfr.best_response.exact import profile_values
 from strategies.cfr.solvers.solver import Algorithm, Restriction, Solver
@@ -152,7 +153,7 @@ def observed_hands(
         DBRError: the opponent is not in the hands, or its hole cards are no row of ``private``.
     """
     if opponent not in hands.names:
-        raise DBRError(f"no player {opponent!r} in the hands; players: {', '.join(hands.names)}")
+        raise DBRError(f"no player {quote(opponent)} in the hands; players: {', '.join(hands.names)}")
     hand_index = {tuple(int(c) for c in row): h for h, row in enumerate(private)}
     who = hands.names.index(opponent)
     seen: Counter[tuple[str, tuple[int, ...], int, int]] = Counter()
@@ -196,7 +197,7 @@ def count_model(tree: Tree, hands: Hands, opponent: str, *, showdown_only: bool 
             key = (prefix, board_key(tree.game, board, prefix.count("/")))
             d = lookup.get(key)
             if d is None or token not in names[d]:
-                raise DBRError(f"betting {betting!r} leaves the tree at {prefix!r} (action {token!r})")
+                raise DBRError(f"betting {quote(betting)} leaves the tree at {quote(prefix)} (action {token!r})")
             if int(tree.player[tree.decision_nodes[d]]) == position:
                 counts[d, names[d].index(token), hole] += times
     return OpponentModel(tree, counts, played, opponent)
@@ -218,7 +219,7 @@ def p_conf(function: str, n: npt.ArrayLike, p_max: float, *, s: float = 1.0) -> 
             raise DBRError(f"the s-curve needs s > 0, got {s}")
         f = counts / (s + counts)
     else:
-        raise DBRError(f"unknown P_conf function {function!r}; one of {', '.join(PCONF_FUNCTIONS)}")
+        raise DBRError(f"unknown P_conf function {quote(function)}; one of {', '.join(PCONF_FUNCTIONS)}")
     out: npt.NDArray[np.float64] = p_max * f
     return out
 
@@ -246,7 +247,7 @@ def restriction_arrays(
     elif method == "dbr":
         confidence = p_conf(pconf, model.observations, p, s=s)
     else:
-        raise DBRError(f"unknown method {method!r}; one of {', '.join(METHODS)}")
+        raise DBRError(f"unknown method {quote(method)}; one of {', '.join(METHODS)}")
     return model.strategy(), confidence
 
 

@@ -53,6 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.deal import private_hands
+from poker.excerpt import quote
 from poker.protocol import ProtocolError, parse_betting
 from poker.state import ActionType
 from strategies.cfr.solvers.abstract_game import AbstractCFR, AbstractGame, AbstractRestriction
@@ -139,7 +140,7 @@ def count_abstract_model(solve: AbstractSolve, hands: Hands, opponent: str, *, s
                 buckets[r, dealt] = solve.abstraction.buckets(r, list(dealt))
             sequence = int(buckets[r, dealt][row])
             if sequence < 0:
-                raise DBRError(f"betting {betting!r}: hole cards clash with the board {list(dealt)}")
+                raise DBRError(f"betting {quote(betting)}: hole cards clash with the board {list(dealt)}")
             counts[action, int(g.doff[node]) + sequence] += times * weight  # the file's column order
     return AbstractModel(solve, solve.from_file(counts), played, opponent)
 
@@ -156,7 +157,7 @@ def _limit_steps(tree: BettingTree, betting: str, position: int) -> list[tuple[i
         node = tree.node_of_key.get(prefix, -1)
         names = [str(a) for a in tree.actions(node)] if node >= 0 and tree.kind[node] == NodeKind.DECISION else []
         if token not in names:
-            raise DBRError(f"betting {betting!r} leaves the betting tree at {prefix!r} (action {token!r})")
+            raise DBRError(f"betting {quote(betting)} leaves the betting tree at {quote(prefix)} (action {token!r})")
         if int(tree.player[node]) == position:
             steps.append((node, names.index(token), 1.0))
     return steps
@@ -176,7 +177,7 @@ def _translated_steps(tree: BettingTree, betting: str, position: int) -> list[tu
     try:
         real = parse_betting(betting, tree.game)
     except ProtocolError as error:
-        raise DBRError(f"betting {betting!r}: {error}") from None
+        raise DBRError(f"betting {quote(betting)}: {error}") from None
     steps = []
     for path in translate(real, abstraction, player=position):
         for step in path.steps:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from arena.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from poker.excerpt import quote
 from poker.gamedef import Game, GameDefError, format_game, load_game
 from strategies.base import Spec, StrategyError, make_strategy
 
@@ -122,7 +123,7 @@ def _int(
     if value is None:
         _fail(key, "missing (a whole number)")
     if isinstance(value, bool) or not isinstance(value, int):
-        _fail(key, f"must be a whole number, got {value!r}")
+        _fail(key, f"must be a whole number, got {quote(value)}")
     if value < low or (high is not None and value > high):
         bound = f"in {low}..{high}" if high is not None else f"at least {low}"
         _fail(key, f"must be {bound}, got {value}")
@@ -144,7 +145,7 @@ def _command(key: str, table: dict[str, Any], base: Path) -> tuple[str, ...]:
     elif isinstance(given, list) and all(isinstance(word, str) for word in given):
         words = list(given)
     else:
-        _fail(f"{key}.command", f"must be a command line (a string or a list of strings), got {given!r}")
+        _fail(f"{key}.command", f"must be a command line (a string or a list of strings), got {quote(given)}")
     if not words or not words[0]:
         _fail(f"{key}.command", "is empty")
     program = base / words[0]
@@ -162,7 +163,7 @@ def _entrant(name: str, spec: Any, game: Game, base: Path) -> Entrant:
     if isinstance(spec, dict):
         return Entrant(name, command=_command(key, spec, base))
     if not isinstance(spec, str) or not spec:
-        _fail(key, f"must be a strategy spec string or {{ command = \"path/startme.sh\" }}, got {spec!r}")
+        _fail(key, f"must be a strategy spec string or {{ command = \"path/startme.sh\" }}, got {quote(spec)}")
     try:
         parsed = Spec.parse(spec)
         make_strategy(parsed, game, seed=0)  # fails now, not in a seat (and builds tilts once)
@@ -227,7 +228,7 @@ def parse_config(document: dict[str, Any], base: Path, source: str = "config") -
     workers = _int(document, "workers", os.cpu_count() or 1, 1)
     agents = document.get("agents", "in-process")
     if agents not in ("in-process", "process"):
-        _fail("agents", f"must be \"in-process\" or \"process\", got {agents!r}")
+        _fail("agents", f"must be \"in-process\" or \"process\", got {quote(agents)}")
     output = document.get("output", Path(source).stem)
     if not isinstance(output, str) or not output:
         _fail("output", "must be a directory path")

@@ -262,6 +262,15 @@ def test_config_errors_name_the_key(change: dict[str, Any], key: str, tmp_path: 
     assert message.startswith(key) and "\n" not in message
 
 
+def test_a_huge_config_value_is_quoted_cut(tmp_path: Path) -> None:
+    """Issue 24 item 14: an error line quotes at most a few hundred characters of a value."""
+    document: dict[str, Any] = {"game": "leduc", "hands": 10, "seed": 1, "agents": "x" * 1_000_000}
+    document["bots"] = {"a": "always-call", "b": "random"}
+    with pytest.raises(ConfigError) as error:
+        parse_config(document, tmp_path)
+    assert str(error.value).startswith("agents:") and len(str(error.value)) < 500
+
+
 def test_config_file_errors_are_one_line_with_status_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "bad.toml"
     path.write_text('game = "leduc"\nhands = 10\nseed = 1\n[bots]\na = "always-call"\nb = "nope"\n')

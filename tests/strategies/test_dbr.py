@@ -70,6 +70,9 @@ def test_p_conf_rejects_bad_settings() -> None:
         p_conf("1-step", [1], 1.5)
     with pytest.raises(DBRError, match="unknown P_conf"):
         p_conf("2-step", [1], 0.5)
+    with pytest.raises(DBRError, match="unknown P_conf") as long:  # a name from the command line is quoted cut
+        p_conf("x" * 100_000, [1], 0.5)
+    assert len(str(long.value)) < 500 and "more characters" in str(long.value)
 
 
 def test_counts_from_a_hand_written_log(tmp_path: Path, kuhn: Tree) -> None:
