@@ -1,7 +1,7 @@
 """Exact best response and exploitability by one public-tree walk per position.
 
-Reference: Johanson (2016) thesis ch2 §2.4, accelerated best response (seed 000
-§5.2): walk the public tree once, carrying the opponent's reach vector over its
+Reference: Johanson (2016) thesis 'Robust Strategies and Counter-Strategies', ch2
+§2.4, accelerated best response: walk the public tree once, carrying the opponent's reach vector over its
 private hands down and returning the responder's values for all its private hands
 up; at the responder's decisions take the maximum per hand, at the opponent's the
 sum, at chance nodes the probability-weighted sum with card removal. Terminals use
