@@ -2,7 +2,7 @@
 
 When the players still in a no-limit hand are all in before the board is
 complete, nobody acts again: the rest of the board only adds luck. The ACPC's
-``all_in_expectation`` (SPEC.md §3.8; the no-limit competitions' "all-in
+``all_in_expectation`` (a utility shipped with the reference dealer; the no-limit competitions' "all-in
 equity" from 2014) replaces such a hand's values by their **exact average over
 every completion of the remaining board**. :func:`allin_values` does the same:
 a hand is adjusted when it ended at a showdown and board cards were dealt after
