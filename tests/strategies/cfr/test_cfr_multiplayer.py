@@ -1,4 +1,4 @@
-"""Three-player CFR and the seven-step epsilon check of seed 003 on 3p Kuhn."""
+"""Three-player CFR and the seven-step epsilon check of Abou Risk & Szafron (2010) on 3p Kuhn."""
 
 from __future__ import annotations
 
