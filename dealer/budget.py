@@ -1,5 +1,5 @@
-"""Per-seat time budgets (docs/protocol.md, The dealer's rules; ``dealer.c`` ``checkErrorTimes``), and
-the longest a whole match can legitimately take.
+"""Per-seat time budgets (docs/protocol.md, The dealer's rules; ``dealer.c``
+``checkErrorTimes``), and the longest a whole match can legitimately take.
 
 Only the acting seat is charged: every line read from it (comments excepted)
 adds ``recv - send`` microseconds, where ``send`` is when the dealer finished

@@ -1,12 +1,12 @@
 """ACPC protocol text: MATCHSTATE views, agent responses and log STATE lines.
 
-Grammar and tolerances are the ACPC protocol's (docs/protocol.md, Messages). The readers accept what the
-reference readers accept: case-insensitive cards, the legacy ``k``/``b`` and
-upper-case action letters, ``/`` anywhere in the betting (round boundaries come
-from the rules, not the slashes), optional ``|`` between hole sections, ``%d``
-raise sizes (leading blanks and a sign). Every action read is checked against
-:class:`poker.state.State`, so a MATCHSTATE with illegal betting does not parse.
-Writers emit only the canonical forms.
+Grammar and tolerances are the ACPC protocol's (docs/protocol.md, Messages). The readers
+accept what the reference readers accept: case-insensitive cards, the legacy ``k``/``b``
+and upper-case action letters, ``/`` anywhere in the betting (round boundaries come from
+the rules, not the slashes), optional ``|`` between hole sections, ``%d`` raise sizes
+(leading blanks and a sign). Every action read is checked against
+:class:`poker.state.State`, so a MATCHSTATE with illegal betting does not parse. Writers
+emit only the canonical forms.
 
 Example (the reference dealer's heads-up limit transcript in
 ``tests/fixtures/acpc/spec_section5.md``, §5.1: its first message to seat 1)::

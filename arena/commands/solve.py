@@ -10,8 +10,9 @@ public tree can be built (small games), else not.
 Three-player limit games (``kuhn3p``, ``leduc.limit.3p``): ``cfr+`` and ``cfr``
 solve the three-player public tree (:mod:`strategies.cfr.solvers.multiplayer`,
 simultaneous updates) and write a ``three-player`` strategy file; the figure
-measured is Abou Risk & Szafron's (2010) seven-step epsilon (the mean over positions of a best
-response's gain against the other two, each found by an exact tree walk),
+measured is Abou Risk & Szafron's (2010) seven-step epsilon (the mean over
+positions of a best response's gain against the other two, each found by an
+exact tree walk),
 stored with each position's gain. ``--algorithm es-mccfr --abstraction SPEC``
 (``--max-raises`` the raise caps of a cut betting tree, ``--seed``) is sampled
 three-player CFR over card buckets for games too big for that, 3p limit

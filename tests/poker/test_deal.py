@@ -17,7 +17,8 @@ def _generator(seed: int) -> random.Random:
 
 
 def test_init_genrand_matches_the_mt19937_reference_outputs() -> None:
-    # MT19937 reference outputs: init_genrand(0) -> 2357136044, 2546248239, 3071714933; 5489 -> 3499211612
+    # MT19937 reference outputs: init_genrand(0) -> 2357136044, 2546248239, 3071714933; 5489 ->
+    # 3499211612
     rng = _generator(0)
     assert [rng.getrandbits(32) for _ in range(3)] == [2357136044, 2546248239, 3071714933]
     assert _generator(5489).getrandbits(32) == 3499211612

@@ -26,7 +26,8 @@ def test_initial_state_posts_blinds_and_sets_the_first_minimum() -> None:
 
 
 def test_min_raise_arithmetic_of_the_nolimit_transcript() -> None:
-    # Reference transcript 5.2: r250 (min 200) -> next min 400; r750 -> next min 1250; new round min = 750 + 100.
+    # Reference transcript 5.2: r250 (min 200) -> next min 400; r750 -> next min 1250; new round
+    # min = 750 + 100.
     state = parse_betting("r250", HUNL)
     assert state.raise_bounds() == (400, 20000)
     state = state.apply(Action.raise_to(750))
@@ -75,7 +76,8 @@ def test_a_short_stack_that_cannot_match_the_bet_cannot_raise() -> None:
 
 
 def test_limit_raise_cap_counts_raises_not_blinds() -> None:
-    # maxRaises 3 pre-flop: after three raises only fold/call remain (reference transcript 5.6, limit cap).
+    # maxRaises 3 pre-flop: after three raises only fold/call remain (reference transcript 5.6,
+    # limit cap).
     state = parse_betting("rrr", HULHE)
     assert state.raise_bounds() is None
     assert [str(a) for a in state.legal_actions()] == ["f", "c"]

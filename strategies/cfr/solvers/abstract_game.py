@@ -4,8 +4,9 @@ Reference: Johanson (2016) thesis 'Robust Strategies and Counter-Strategies':
 ch2 best response and exploitability (walk with the opponent's reach vector, max at
 our decisions, sum at the opponent's; exploitability = mean of the two
 best-response values), ch3/ch9 CFR and CFR+ and ch5-6
-abstraction (perfect recall = hierarchical buckets; ch6: the 5-bucket perfect-recall E[HS²] abstraction, 5^4 = 625 bucket sequences,
-"CFR reached within 3 mbb/g of equilibrium in under 10 hours" on 2009 hardware).
+abstraction (perfect recall = hierarchical buckets; ch6: the 5-bucket perfect-recall
+E[HS²] abstraction, 5^4 = 625 bucket sequences, "CFR reached within 3 mbb/g of
+equilibrium in under 10 hours" on 2009 hardware).
 An abstract strategy's *abstract-game* exploitability measures how well the
 abstract game was solved, not how it plays the real game.
 
