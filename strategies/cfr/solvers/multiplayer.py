@@ -497,7 +497,7 @@ class EpsilonCheck:
 
 
 def seven_step_epsilon(solver: MultiCFR, strategy: npt.NDArray[np.float64] | None = None) -> EpsilonCheck:
-    """Seed 003's epsilon of ``strategy`` (default the solver's average profile)."""
+    """Abou Risk & Szafron's seven-step epsilon of ``strategy`` (default the solver's average profile)."""
     profile = solver.average_strategy() if strategy is None else strategy
     return EpsilonCheck(
         tuple(solver.root_value(profile, p, best=False) for p in range(_PLAYERS)),

@@ -37,7 +37,7 @@ __all__ = ["Epsilon", "resume_solver", "sampled_file", "setup_solver"]
 
 
 class Epsilon:
-    """Seed 003's seven-step check of a sampled solver's average strategy, where
+    """Abou Risk & Szafron's seven-step check of a sampled solver's average strategy, where
     the game's full three-player tree can be built (else :meth:`check` is None);
     kept per iteration."""
 
