@@ -26,10 +26,10 @@ VERBATIM = "tests/fixtures/acpc/"
 # (The spaces are written ``[ ]`` so that this file does not cite what it looks for.)
 CITATION = re.compile(r"SPEC\.md|SPEC[ ]§|\bseed[ ]0\d\d\b|\bthe[ ]digest\b|\bdigest[ ]§|\.\./shared", re.IGNORECASE)
 
-#: The one legitimate reader of the notes beside the clone: where a checkout of them sits
-#: beside the clone (its ``shared`` folder), ``tests/test_fixtures.py`` (with its ``shared_acpc_dir`` fixture in
-#: ``tests/conftest.py``) checks that the copies in ``tests/fixtures/acpc`` are verbatim,
-#: and skips in a plain clone. These two files may name the path and the file they read;
+#: The one legitimate reader of the notes: where a checkout of them sits beside the clone
+#: (its ``shared`` folder), ``tests/test_fixtures.py``, with the ``shared_acpc_dir``
+#: fixture of ``tests/conftest.py``, checks that the copies in ``tests/fixtures/acpc`` are
+#: verbatim; a plain clone skips it. These two files may name the path and the file they read;
 #: nothing else in them may cite the notes.
 FIXTURE_COMPARISON = {
     "tests/conftest.py": {"SPEC" + ".md", "../" + "shared"},
@@ -40,8 +40,8 @@ FIXTURE_COMPARISON = {
 def _tracked() -> list[str]:
     """The repository's files, tracked or not yet (every file under ROOT where git is missing)."""
     try:
-        listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-        return listed.splitlines()
+        command = ["git", "ls-files", "--cached", "--others", "--exclude-standard"]
+        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True).stdout.splitlines()
     except (OSError, subprocess.CalledProcessError):
         skip = {".git", ".venv", "node_modules", "__pycache__"}
         return [
