@@ -1,16 +1,17 @@
 """The agent side of the ACPC protocol: connect, handshake, read states, answer (trio).
 
-What the reference ``example_player`` does, and what SPEC.md §6 asks of an agent:
+What the reference ``example_player`` does, and what the ACPC protocol asks of an agent
+(docs/protocol.md, Messages):
 
-1. connect to the seat's port and send ``VERSION:2.0.0\\r\\n`` (§2.2);
+1. connect to the seat's port and send ``VERSION:2.0.0\\r\\n``;
 2. read the dealer's lines: several may arrive in one read and one may span
    several reads; a line ends at ``\\n`` with an optional ``\\r`` before it and
-   is at most :data:`poker.protocol.READBUF_LEN` bytes with its terminator (§2.1); lines
+   is at most :data:`poker.protocol.READBUF_LEN` bytes with its terminator; lines
    that start with ``#`` or ``;`` are comments and blank lines are skipped;
 3. parse each line as a MATCHSTATE (the reference exits on a parse error; we
    stop with an :class:`AgentError` that quotes the line);
-4. answer only when the hand is live and the viewer is to act (§2.4), with the
-   state text exactly as received, ``:``, the action and ``\\r\\n`` (§2.5);
+4. answer only when the hand is live and the viewer is to act, with the
+   state text exactly as received, ``:``, the action and ``\\r\\n``;
 5. stop cleanly at end of file: there is no end-of-match message. A reset or
    failed connection is not an end of match: it raises :class:`ConnectionLost`.
 

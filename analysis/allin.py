@@ -2,14 +2,14 @@
 
 When the players still in a no-limit hand are all in before the board is
 complete, nobody acts again: the rest of the board only adds luck. The ACPC's
-``all_in_expectation`` (SPEC.md §3.8; the no-limit competitions' "all-in
-equity" from 2014) replaces such a hand's values by their **exact average over
-every completion of the remaining board**. :func:`allin_values` does the same:
-a hand is adjusted when it ended at a showdown and board cards were dealt after
-the last round in which anyone acted; its values become the mean, over every
-way to deal the missing board cards from the cards no player holds and the
-board does not show, of what the rules (:meth:`poker.state.State.values`, side
-pots included) pay with those cards. Other hands keep their values.
+``all_in_expectation`` (a utility shipped with the reference dealer; the no-limit
+competitions' "all-in equity" from 2014) replaces such a hand's values by their **exact
+average over every completion of the remaining board**. :func:`allin_values` does the
+same: a hand is adjusted when it ended at a showdown and board cards were dealt after
+the last round in which anyone acted; its values become the mean, over every way to deal
+the missing board cards from the cards no player holds and the board does not show, of
+what the rules (:meth:`poker.state.State.values`, side pots included) pay with those
+cards. Other hands keep their values.
 
 Why it is unbiased: the dealer deals the missing cards uniformly from those
 same cards, and nothing after the all-in depends on them (no one acts), so the

@@ -1,4 +1,5 @@
-"""Duplicate matches (SPEC.md §3.5, §4.1): logs of one seed played with the seats permuted.
+"""Duplicate matches (docs/protocol.md, The dealer's rules: Cards): logs of one seed played with
+the seats permuted.
 
 Cards go to positions, so the logs of a duplicate match hold, hand for hand,
 the same cards by position while the seat names rotate: heads-up, two logs with

@@ -1,6 +1,7 @@
 """Hand histories as numpy columns, from ACPC ``.log`` files and msgpack hand records.
 
-A ``.log`` (ours or the reference dealer's, SPEC.md §3.3) holds one line per hand::
+A ``.log`` (ours or the reference dealer's; docs/protocol.md, The dealer's rules: Output) holds
+one line per hand::
 
     STATE:<handId>:<betting>:<hole by position, '|'-separated><board>:<values by position>:<names by position>
 

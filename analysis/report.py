@@ -12,7 +12,7 @@ estimators' means with their 95% intervals.
 The tournament report (:func:`render_rank_report`) is drawn from ``arena
 rank``'s JSON document alone: the rankings and run-off rounds, the crosstable
 with each cell shaded by sign where its 95% interval excludes 0 (the ACPC's
-colour-coded crosstables, SPEC.md §4.4), a plot of each total bankroll with its
+colour-coded crosstables), a plot of each total bankroll with its
 interval and, with a bootstrap, a map of P(row beats column).
 """
 

@@ -1,4 +1,5 @@
-"""Tournament scoring (SPEC.md §4): total bankroll, bankroll and series instant
+"""Tournament scoring (the ACPC's rules, docs/protocol.md, How the ACPC scores a
+competition): total bankroll, bankroll and series instant
 run-off, crosstables with 95% intervals, and a bootstrap over matches.
 
 Results are matches of 2 or 3 players (:class:`MatchResult`: chips each player
@@ -8,7 +9,7 @@ or a tournament database (:class:`TournamentDbSource`, ``arena tournament``'s);
 :func:`load_results` picks the reader for a path from :data:`SOURCES`, so
 another source plugs in by adding a :class:`ResultSource`.
 
-Normalisation (SPEC.md §4.2, seed 003 §4.4). Each match gives each player its
+Normalisation (total bankroll; Abou Risk & Szafron 2010, §4.4). Each match gives each player its
 *rate*, chips won per hand (``value / hands``). A *group* is the set of players
 of a match (a pair heads-up, a triple 3-player); a *cell* is a player's mean
 rate over its group's matches (per-match means averaged over matches, not
@@ -17,19 +18,20 @@ all its groups, i.e. its average win rate against each opponent (heads-up) or
 each pair of opponents (3-player), so a pairing that played more matches does
 not weigh more. Every ranking below is computed from the cells alone.
 
-* **Bankroll** (§4.2): players by total bankroll, best first.
-* **Bankroll instant run-off** (§4.3): S = all players; compute each player's
+* **Bankroll**: players by total bankroll, best first.
+* **Bankroll instant run-off**: S = all players; compute each player's
   total bankroll using only the groups whose players are all in S (3-player: the
   triples whose three players all remain); the lowest is eliminated (all tied
-  lowest together, the SPEC's proposal) and ranks below everyone still in S;
-  repeat. This is the "elimination event" of seed 003.
-* **Series instant run-off** (§4.3): between two players in S, the series winner
+  lowest together, as in the series variant: the published rule does not say how
+  to break a tie for last place) and ranks below everyone still in S;
+  repeat. This is the "elimination event" of Abou Risk & Szafron (2010).
+* **Series instant run-off**: between two players in S, the series winner
   is the one with the higher mean of its cells over the groups within S that hold
   both (heads-up: their one pairing); +1 to the winner, −1 to the loser, 0 each
   on a tie. All players tied for the fewest points are removed together.
 * When the remaining players have no group among themselves (one player left;
   two left in a 3-player event), they are ranked by the scores of the last round
-  that had data — seed 003: "when three agents remain … they are ranked by win
+  that had data — Abou Risk & Szafron: "when three agents remain … they are ranked by win
   rate in that last matchup". Scores within ``1e-9`` (relative) are ties.
 
 Intervals: a crosstable cell is the mean of its per-match rates with the 95%
@@ -465,12 +467,12 @@ def _players(cells: Cells) -> list[str]:
 
 
 def bankroll_runoff(cells: Cells) -> Runoff:
-    """Bankroll instant run-off (SPEC.md §4.3; seed 003's elimination event)."""
+    """Bankroll instant run-off (the ACPC's; Abou Risk & Szafron's elimination event)."""
     return _runoff(_players(cells), lambda among: bankroll_totals(cells, among))
 
 
 def series_runoff(cells: Cells) -> Runoff:
-    """Series instant run-off (SPEC.md §4.3): fewest series points out, ties together."""
+    """Series instant run-off (the ACPC's): fewest series points out, ties together."""
     return _runoff(_players(cells), lambda among: _series_points(cells, among))
 
 

@@ -1,6 +1,6 @@
 """Time to build the 5-bucket perfect-recall E[HS²] card abstraction of HULHE.
 
-Johanson (2016) thesis ch5 (seed 000 §7.1; L553, L878) uses this percentile
+Johanson (2016) thesis 'Robust Strategies and Counter-Strategies', ch5, uses this percentile
 E[HS²] abstraction (5 buckets per round, nested: 5, 25, 125 and 625 bucket
 sequences) for the 2009 DBR experiments (L71). The thesis gives no time for
 building it, so this prints our time alone. The build is exact: every

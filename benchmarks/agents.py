@@ -10,8 +10,9 @@ plays, in its game:
   chumps raise the minimum, ``random`` a uniform size, so nearly every raise it
   makes is off the bot's tree and is translated) and against every other bot of
   its game;
-- three-player games: a duplicate match (all six seatings of every deal, seed
-  003 §2.5) against each pair of seed 003's chumps (always-call, always-raise,
+- three-player games: a duplicate match (all six seatings of every deal, as in
+  Abou Risk & Szafron 2010, 'Using Counterfactual Regret Minimization to Create Competitive
+  Multiplayer Poker Agents') against each pair of that paper's chumps (always-call, always-raise,
   probe; a pair may be one chump twice).
 
 Hands are played in this process without sockets by

@@ -1,6 +1,6 @@
 """Exact exploitability of the card-blind chumps in heads-up limit hold'em.
 
-Johanson (2016) thesis, Table 2.1 (seed 000 §5.5), game
+Johanson (2016) thesis 'Robust Strategies and Counter-Strategies', Table 2.1, game
 ``holdem.limit.2p.reverse_blinds`` (blinds 10/5, raises 10/10/20/20): always-fold
 750, always-call 1163.48, always-raise 3697.69, 50% call / 50% raise 2406.55
 mbb/g (exploitability = mean of the two best-response values; 1 mbb/g = 0.01

@@ -1,5 +1,5 @@
 """RNR and DBR on Leduc, exactly computed: the shape of Johanson (2016) thesis
-Figures 6.1 and 6.2 (seed 000 digest §2).
+'Robust Strategies and Counter-Strategies', Figures 6.1 and 6.2.
 
 The real opponent is a *chump*: a fixed, card-dependent random strategy (each
 information set's row drawn from a flat Dirichlet with ``--seed``). It plays

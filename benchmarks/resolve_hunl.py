@@ -1,5 +1,7 @@
 """LBR in heads-up no-limit hold'em (HUNL): Lisý & Bowling's acceptance figures
-and LBR against the continual re-solving agent (seed 001 digest §1; seed 002 §6).
+and LBR against the continual re-solving agent (Lisý & Bowling, 'Equilibrium
+Approximation Quality of Current No-Limit Poker Bots' (2017); Burch (2017) thesis
+ch6).
 
 Lines:
 

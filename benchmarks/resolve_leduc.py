@@ -1,5 +1,5 @@
 """Continual re-solving on Leduc and no-limit Leduc: exact exploitability, measured
-as DeepStack-Leduc (DSL) does, against its published figures (seed 002 §5.2, §7).
+as DeepStack-Leduc (DSL) does, against its published figures (github.com/lifrordi/DeepStack-Leduc).
 
 The agent (``resolve``, :mod:`strategies.resolve.agent`) re-solves at every
 decision with CFR+ (1000 iterations) and the gadget on a lookahead that runs to

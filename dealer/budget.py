@@ -1,5 +1,5 @@
-"""Per-seat time budgets (SPEC.md §2.8; ``dealer.c`` ``checkErrorTimes``), and
-the longest a whole match can legitimately take.
+"""Per-seat time budgets (docs/protocol.md, The dealer's rules; ``dealer.c``
+``checkErrorTimes``), and the longest a whole match can legitimately take.
 
 Only the acting seat is charged: every line read from it (comments excepted)
 adds ``recv - send`` microseconds, where ``send`` is when the dealer finished
@@ -14,7 +14,7 @@ skips comment lines without looking at the clock, so a seat that sends ``#``
 once a second is never timed out and stalls the match for ever. Here the
 clock of a response runs from ``send`` whatever lines arrive:
 :meth:`TimeBudgets.allowance_us` is when the answer must have been read, and
-the dealer stops waiting then (SPEC.md §2.8's messages: "could not get
+the dealer stops waiting then (the reference's messages: "could not get
 action" when ``t_response`` is what ran out, "ran out of time" when a hand
 or match budget did, which the reference would only say once a late line came).
 
@@ -42,8 +42,8 @@ DEALER_S_FIXED: Final = 10.0
 
 @dataclass(frozen=True)
 class TimeLimits:
-    """The reference's four time options, in milliseconds (SPEC.md §2.8; the
-    defaults are its code's). ``start_timeout_ms < 0`` waits for ever."""
+    """The reference's four time options, in milliseconds (docs/protocol.md,
+    The dealer's rules; the defaults are its code's). ``start_timeout_ms < 0`` waits for ever."""
 
     response_ms: int = 600000
     hand_ms: int = 600000

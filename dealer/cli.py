@@ -5,8 +5,8 @@
 Options are parsed like GNU ``getopt_long`` (they may follow the positional
 arguments, short flags may be clustered, long options may be abbreviated):
 ``-f``, ``-l``/``-L``, ``-p p1,p2,...``, ``-q``, ``-t``/``-T``, ``-a``,
-``--t_response``, ``--t_hand``, ``--t_per_hand``, ``--start_timeout`` (SPEC.md
-§3.1). Our extensions: ``--host`` (listen address, default 127.0.0.1),
+``--t_response``, ``--t_hand``, ``--t_per_hand``, ``--start_timeout`` (docs/commands.md,
+``arena dealer``). Our extensions: ``--host`` (listen address, default 127.0.0.1),
 ``--log-dir`` (where the files go, default the current directory),
 ``--no-records`` (no msgpack hand records or JSON events), ``--strict`` (abort
 on the first invalid response), ``--match-limit`` (a wall-clock cap on the

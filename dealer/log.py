@@ -1,6 +1,6 @@
 """The reference dealer's files: the ``.log`` (header, STATE lines, SCORE) and the
 ``.tlog`` transaction log, written byte for byte as ``dealer.c`` writes them and
-read back (SPEC.md §3.3).
+read back (docs/protocol.md, The dealer's rules: Output).
 
 ``.log``::
 

@@ -5,7 +5,7 @@ The dealer sends every seat a view after every action: N texts per state.
 13 µs); here the hole and board texts are made once per hand and each message
 is a few string joins. The result equals ``str(poker.protocol.view_of(…))``
 for every state (``tests/dealer/test_dealer_messages.py``): own cards always,
-others' only at a showdown and only if they did not fold (SPEC.md §2.3), and
+others' only at a showdown and only if they did not fold (docs/protocol.md, Messages), and
 the board through the current round.
 """
 

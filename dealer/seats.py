@@ -1,8 +1,8 @@
 """The dealer's side of the wire: listening sockets, the VERSION handshake that
 claims a seat, and one connection per seat with the reference's line framing.
 
-Reference behaviour kept (SPEC.md §2.1, §3.2; ``net.c`` ``getListenSocket``,
-``getLine``; ``dealer.c`` ``checkVersion``):
+Reference behaviour kept (docs/protocol.md, Messages and The dealer's rules;
+``net.c`` ``getListenSocket``, ``getLine``; ``dealer.c`` ``checkVersion``):
 
 * one listener per seat, ``SO_REUSEADDR``, closed once its seat is taken;
   ``TCP_NODELAY`` on the seat's socket;

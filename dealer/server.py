@@ -1,4 +1,4 @@
-"""One ACPC match over TCP, as the reference ``dealer`` plays it (SPEC.md §2–§3).
+"""One ACPC match over TCP, as the reference ``dealer`` plays it (docs/protocol.md).
 
 :func:`serve_match` locks the match name, binds one listener per seat, opens
 the files, prints the ports line, gives each seat to the first connection that
@@ -6,9 +6,10 @@ sends a VERSION line, optionally replays a ``.tlog``, then plays the hands:
 
 1. for every state of a hand, send each seat its view and time the acting seat
    from the end of that write;
-2. read only from the acting seat until a response is acceptable (SPEC.md §2.7:
-   comments skipped, unparsable or stale states warned about and skipped,
-   unreadable or illegal actions turned into calls, no-limit sizes clamped);
+2. read only from the acting seat until a response is acceptable
+   (docs/protocol.md, The dealer's rules: comments skipped, unparsable or stale
+   states warned about and skipped, unreadable or illegal actions turned into calls,
+   no-limit sizes clamped);
 3. apply the action (and log it to the ``.tlog``); at the end of the hand write
    the STATE line (flushed), the hand record, and send the final views;
 4. rotate the button unless seats are fixed; deal the next hand.
@@ -576,8 +577,9 @@ class _Match:
         )
 
     async def read_response(self, seat: Seat, position: int, expected: str, send_us: int) -> tuple[Action, int]:
-        """Read from the acting seat until a response is acceptable (SPEC.md §2.7),
-        or until it has had all the time its limits allow since ``send_us``.
+        """Read from the acting seat until a response is acceptable (docs/protocol.md, The
+        dealer's rules), or until it has had all the time its limits allow since
+        ``send_us``.
 
         ``expected`` is the text the seat was sent: an answer that starts with it
         and ``:`` is about the current state without parsing it (it would parse

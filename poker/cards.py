@@ -1,6 +1,6 @@
 """Cards as the ACPC reference numbers them: ``card = rank * 4 + suit``.
 
-Rank 0 is "2" and rank 12 is "A"; suit 0..3 is c, d, h, s (SPEC.md §3.7). Text is
+Rank 0 is "2" and rank 12 is "A"; suit 0..3 is c, d, h, s (the reference's numbering). Text is
 two characters per card, rank then suit ("Ah", "Tc"); reading is case-insensitive
 like the reference's ``readCard``, writing is canonical (upper rank, lower suit).
 

@@ -1,4 +1,5 @@
-"""Card dealing identical to the reference dealer for a given seed (SPEC.md §3.5).
+"""Card dealing identical to the reference dealer for a given seed (docs/protocol.md, The
+dealer's rules: Cards).
 
 The reference seeds MT19937 with ``init_genrand(seed)`` (not Python's
 ``init_by_array``), then deals every hand up front: hole cards position by

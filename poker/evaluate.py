@@ -1,8 +1,8 @@
 """Hand ranking with the ACPC reference dealer's values, plus showdown equity helpers.
 
 A hand of 1 to 7 cards (card id ``rank * 4 + suit``, rank 0 = "2" … 12 = "A") gets
-the integer that ``rankCardset`` in the reference's ``game.c`` gives it (SPEC.md
-§2.6). Higher is better and equal values split the pot. The value is exactly:
+the integer that ``rankCardset`` in the reference's ``game.c`` gives it (docs/protocol.md,
+The betting rules). Higher is better and equal values split the pot. The value is exactly:
 
 =================  ==========================================  ==============
 class              value                                       reserved block

@@ -1,6 +1,6 @@
 """ACPC game definitions: read the lenient ``.game`` syntax, write the canonical form.
 
-The reader follows the reference ``readGame`` (SPEC.md §1.1): lines whose first
+The reader follows the reference ``readGame`` (docs/protocol.md, Game files): lines whose first
 byte is ``#`` and empty lines are skipped; keywords match case-insensitively as a
 prefix at column 0 (so ``limitations`` counts as ``limit``); before each number any
 run of whitespace and ``=`` is skipped; numbers are read until one fails; later
@@ -210,7 +210,7 @@ def _build(values: dict[str, list[int]], where: dict[str, int], betting: Betting
     num_ranks = scalar("numranks", "numRanks", 1, NUM_RANKS)
     num_hole_cards = scalar("numholecards", "numHoleCards", 1, MAX_HOLE_CARDS)
 
-    # The reference pre-fills four stacks and counts them as read (SPEC.md §1.2).
+    # The reference pre-fills four stacks and counts them as read.
     stack = values.get("stack", [UNLIMITED_STACK] * 4)
     if len(stack) < num_players:
         raise fail("stack", f"only read {len(stack)} stack sizes, need {num_players}")
@@ -263,7 +263,7 @@ def _build(values: dict[str, list[int]], where: dict[str, int], betting: Betting
 
 
 def format_game(game: Game) -> str:
-    """The canonical text of ``printGame`` (SPEC.md §1.4), LF line ends."""
+    """The canonical text of the reference's ``printGame``, LF line ends."""
 
     def ints(values: tuple[int, ...]) -> str:
         return " ".join(str(v) for v in values)

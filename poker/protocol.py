@@ -1,14 +1,15 @@
 """ACPC protocol text: MATCHSTATE views, agent responses and log STATE lines.
 
-Grammar and tolerances are SPEC.md §2.3–§2.5. The readers accept what the
-reference readers accept: case-insensitive cards, the legacy ``k``/``b`` and
-upper-case action letters, ``/`` anywhere in the betting (round boundaries come
-from the rules, not the slashes), optional ``|`` between hole sections, ``%d``
-raise sizes (leading blanks and a sign). Every action read is checked against
-:class:`poker.state.State`, so a MATCHSTATE with illegal betting does not parse.
-Writers emit only the canonical forms.
+Grammar and tolerances are the ACPC protocol's (docs/protocol.md, Messages). The readers
+accept what the reference readers accept: case-insensitive cards, the legacy ``k``/``b``
+and upper-case action letters, ``/`` anywhere in the betting (round boundaries come from
+the rules, not the slashes), optional ``|`` between hole sections, ``%d`` raise sizes
+(leading blanks and a sign). Every action read is checked against
+:class:`poker.state.State`, so a MATCHSTATE with illegal betting does not parse. Writers
+emit only the canonical forms.
 
-Example (SPEC.md §5.1, the dealer's first message to seat 1)::
+Example (the reference dealer's heads-up limit transcript in
+``tests/fixtures/acpc/spec_section5.md``, §5.1: its first message to seat 1)::
 
     MATCHSTATE:0:0::3c4d|
 """
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 VERSION_LINE = "VERSION:2.0.0"
-#: The reference's line buffer (``net.h`` ``READBUF_LEN``, SPEC.md §2.1): the longest
+#: The reference's line buffer (``net.h`` ``READBUF_LEN``): the longest
 #: protocol line, terminator included. The reference reads with ``fgets``, so it keeps at
 #: most ``READBUF_LEN - 1`` bytes of a line (room for C's NUL) and splits longer input;
 #: the dealer (``dealer.seats``) and the agent (``agent.client``) both frame lines by it.

@@ -1,4 +1,5 @@
-"""The betting state machine with the reference dealer's exact semantics (SPEC.md §2.6).
+"""The betting state machine with the reference dealer's exact semantics (docs/protocol.md, The
+betting rules).
 
 A :class:`State` is the public betting of one hand: chips committed per position,
 folds, the actions of each round with their actors, the round and whether the
@@ -269,10 +270,10 @@ class State:
 
     def repair(self, action: Action | None) -> tuple[Action, str | None]:
         """The reference dealer's treatment of a response (``isValidAction`` with
-        ``tryFixing`` then call substitution, SPEC.md §2.7): no-limit sizes are
-        clamped into range, sizes on other actions dropped, anything still illegal
-        (``None`` stands for an unknown action letter) becomes a call. Returns the
-        action to apply and the WARNING text, if any."""
+        ``tryFixing`` then call substitution; docs/protocol.md, The dealer's rules):
+        no-limit sizes are clamped into range, sizes on other actions dropped, anything
+        still illegal (``None`` stands for an unknown action letter) becomes a call.
+        Returns the action to apply and the WARNING text, if any."""
         if action is None:
             return CALL, "WARNING: invalid action, changed to call"
         if action.type is ActionType.CALL and not self.finished:

@@ -3,7 +3,7 @@
 The interval is the normal approximation over independent per-hand values:
 ``mean ± 1.96 · s / √n`` with ``s`` the sample standard deviation (``n − 1`` in
 the denominator). Poker results are sums of many hands, so the approximation
-is the one the ACPC used for its significance checks (SPEC.md §4.4); it needs
+is the one the ACPC used for its significance checks; it needs
 at least two values.
 
 Units (ARCHITECTURE.md "Rules of the house"): games with blinds (hold'em) are

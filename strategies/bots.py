@@ -22,13 +22,13 @@ naming the command that builds it.
 
 Three-player bots (3p Kuhn and Leduc) are solved by three-player CFR+
 (:mod:`strategies.cfr.solvers.multiplayer`) into ``three-player`` strategy
-files; their quality is seed 003's seven-step epsilon (the mean over positions
+files; their quality is Abou Risk & Szafron's (2010) seven-step epsilon (the mean over positions
 of a best response's gain against the other two, exact) with each position's
 gain. The three-player hold'em bot is external-sampling MCCFR
 (:mod:`strategies.cfr.solvers.sampled_multiplayer`) on an E[HS^2] abstraction
 (IR16's 16 imperfect-recall buckets, 8 on the river) with PR2's river cap cut
 to 3 bets; its quality is measured in 3-player duplicate against the chumps
-(``benchmarks/agents.py``), as seed 003 did (no best response exists here).
+(``benchmarks/agents.py``), as Abou Risk & Szafron did (no best response exists here).
 """
 
 from __future__ import annotations

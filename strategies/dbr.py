@@ -1,5 +1,6 @@
 """Restricted Nash response (RNR) and data-biased response (DBR) counter-strategies
-built from observed hands (Johanson 2016 thesis ch6; seed 000 digest §2).
+built from observed hands (Johanson 2016 thesis 'Robust Strategies and
+Counter-Strategies', ch6).
 
 **Opponent model** (thesis §6.3, frequency counts). :func:`count_model` reads
 ACPC hand histories (:class:`analysis.hands.Hands`, from ours or the reference

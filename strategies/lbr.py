@@ -1,5 +1,6 @@
 """Local best response (LBR): a sampled lower bound on the exploitability of any
-strategy that states its policy (Lisý & Bowling 2017; seed 001 digest §1).
+strategy that states its policy (Lisý & Bowling, 'Equilibrium Approximation Quality of
+Current No-Limit Poker Bots', 2017).
 
 LBR plays real hands (:mod:`poker.state`, :mod:`poker.deal`) in one seat against
 the target strategy in the other. It tracks the target's *range*, a distribution

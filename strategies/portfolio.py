@@ -1,5 +1,6 @@
 """The portfolio agent: Polaris 2008's switching between component strategies by
-online imaginary observations (Johanson 2016 thesis ch7–8; seed 000 digest §3–§4).
+online imaginary observations (Johanson 2016 thesis 'Robust Strategies and
+Counter-Strategies', ch7–8).
 
 Spec: ``portfolio`` (the game's default set, :data:`DEFAULT_SETS`) or
 ``portfolio:bots=A+B+C`` with component specs joined by ``+``; a component's own
@@ -40,11 +41,11 @@ estimates do not already give; and the opponents it is meant for (bots, people
 within a match) are closer to stationary than adversarial. The variance term is
 still useful: off-policy estimates of components far from what was played are
 the noisiest, their optimism brings them into play, and on-policy hands are what
-makes their estimates precise. Kept narrow (:data:`DEFAULT_EXPLORE`), the bound
-is close to Polaris' own rule, the highest estimate (digest §1.3). The rule is deterministic given the observations;
-the seed fixes the components' own draws (component ``k`` gets a seed derived
-from the portfolio's and ``k``), so the same seed and the same opponent play
-(and choose) the same way.
+makes their estimates precise. Kept narrow (:data:`DEFAULT_EXPLORE`), the bound is close
+to Polaris' own rule, the highest estimate (thesis ch7-8). The rule is deterministic
+given the observations; the seed fixes the components' own draws (component ``k`` gets a
+seed derived from the portfolio's and ``k``), so the same seed and the same opponent
+play (and choose) the same way.
 
 **Which component played.** :attr:`PortfolioStrategy.last_component` (the
 current hand's component), :attr:`PortfolioStrategy.choices` (``(hand_id,

@@ -3,7 +3,7 @@
 Each one picks fold / call / raise with weights that depend only on the betting,
 never on the cards, so :meth:`Strategy.policy` is the same row for every private
 hand. Weights are over the *legal* actions and renormalised, as the reference
-``example_player`` does (SPEC.md §3.7):
+``example_player`` does (docs/bots.md, Simple bots):
 
 =============  =========================================================
 always-call    call (or check) every time

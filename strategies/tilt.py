@@ -1,6 +1,6 @@
 """Tilts: CFR strategies of a non-zero-sum copy of the game whose payoffs are
 shifted per outcome class (Johanson 2016 thesis ch2, "Tilting the payoffs",
-Table 2.3; seed 000 digest §1).
+Table 2.3).
 
 The tilted player believes each hand is worth its real payoff ``u`` plus a
 percentage of it, one percentage per outcome class, in the order of Table 2.3:

@@ -1,10 +1,12 @@
-"""The reference dealer's transcripts and log lines, read from SPEC.md §5.
+"""The reference dealer's transcripts and log lines, read from
+``tests/fixtures/acpc/spec_section5.md``.
 
-SPEC.md §5 is the compatibility fixture: these helpers pull its code blocks apart
-so tests replay exactly what the reference dealer printed. The section is kept
-verbatim in ``tests/fixtures/acpc/spec_section5.md`` so that a plain clone runs
-the tests; ``tests/test_fixtures.py`` checks it against ``../shared`` when that
-is beside the clone, so the copy cannot drift.
+That file is the compatibility fixture: exchanges captured from the reference
+dealer (section 5 of the protocol notes the project was built from, kept verbatim
+in the repo so that a plain clone runs the tests). These helpers pull its code
+blocks apart so tests replay exactly what the reference dealer printed;
+``tests/test_fixtures.py`` checks the copy against its original when a checkout
+of that material sits beside the clone, so the copy cannot drift.
 """
 
 from __future__ import annotations

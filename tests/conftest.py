@@ -1,9 +1,11 @@
 """Shared test fixtures: where the reference material lives.
 
 The tests read the reference dealer's transcripts and game files from copies
-kept in ``tests/fixtures/acpc`` (verbatim, so a plain clone runs every test);
-``../shared`` beside the clone, when present, is only used to check that those
-copies have not drifted (``tests/test_fixtures.py``).
+kept in ``tests/fixtures/acpc`` (verbatim, so a plain clone runs every test).
+The originals (the protocol notes the project was built from, with the game
+files) live outside the repository; where a checkout of them sits beside the
+clone, at ``../shared/acpc``, it is only used to check that those copies have
+not drifted (``tests/test_fixtures.py``); a plain clone skips that check.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ def acpc_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def shared_acpc_dir() -> Path:
-    """``../shared/acpc`` beside the clone; tests that need it skip without it."""
+    """The originals of ``tests/fixtures/acpc`` in a checkout beside the clone
+    (``../shared/acpc``); tests that need it skip without it."""
     if not (SHARED_ACPC / "SPEC.md").is_file():
         pytest.skip(f"../shared is not beside this clone ({SHARED_ACPC} has no SPEC.md): nothing to compare against")
     return SHARED_ACPC

@@ -1,7 +1,10 @@
-"""The repo's copies of the reference material are verbatim copies of ``../shared``.
+"""The repo's copies of the reference material are verbatim copies of the originals.
 
-They skip in a plain clone (nothing to compare against) and run in CI, where
-``../shared`` sits beside the clone.
+``tests/fixtures/acpc`` holds the reference dealer's transcripts (section 5 of the
+protocol notes the project was built from) and the ACPC game files. The originals
+live outside the repository; these tests compare against them where a checkout
+of them sits beside the clone (``../shared/acpc``, as in CI) and skip in a plain
+clone, which has nothing to compare against.
 """
 
 from __future__ import annotations

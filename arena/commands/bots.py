@@ -7,7 +7,7 @@ each. ``--format json`` prints a list of objects (``name``, ``game``, ``file``,
 ``built``, ``command``, ``quality``, plus ``unit``, ``quality_kind``,
 ``shipped``, ``build``, ``description``, ``note``, ``gains``:
 each position's best-response gain for three-player bots, whose quality is
-seed 003's seven-step epsilon).
+Abou Risk & Szafron's (2010) seven-step epsilon).
 
 ``arena bots build NAME`` builds a large bot on this machine: it runs the
 recorded ``arena solve`` command (progress bar, exploitability lines) into

@@ -3,7 +3,7 @@
 Starts the dealer (in this process, :func:`dealer.server.serve_match`) and one
 agent per seat (``python -m agent …`` processes by default, trio tasks with
 ``--in-process``), shows a progress bar, and leaves in the run directory what
-``play_match.pl`` leaves (SPEC.md §3.6): ``<match>.log``, the dealer's
+the reference's ``play_match.pl`` script leaves: ``<match>.log``, the dealer's
 ``<match>.err`` and stdout ``<match>.out``, and each agent's
 ``<match>.player<N>.std/.err``; plus the dealer's transaction log
 ``<match>.tlog``, its hand records, ``plan.json`` (what was asked for, written
@@ -18,7 +18,7 @@ each agent's best one follows with its 95% interval (also in ``results.json``,
 ``"best_estimates"``). The progress bar follows the STATE lines the dealer
 appends to its ``.log``.
 
-Duplicate (``--duplicate``, SPEC.md §3.5, §4.1): the same seed is played once per
+Duplicate (``--duplicate``; docs/protocol.md, The dealer's rules): the same seed is played once per
 seating, with fresh agents each time: seats reversed heads-up, all six
 permutations three-handed. Cards go to positions, so every agent is dealt every
 other agent's cards in the same spots. An agent's duplicate value for hand *h*

@@ -10,8 +10,9 @@ public tree can be built (small games), else not.
 Three-player limit games (``kuhn3p``, ``leduc.limit.3p``): ``cfr+`` and ``cfr``
 solve the three-player public tree (:mod:`strategies.cfr.solvers.multiplayer`,
 simultaneous updates) and write a ``three-player`` strategy file; the figure
-measured is seed 003's seven-step epsilon (the mean over positions of a best
-response's gain against the other two, each found by an exact tree walk),
+measured is Abou Risk & Szafron's (2010) seven-step epsilon (the mean over
+positions of a best response's gain against the other two, each found by an
+exact tree walk),
 stored with each position's gain. ``--algorithm es-mccfr --abstraction SPEC``
 (``--max-raises`` the raise caps of a cut betting tree, ``--seed``) is sampled
 three-player CFR over card buckets for games too big for that, 3p limit
@@ -303,8 +304,8 @@ class _AbstractRun(_Run):
 
 
 class _MultiRun(_Run):
-    """Three-player CFR / CFR+ (:class:`MultiCFR`): the figure is seed 003's
-    seven-step epsilon; every file written carries it and each position's gain
+    """Three-player CFR / CFR+ (:class:`MultiCFR`): the figure is Abou Risk &
+    Szafron's seven-step epsilon; every file written carries it and each position's gain
     (two tree walks a position: cheap next to an iteration's three)."""
 
     solver: MultiCFR

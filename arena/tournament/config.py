@@ -39,7 +39,7 @@ __all__ = [
 
 _NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
 _TOP_KEYS: Final = ("game", "hands", "series", "seed", "bots", "limits", "workers", "agents", "output")
-#: The ACPC gave a submission 10 minutes to start (SPEC.md §4.5); without a
+#: The ACPC gave a submission 10 minutes to start (its competition rules); without a
 #: bound, a command that neither connects nor exits would stall its match for
 #: ever, so tournaments bound the wait where ``arena match`` does not.
 DEFAULT_START_TIMEOUT_MS: Final = 600000

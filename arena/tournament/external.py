@@ -17,17 +17,16 @@ dealer (:func:`dealer.server.serve_match`) on loopback with fresh agents:
   ``agents = "process"`` as ``python -m agent`` processes started the same way.
 
 A seat whose agent fails *forfeits* that seating, and the tournament goes on:
-the dealer aborts the match when a peer is dead (SPEC.md §2.8: "could not get
-action from seat N", no SCORE line; "timed out waiting for seat N to connect"
-when it never connects), keeping every finished hand in the ``.log``. An agent
-fails when the dealer names its seat in such an abort, or when its process
-ends (or, in-process, its strategy breaks the protocol) before the seating is
-over. The finished hands count as played; each unfinished hand costs every
-failed seat its blind (its position's ``blind``, as if it folded at once),
-shared equally by the seats that did not fail. The remaining seatings are
-still played with fresh agents, so one crash costs one seating. A seating that
-ends without any seat to blame (the dealer could not start, say) is a failure
-of ours: :class:`arena.match.MatchError`, and ``--resume`` plays it again.
+the dealer aborts the match when a peer is dead (docs/protocol.md, The dealer's rules:
+"could not get action from seat N", no SCORE line; "timed out waiting for seat N to
+connect" when it never connects), keeping every finished hand in the ``.log``. An agent
+fails when the dealer names its seat in such an abort, or when its process ends (or,
+in-process, its strategy breaks the protocol) before the seating is over. The finished
+hands count as played; each unfinished hand costs every failed seat its blind (its
+position's ``blind``, as if it folded at once), shared equally by the seats that did not
+fail. The remaining seatings are still played with fresh agents, so one crash costs one
+seating. A seating that ends without any seat to blame (the dealer could not start, say)
+is a failure of ours: :class:`arena.match.MatchError`, and ``--resume`` plays it again.
 """
 
 from __future__ import annotations
@@ -252,7 +251,7 @@ def play_seatings(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]], 
 def forfeit_charges(game: Game, failed: set[int], first: int, hands: int) -> tuple[float, ...]:
     """Per seat, the chips the unfinished hands ``first..hands-1`` move: each
     failed seat pays its blind in each (seat s has position (s - h) mod N in
-    hand h, SPEC.md §2.9), shared equally by the seats that did not fail
+    hand h; docs/protocol.md, Positions and seats), shared equally by the seats that did not fail
     (nothing moves when every seat failed)."""
     n = game.num_players
     charges = [0.0] * n

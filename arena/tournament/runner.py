@@ -1,6 +1,6 @@
 """``arena tournament CONFIG.toml [--workers K] [--dask ADDRESS] [--resume] [--bootstrap N]``: every pairing, in duplicate.
 
-A tournament (issue 12; SPEC.md §4) plays every heads-up pair of the configured
+A tournament (the ACPC's scoring, docs/protocol.md) plays every heads-up pair of the configured
 bots (every triple three-handed) for ``series`` duplicate series. A *match* is
 one pairing in one series: the same cards played in every seating (both
 heads-up, all six three-handed), each seating with fresh agents, through our
@@ -9,7 +9,7 @@ and runs :func:`arena.match.run_plan`, or, when a bot is an external command
 (an ACPC ``startme.sh``), plays the seatings with
 :mod:`arena.tournament.external`, where a bot that fails forfeits its seating
 and the tournament goes on. Series *k* deals with seed ``seed + k`` for every
-pairing (common seeds across pairings, §4.1). The configuration file is
+pairing (common seeds across pairings). The configuration file is
 :mod:`arena.tournament.config`'s.
 
 Matches run on a local process pool (``--workers``, default the config's

@@ -30,8 +30,8 @@ plays such a table (and expands it onto the full public tree, small games only).
 ``"three-player"`` (three-player limit games, :mod:`strategies.cfr.solvers.multiplayer`):
 ``[D, A, H]`` on the tree of :func:`~strategies.cfr.solvers.multiplayer.build_multi_tree`
 (every legal action, every board; no isomorphism), ``tree_digest`` over its
-decision keys and hands as for ``public-tree``; ``exploitability`` is seed 003's
-seven-step epsilon (the mean over positions of what a best response to the
+decision keys and hands as for ``public-tree``; ``exploitability`` is Abou Risk &
+Szafron's (2010) seven-step epsilon (the mean over positions of what a best response to the
 other two gains; in two-player zero-sum games that is the exploitability) and
 ``best_response_gains`` lists each position's gain. Two-player files never
 hold that key and read as before: the version stays 1, and a reader without

@@ -1,4 +1,4 @@
-"""Continual re-solving (DeepStack; Burch 2017 thesis ch5-6, seed 002 digest §4-§7).
+"""Continual re-solving (DeepStack; Burch 2017 thesis 'Time and Space', ch5-6).
 
 One module per part: :mod:`~strategies.resolve.lookahead` (the sparse tree at the
 real public state), :mod:`~strategies.resolve.resolver` (CFR+ with the re-solving

@@ -8,7 +8,7 @@ its inference in plain loops (the same bits on every machine).
 They reuse the engine's inline building blocks (:mod:`strategies.cfr.tree._kernels`:
 ``_run_iterations``, ``_propagate_reach``, ``_counterfactual_values``,
 ``_scratch``) so the tree walk, terminal evaluation and regret-matching+ are the
-engine's. The gadget (Burch thesis §5.2.5; seed 002 §4 and §7) lives in the
+engine's. The gadget (Burch thesis §5.2.5; DeepStack-Leduc's ``cfrd_gadget.lua``) lives in the
 engine's iteration loop as an optional slot: before each of the opponent's
 passes its root reach is the gadget's *follow* probability per private hand,
 and after the pass each hand's regrets over {follow, terminate} are updated by

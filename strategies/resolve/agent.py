@@ -1,4 +1,4 @@
-"""The continual re-solving agent (DeepStack; Burch thesis ch6, seed 002 §5.1, §7).
+"""The continual re-solving agent (DeepStack; Burch 2017 thesis ch6, §6.1).
 
 Between its decisions the agent keeps only **our range** (the probability of
 each of our private hands given our own actions so far, normalised) and the

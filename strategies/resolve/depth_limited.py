@@ -1,6 +1,6 @@
 """A lookahead cut at the end of the current street, and CFR+ with the gadget on it.
 
-DeepStack (Burch thesis ch6; seed 002 §5.1-§5.3) never looks past the end of
+DeepStack (Burch 2017 thesis ch6; Moravčík et al. 2017) never looks past the end of
 the street it is on: its lookahead stops at the chance node that deals the next
 board cards and asks an evaluator (:mod:`strategies.resolve.evaluators`) for
 both players' counterfactual values there, given the two ranges that reach it

@@ -1,7 +1,7 @@
 """Evaluators at a lookahead's depth limit: both players' counterfactual values
 at the end of the current street, given both ranges and the pot.
 
-Continual re-solving (Burch thesis §6.1.1, seed 002 §5.1) cuts its lookahead at
+Continual re-solving (Burch 2017 thesis §6.1.1) cuts its lookahead at
 the end of the street and asks an *evaluator* for both players' counterfactual
 value vectors at each cut, the chance node that deals the next board cards. The
 evaluator sees the public state (board and pot) and the two range vectors and
@@ -89,7 +89,7 @@ def fold_reach(table: HandTable, opp_reach: npt.NDArray[np.float64]) -> npt.NDAr
     """For each row of ``opp_reach`` (``[L, H]``) and each hand ``h``, the opponent
     reach over hands sharing no card with ``h``: the total minus the per-card sums
     of ``h``'s cards, plus ``h`` itself once for two-card hands
-    (inclusion-exclusion; seed 000 §5.3), in the engine's numba kernel
+    (inclusion-exclusion; Johanson 2016 thesis ch2 §2.4), in the engine's numba kernel
     (single-threaded: a BLAS product here stalls on a busy machine)."""
     reach = np.ascontiguousarray(opp_reach, dtype=np.float64)
     out = np.empty_like(reach)

@@ -1,15 +1,15 @@
 """The lookahead of a re-solve: the public tree below the real public state, with
 a sparse set of raises that may differ by depth.
 
-DeepStack (Burch thesis ch6; seed 002 §5.3) re-solves on a sparse tree built at
+DeepStack (Burch 2017 thesis ch6; Moravčík et al. 2017) re-solves on a sparse tree built at
 the state the game has actually reached, so an opponent's bet of any size is the
 tree's root rather than something to translate, and the tree may offer more
 raise sizes near its root than deeper down. Here the tree is the engine's public
 tree (:func:`strategies.cfr.tree.public.build_tree`) rooted at the real state and
 board; :class:`DepthAbstraction` gives it pot fractions per depth, depth counted
 in actions below the lookahead's root (depth 0 is the decision being made).
-The lookahead runs to the end of the hand: the *exact* evaluation of its leaves
-(seed 002 §7), which is cheap in Leduc and isolates the error of re-solving;
+The lookahead runs to the end of the hand: the *exact* evaluation of its leaves,
+which is cheap in Leduc and isolates the error of re-solving;
 :mod:`strategies.resolve.depth_limited` cuts it at the street's end instead.
 """
 

@@ -1,5 +1,6 @@
 """Exact exploitability of a policy, measured as DeepStack-Leduc (DSL) does, so
-continual re-solving's figures compare with its published ones (seed 002 §5.2, §7).
+continual re-solving's figures compare with its published ones
+(github.com/lifrordi/DeepStack-Leduc).
 
 **Our measure** (:func:`exploitability_on_tree`): the best responder plays in a
 public tree (fold, call, the listed pot fractions, all-in), both seats; the

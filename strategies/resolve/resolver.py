@@ -1,7 +1,7 @@
 """One re-solve: CFR+ on a lookahead, with the re-solving gadget at its root.
 
 Reference: Burch (2017) thesis §5.2.4–5.2.5 (re-solving and the gadget game,
-Fig 5.7) and ch6 (continual re-solving); seed 002 digest §4, §5.1 and §7.
+Fig 5.7) and ch6 (continual re-solving); DeepStack-Leduc's gadget (``cfrd_gadget.lua``).
 
 We keep our range at the lookahead's root and, per opponent private hand, one
 *constraint*: a counterfactual value the opponent could already get against our

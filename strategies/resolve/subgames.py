@@ -1,5 +1,5 @@
 """Re-solving the subgames of a fixed strategy once, safely or not (Burch thesis
-§5.4.1; seed 002 §4, §7): the experiment behind "safe re-solving of an abstract
+§5.4.1): the experiment behind "safe re-solving of an abstract
 strategy lowers its exploitability, unsafe re-solving does not".
 
 The trunk is everything above the subgame roots (in Leduc: the first round, so

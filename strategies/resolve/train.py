@@ -1,6 +1,6 @@
 """Training the counterfactual-value network that continual re-solving asks at
 the end of the first street (``arena train-values``; DeepStack-Leduc's set-up;
-seed 002 §5.2, §7).
+github.com/lifrordi/DeepStack-Leduc).
 
 **Situations.** Each is a public state at the start of the game's last round:
 a random board, a random pot (the chips each player has committed: with

@@ -1,7 +1,7 @@
 """The counterfactual-value network: its file format and its inference, in plain
 numpy (no training library is needed to play).
 
-DeepStack-Leduc's value net (seed 002 §5.2, §7) sits at the start of the second
+DeepStack-Leduc's value net (github.com/lifrordi/DeepStack-Leduc) sits at the start of the second
 street: it reads both players' ranges and the pot and answers both players'
 counterfactual values per private hand. Here:
 

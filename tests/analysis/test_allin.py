@@ -77,7 +77,8 @@ def test_hunl_preflop_aces_against_kings(tmp_path: Path) -> None:
 
 
 def test_three_players_with_a_side_pot_and_a_folded_player(tmp_path: Path) -> None:
-    # SPEC.md §5.4: P2 folds for 100, P1 and P3 are all in on the flop.
+    # Reference transcript 5.4 (tests/fixtures/acpc/spec_section5.md): P2 folds for 100, P1 and
+    # P3 are all in on the flop.
     line = "STATE:0:r300r1000fc/r20000c//:3c4d|9d6c|6d7h/AsKsTd/8h/3s:20100|-100|-20000:P1|P2|P3"
     adjusted, result = adjusted_hands(read_log(log_of(tmp_path, HOLDEM_3P, line), HOLDEM_3P))
     deck = sorted(set(HOLDEM_3P.deck()) - set(cards_from_text("9d6c")))

@@ -181,7 +181,8 @@ def test_portfolio_components_are_joined_from_the_side_file_by_hand_id(tmp_path:
 
 
 async def test_our_dealers_log_and_the_reference_dealers_give_the_same_history(tmp_path: Path) -> None:
-    """SPEC.md §5.7's four hands played again by our dealer (the seats send the
+    """The four hands of reference transcript 5.7 (tests/fixtures/acpc/spec_section5.md) played
+    again by our dealer (the seats send the
     log's actions): the two logs read to the same columns."""
     from dealer.server import MatchConfig
     from tests.dealer.dealer_clients import Script, actions_of, run_match

@@ -1,6 +1,7 @@
 """Tournament scoring (analysis.scoring) and `arena rank` (analysis.cli_rank).
 
-Acceptance: seed 003's Table 3 (with the digest's two corrections) and Table 5
+Acceptance: Abou Risk & Szafron (2010)'s Table 3 (with the two corrections listed in
+tests/fixtures/seed003/README.md) and Table 5
 reproduce the published bankroll and elimination orders; hand-built heads-up
 fixtures pin both run-off variants, ties included; CSV errors are one line with
 the line number (exit 1), usage exits 2.

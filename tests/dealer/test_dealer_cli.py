@@ -1,5 +1,5 @@
-"""The reference command line (SPEC.md §3.1): ``python -m dealer`` end to end, and
-argument handling in process."""
+"""The reference command line (docs/commands.md, ``arena dealer``): ``python -m
+dealer`` end to end, and argument handling in process."""
 
 from __future__ import annotations
 

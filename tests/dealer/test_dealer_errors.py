@@ -1,4 +1,5 @@
-"""Aborts, time limits, handshake and framing (SPEC.md §2.1, §2.2, §2.7, §2.8, §5.6).
+"""Aborts, time limits, handshake and framing (docs/protocol.md, Messages and The dealer's rules;
+reference transcripts 5.6 in tests/fixtures/acpc/spec_section5.md).
 
 Timing tests use small budgets; each comment gives the arithmetic. Real clocks
 are used (the dealer talks to real sockets): where a late wake-up on a loaded
@@ -34,7 +35,7 @@ def _log(tmp_path: Path) -> list[str]:
 
 
 async def test_silent_agent_times_out_like_5_6(tmp_path: Path) -> None:
-    # SPEC.md §5.6: --t_response 1000 and an agent that does not answer.
+    # Reference transcript 5.6: --t_response 1000 and an agent that does not answer.
     config = _config(tmp_path, t_response_ms=1000, quiet=True)
     capture = await run_match(config, [Script(follow={0: [SILENT] * 8}), Script(follow={0: CALLS})])
 

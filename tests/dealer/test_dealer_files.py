@@ -1,5 +1,6 @@
 """Fixed seats, resuming from the transaction log, hand records, events, and
-concurrent matches (SPEC.md §2.9, §3.3, §3.4, §5.7)."""
+concurrent matches (docs/protocol.md, Positions and seats and The dealer's rules;
+reference transcript 5.7 in tests/fixtures/acpc/spec_section5.md)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from poker.gamedef import load_game
 from tests.dealer.dealer_clients import CLOSE, Script, actions_of, run_match
 
 HULHE = load_game("hulhe")
-# SPEC.md §5.7: four hands of seed 0 and their betting.
+# Reference transcript 5.7: four hands of seed 0 and their betting.
 LOG_5_7 = code_blocks("5.7")[1]
 PLAN_5_7 = {int(line.split(":")[1]): actions_of(line.split(":")[2]) for line in LOG_5_7 if line.startswith("STATE:")}
 

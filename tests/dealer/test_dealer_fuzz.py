@@ -5,9 +5,9 @@ comments, wrong hand numbers, other positions' states, mangled betting, raises
 out of range, unknown letters, lines out of turn, half lines, and then hangs up,
 goes silent or plays on to the end; the other seats always call. Everything
 each seat sent is recorded, and an independent model of the reference dealer
-(:func:`_model`, written from SPEC.md §2.1 and §2.7, without the dealer's fast
-path) replays those bytes: the dealer must print exactly the model's warnings,
-write exactly its STATE lines, and end the way it predicts. The dealer must
+(:func:`_model`, written from the reference dealer's rules, docs/protocol.md, without
+the dealer's fast path) replays those bytes: the dealer must print exactly the model's
+warnings, write exactly its STATE lines, and end the way it predicts. The dealer must
 never raise. Seeded, so every run is the same; 4-10 s depending on machine load.
 """
 
@@ -152,7 +152,8 @@ def _frames(stream: bytes, closed: bool) -> list[bytes]:
 
 
 def _model(config: MatchConfig, streams: list[bytes], closed: list[bool]) -> Prediction:
-    """What the reference dealer does with these bytes (SPEC.md §2.1, §2.4, §2.7)."""
+    """What the reference dealer does with these bytes (docs/protocol.md, Messages and The
+    dealer's rules)."""
     game, n = config.game, config.game.num_players
     queues = [iter(_frames(stream, shut)[1:]) for stream, shut in zip(streams, closed)]  # [0] is VERSION
     dealer = Dealer(game, seed=config.seed)

@@ -20,7 +20,7 @@ from poker.gamedef import load_game
 from tests.dealer.dealer_clients import Script, actions_of, run_match, until_said
 
 HULHE = load_game("hulhe")
-LOG_5_7 = code_blocks("5.7")[1]  # SPEC.md §5.7: four hands of seed 0
+LOG_5_7 = code_blocks("5.7")[1]  # reference transcript 5.7: four hands of seed 0
 PLAN_5_7 = {int(line.split(":")[1]): actions_of(line.split(":")[2]) for line in LOG_5_7 if line.startswith("STATE:")}
 PLAYERS = [Script(follow=PLAN_5_7), Script(follow=PLAN_5_7)]
 DROPPED = re.compile(r"WARNING: dropped connection to seat (\d) from 127\.0\.0\.1:\d+: (.*)\n")

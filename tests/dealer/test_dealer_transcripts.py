@@ -1,9 +1,10 @@
-"""The dealer against the reference dealer's own transcripts (SPEC.md §5).
+"""The dealer against the reference dealer's own transcripts
+(tests/fixtures/acpc/spec_section5.md).
 
-Scripted agents send the recorded FROM lines (or, where SPEC.md gives only the
+Scripted agents send the recorded FROM lines (or, where a transcript gives only the
 log, the actions of its STATE lines); every TO line, warning, ``.log`` byte and
 the SCORE line must come out as the reference printed them. The transcripts
-are read from SPEC.md itself (``acpc_fixtures``), so they cannot drift.
+are read from that file itself (``acpc_fixtures``), so they cannot drift.
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ async def test_hu_nolimit_seed_11_reproduces_5_2(tmp_path: Path) -> None:
 
 
 async def test_hu_nolimit_preflop_all_in_pads_three_rounds(tmp_path: Path) -> None:
-    # SPEC.md §5.2, last block: an example_player run with seed 7.
+    # Reference transcript 5.2, last block: an example_player run with seed 7.
     config = MatchConfig("m", load_game("hunl"), "hunl", 1, 7, ("P1", "P2"), log_dir=tmp_path)
     plan = {0: actions_of("cr19767r20000c")}
     capture = await run_match(config, [Script(follow=plan), Script(follow=plan)])
@@ -162,7 +163,7 @@ async def test_bad_input_run_b_reproduces_5_6(tmp_path: Path) -> None:
 
 
 async def test_limit_raise_over_the_cap_becomes_a_call(tmp_path: Path) -> None:
-    # SPEC.md §5.6: seed 3, the 4th pre-flop raise is turned into a call.
+    # Reference transcript 5.6: seed 3, the 4th pre-flop raise is turned into a call.
     config = MatchConfig("m", load_game("hulhe"), "hulhe", 1, 3, ("P1", "P2"), log_dir=tmp_path)
     plan = {0: ["r", "r", "r", "r"] + ["c"] * 6}
     capture = await run_match(config, [Script(follow=plan), Script(follow=plan)])

@@ -4,7 +4,7 @@ from poker.cards import card_from_text, card_to_text, cards_from_text, cards_to_
 
 
 def test_card_ids_follow_the_reference_numbering() -> None:
-    # card = rank * 4 + suit, rank 0 = "2", suit order c d h s (SPEC.md §3.7)
+    # card = rank * 4 + suit, rank 0 = "2", suit order c d h s (the reference's numbering)
     assert card_from_text("2c") == 0
     assert card_from_text("2s") == 3
     assert card_from_text("As") == 51

@@ -1,4 +1,5 @@
-"""Dealing must reproduce the reference dealer's cards (SPEC.md §3.5 test vectors)."""
+"""Dealing must reproduce the reference dealer's cards (MT19937 ``init_genrand``
+test vectors; docs/protocol.md, The dealer's rules: Cards)."""
 
 import random
 
@@ -16,7 +17,8 @@ def _generator(seed: int) -> random.Random:
 
 
 def test_init_genrand_matches_the_mt19937_reference_outputs() -> None:
-    # SPEC.md §3.5: init_genrand(0) -> 2357136044, 2546248239, 3071714933; 5489 -> 3499211612
+    # MT19937 reference outputs: init_genrand(0) -> 2357136044, 2546248239, 3071714933; 5489 ->
+    # 3499211612
     rng = _generator(0)
     assert [rng.getrandbits(32) for _ in range(3)] == [2357136044, 2546248239, 3071714933]
     assert _generator(5489).getrandbits(32) == 3499211612
@@ -47,7 +49,7 @@ def _hands(game_name: str, seed: int, count: int) -> list[str]:
         ("holdem.nolimit.2p.reverse_blinds", 11, ["3c4d|9d6c/6d7hAs/Ks/Td", "5c9c|Qc9h/4h4sJc/Tc/Ad"]),
         ("holdem.limit.3p", 11, ["3c4d|9d6c|6d7h/AsKsTd/8h/3s", "3s5h|6c4s|8sJs/Jh6sTd/Ts/Qs"]),
         ("kuhn.limit.3p", 7, ["As|Qs|Ks", "Ks|Qs|As", "As|Ks|Js", "Qs|As|Ks"]),
-        # §5.6 runs use no-limit HU with seed 5: 3h7d|6dQc/Ah4s6h/Ts/Ac
+        # Reference transcripts 5.6 use no-limit HU with seed 5: 3h7d|6dQc/Ah4s6h/Ts/Ac
         ("holdem.nolimit.2p.reverse_blinds", 5, ["3h7d|6dQc/Ah4s6h/Ts/Ac"]),
     ],
 )

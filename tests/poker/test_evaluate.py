@@ -30,7 +30,7 @@ from poker.evaluate import (
 )
 
 HOLDEM_DECK = list(range(52))
-LEDUC_DECK = cards_from_text("QhQsKhKsAhAs")  # SPEC.md §2.1: Q K A of hearts and spades
+LEDUC_DECK = cards_from_text("QhQsKhKsAhAs")  # Leduc: Q K A of hearts and spades
 KUHN_DECK = cards_from_text("JsQsKsAs")
 CLASS_BASES = np.array([int(c) for c in HandClass])
 

@@ -1,6 +1,6 @@
 """Random legal playouts of every shipped game: conservation and query consistency.
 
-10,000 playouts per game (SPEC acceptance): chips are conserved, values sum to
+10,000 playouts per game: chips are conserved, values sum to
 zero, nobody commits more than its stack, and every action a legal-action query
 offers is accepted while the ones it leaves out are rejected.
 """

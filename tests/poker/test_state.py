@@ -1,4 +1,4 @@
-"""The betting state machine against the rules of SPEC.md §2.6, case by case."""
+"""The betting state machine against the betting rules (docs/protocol.md), case by case."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def test_initial_state_posts_blinds_and_sets_the_first_minimum() -> None:
 
 
 def test_min_raise_arithmetic_of_the_nolimit_transcript() -> None:
-    # SPEC.md §5.2: r250 (min 200) -> next min 400; r750 -> next min 1250; new round min = 750 + 100.
+    # Reference transcript 5.2: r250 (min 200) -> next min 400; r750 -> next min 1250; new round
+    # min = 750 + 100.
     state = parse_betting("r250", HUNL)
     assert state.raise_bounds() == (400, 20000)
     state = state.apply(Action.raise_to(750))
@@ -75,7 +76,8 @@ def test_a_short_stack_that_cannot_match_the_bet_cannot_raise() -> None:
 
 
 def test_limit_raise_cap_counts_raises_not_blinds() -> None:
-    # maxRaises 3 pre-flop: after three raises only fold/call remain (SPEC.md §5.6 limit cap).
+    # maxRaises 3 pre-flop: after three raises only fold/call remain (reference transcript 5.6,
+    # limit cap).
     state = parse_betting("rrr", HULHE)
     assert state.raise_bounds() is None
     assert [str(a) for a in state.legal_actions()] == ["f", "c"]
@@ -129,7 +131,7 @@ def test_three_player_skips_folded_and_all_in_players() -> None:
     assert state.current_player() == 2  # BB (position 1) folded: skipped
     state = state.apply(CALL)
     assert state.finished and state.betting_string() == "r300r1000fc/r20000c//"
-    # SPEC.md §5.4: 20100|-100|-20000 when position 0 wins.
+    # Reference transcript 5.4: 20100|-100|-20000 when position 0 wins.
     assert state.values([5, 0, 1]) == (20100, -100, -20000)
 
 
@@ -140,7 +142,7 @@ def test_three_way_split_pot_values_are_exact_fractions() -> None:
     assert state.values([7, 7, 7]) == (0, 0, 0)
     assert state.values([7, 9, 9]) == (-10, 5, 5)
     state = parse_betting("cfrrc/rc/rc/cc", game)
-    # SPEC.md §5.3 split pot: the SB folds its 5; the other two split the rest.
+    # Reference transcript 5.3, split pot: the SB folds its 5; the other two split the rest.
     assert state.values([0, 3, 3]) == (-5, Fraction(5, 2), Fraction(5, 2))
 
 

@@ -1,4 +1,5 @@
-"""Replay the reference dealer's transcripts and logs (SPEC.md §5) through poker/.
+"""Replay the reference dealer's transcripts and logs
+(tests/fixtures/acpc/spec_section5.md) through poker/.
 
 Every message the reference sent must be reproduced from our deal, state and
 visibility rules; every response must parse to the state it answers; every log

@@ -92,7 +92,7 @@ def strength_counts(
     clash with the board. Returns the number of hands that fit the board.
 
     One radix sort by rank and one sweep over groups of equal rank (Johanson
-    thesis ch2 §2.4, seed 000 §5.3): the weaker hands that avoid h are all weaker
+    thesis ch2 §2.4, O(n) terminal evaluation): the weaker hands that avoid h are all weaker
     hands minus those holding one of h's cards (per-card counts; no weaker hand
     holds both, as that would be h). Ties are the group's size less its hands
     holding h's cards, plus h itself once for two-card hands, which the per-card

@@ -1,6 +1,6 @@
 """Percentile bucketing of hand features into the look-up tables of a card abstraction.
 
-Reference: Johanson (2016) thesis ch5 §5.2 (seed 000 §7.2; L1402-1408).
+Reference: Johanson (2016) thesis 'Robust Strategies and Counter-Strategies', ch5 §5.2.
 **Percentile bucketing** splits the (hand, board) pairs of a round into k buckets
 of equal probability by a feature of :mod:`strategies.cfr.abstraction.hand_features`. With
 **perfect recall** the split is nested: round r's buckets are cut separately

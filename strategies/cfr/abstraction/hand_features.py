@@ -1,6 +1,6 @@
 """Hand-strength features of every private hand, exact: HS, E[HS] and E[HS²].
 
-Reference: Johanson (2016) thesis ch5 §5.2 (seed 000 §7.1; L1270-1278). On the
+Reference: Johanson (2016) thesis 'Robust Strategies and Counter-Strategies', ch5 §5.2. On the
 last round a hand's **hand strength** HS is its probability of beating a
 uniformly random opponent hand (ties count 1/2). Before that, **E[HS]** is HS
 averaged over every run-out of the remaining board cards, and **E[HS²]** the

@@ -1,14 +1,14 @@
 """Exact best response and exploitability by one public-tree walk per position.
 
-Reference: Johanson (2016) thesis ch2 §2.4, accelerated best response (seed 000
-§5.2): walk the public tree once, carrying the opponent's reach vector over its
-private hands down and returning the responder's values for all its private hands
-up; at the responder's decisions take the maximum per hand, at the opponent's the
-sum, at chance nodes the probability-weighted sum with card removal. Terminals use
-the O(n) fold and sorted-showdown evaluation of §2.4 (see
-:mod:`strategies.cfr.tree._kernels`). The result is the same arithmetic as a walk of
-the responder's information sets, reordered so each opponent strategy entry is
-read once for all of the responder's hands.
+Reference: Johanson (2016) thesis 'Robust Strategies and Counter-Strategies', ch2 §2.4,
+accelerated best response: walk the public tree once, carrying the opponent's reach
+vector over its private hands down and returning the responder's values for all its
+private hands up; at the responder's decisions take the maximum per hand, at the
+opponent's the sum, at chance nodes the probability-weighted sum with card removal.
+Terminals use the O(n) fold and sorted-showdown evaluation of §2.4 (see
+:mod:`strategies.cfr.tree._kernels`). The result is the same arithmetic as a walk of the
+responder's information sets, reordered so each opponent strategy entry is read once for
+all of the responder's hands.
 
 Exploitability = the mean of the two best-response values (Johanson Eq 2.3,
 Burch §2.4.5), in chips per hand; NashConv (OpenSpiel) is their sum minus the

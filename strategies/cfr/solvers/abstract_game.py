@@ -1,13 +1,12 @@
 """A perfect-recall card abstraction solved as an explicit abstract game (CFR+).
 
-Reference: Johanson (2016) thesis, digest in
-``../shared/reference/seed-000-johanson-thesis.md``: ch2 best response and
-exploitability (digest §5.1-5.2: walk with the opponent's reach vector, max at
+Reference: Johanson (2016) thesis 'Robust Strategies and Counter-Strategies':
+ch2 best response and exploitability (walk with the opponent's reach vector, max at
 our decisions, sum at the opponent's; exploitability = mean of the two
-best-response values), ch3/ch9 CFR and CFR+ (digest §6.1, §6.4) and ch5-6
-abstraction (digest §7.2, perfect recall = hierarchical buckets; §2.1, L1570-1596:
-the 5-bucket perfect-recall E[HS²] abstraction, 5^4 = 625 bucket sequences,
-"CFR reached within 3 mbb/g of equilibrium in under 10 hours" on 2009 hardware).
+best-response values), ch3/ch9 CFR and CFR+ and ch5-6
+abstraction (perfect recall = hierarchical buckets; ch6: the 5-bucket perfect-recall
+E[HS²] abstraction, 5^4 = 625 bucket sequences, "CFR reached within 3 mbb/g of
+equilibrium in under 10 hours" on 2009 hardware).
 An abstract strategy's *abstract-game* exploitability measures how well the
 abstract game was solved, not how it plays the real game.
 
@@ -36,7 +35,7 @@ counting. Other abstractions (tests, lossless ones) are enumerated board by boar
 CFR+ (Burch thesis §4.1.1; the project's conventions of
 :class:`strategies.cfr.solvers.solver.Solver`): alternating updates, regret-matching+,
 average weight ``max(t - delay, 0)``; the output is the average (the thesis's
-HULHE solve kept the current strategy instead, digest §6.4). On the betting tree
+HULHE solve with CFR+ kept the current strategy instead). On the betting tree
 (:func:`strategies.cfr.tree.betting.build_betting_tree`) each node carries one value per
 bucket sequence of its round; a round change broadcasts the parent's reach to
 the child's sequences (each extension of a sequence inherits its reach) and sums

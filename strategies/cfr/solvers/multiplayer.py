@@ -1,7 +1,8 @@
 """CFR (vanilla or CFR+) and exact best responses for small three-player games
 (3p Kuhn, 3p Leduc).
 
-Reference: Abou Risk & Szafron (2010), seed 003 §2.2: CFR is run unchanged on a
+Reference: Abou Risk & Szafron (2010), 'Using Counterfactual Regret Minimization to
+Create Competitive Multiplayer Poker Agents': CFR is run unchanged on a
 three-player game (no convergence guarantee), and the result is checked with the
 seven-step epsilon: (1) CFR profile sigma; (2) a best response BR_i to
 sigma_{-i} for each position i; (3) the combined best-response profile; (4) the
@@ -21,7 +22,7 @@ Kuhn (4 hands) and Leduc (8), not for hold'em. The tables are built on first use
 and played without them.
 
 CFR here: simultaneous updates (every position against the same profile, as in
-the original CFR); vanilla (regret matching, uniform average: seed 003's) or
+the original CFR); vanilla (regret matching, uniform average: Abou Risk & Szafron's) or
 CFR+ (regrets floored at zero, average weighted by iteration), which on 3p Leduc
 reaches a seven-step epsilon of 0.0028 in 3,000 iterations where vanilla CFR is
 at 0.0159 after 10,000 (no guarantee either way with three players). Values in
@@ -395,7 +396,7 @@ def _cfr_iterations(  # type: ignore[no-untyped-def]
 
 
 class MultiCFR:
-    """CFR state on a :class:`MultiTree`: vanilla CFR (seed 003's), or with
+    """CFR state on a :class:`MultiTree`: vanilla CFR (Abou Risk & Szafron's), or with
     ``plus`` CFR+'s regret floor and linear average (no guarantee in three-player
     games either, but it reaches a smaller seven-step epsilon in the same
     iterations on 3p Kuhn and Leduc; measured in the tests)."""
@@ -496,7 +497,7 @@ class EpsilonCheck:
 
 
 def seven_step_epsilon(solver: MultiCFR, strategy: npt.NDArray[np.float64] | None = None) -> EpsilonCheck:
-    """Seed 003's epsilon of ``strategy`` (default the solver's average profile)."""
+    """Abou Risk & Szafron's seven-step epsilon of ``strategy`` (default the solver's average profile)."""
     profile = solver.average_strategy() if strategy is None else strategy
     return EpsilonCheck(
         tuple(solver.root_value(profile, p, best=False) for p in range(_PLAYERS)),

@@ -1,13 +1,13 @@
 """Public chance sampling (PCS) CFR on the betting tree, tables indexed by card bucket.
 
-Reference: Johanson (2016) thesis ch3 (MCCFR chance-sampling variants; seed 000
-§6.2): PCS samples only the *public* chance events, here the whole board of a
-hand, once per iteration; both positions' reach stays a vector over their private
-hands, the walk returns a vector of counterfactual values, and terminals use the
-O(n) fold and sorted-showdown evaluation with card removal (ch2 §2.4). Algorithm 1
-there runs one walk per position each iteration with the strategy recomputed from
-the latest regrets, i.e. alternating updates, which is what we do (both walks
-share the iteration's board).
+Reference: Johanson (2016) thesis 'Robust Strategies and Counter-Strategies', ch3 (MCCFR
+chance-sampling variants): PCS samples only the *public* chance events, here the whole
+board of a hand, once per iteration; both positions' reach stays a vector over their
+private hands, the walk returns a vector of counterfactual values, and terminals use the
+O(n) fold and sorted-showdown evaluation with card removal (ch2 §2.4). Algorithm 1 there
+runs one walk per position each iteration with the strategy recomputed from the latest
+regrets, i.e. alternating updates, which is what we do (both walks share the iteration's
+board).
 
 Update rule: **vanilla CFR** by default, regret matching with the uniformly
 weighted average (§6.1; Theorem 1 is stated for it), because CFR+'s clipping

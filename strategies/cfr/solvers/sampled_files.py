@@ -6,8 +6,8 @@ three-player limit game over card buckets (:mod:`strategies.cfr.solvers.sampled_
 ``three-player-buckets`` strategy file. Every ``--every`` iterations it writes a
 checkpoint (regrets and sums: ``--resume`` continues it, the deals and draws of
 later iterations unchanged) and, where the game's full three-player tree can be
-walked (3p Kuhn, Leduc with ``--abstraction none``), measures seed 003's
-seven-step epsilon of the average strategy exactly. The finished file holds the
+walked (3p Kuhn, Leduc with ``--abstraction none``), measures Abou Risk &
+Szafron's (2010) seven-step epsilon of the average strategy exactly. The finished file holds the
 average strategy alone (a quarter of a checkpoint's size). The solve loop
 itself is ``arena solve``'s (:mod:`arena.commands.solve`); this module makes the solver and its files.
 """
@@ -37,7 +37,7 @@ __all__ = ["Epsilon", "resume_solver", "sampled_file", "setup_solver"]
 
 
 class Epsilon:
-    """Seed 003's seven-step check of a sampled solver's average strategy, where
+    """Abou Risk & Szafron's seven-step check of a sampled solver's average strategy, where
     the game's full three-player tree can be built (else :meth:`check` is None);
     kept per iteration."""
 

@@ -1,7 +1,8 @@
 """External-sampling MCCFR for three-player limit games over card buckets:
-seed 003's 3-player limit hold'em agents (PR2, IR16) within one machine.
+Abou Risk & Szafron's 3-player limit hold'em agents (PR2, IR16) within one machine.
 
-Reference: Abou Risk & Szafron (2010), seed 003 §2.3: ordinary CFR run on a
+Reference: Abou Risk & Szafron (2010), 'Using Counterfactual Regret Minimization to
+Create Competitive Multiplayer Poker Agents': ordinary CFR run on a
 three-player abstract game, E[HS^2] percentile buckets, perfect recall with 2
 buckets (PR2, river cap cut from 4 bets to 3 to fit memory, calling when the
 real game goes past the cut) or imperfect recall with 16 (IR16). Their CFR

@@ -1,9 +1,9 @@
 """CFR and CFR+ on the public tree, vectorised over private hands.
 
 References: Zinkevich et al. (2007) and Burch (2017) thesis ch3 (CFR: regret
-matching, uniform average; Algorithm 3 is the public-tree form; seed 002 §2);
+matching, uniform average; Algorithm 3 is the public-tree form);
 Burch thesis §4.1 (CFR+: regret-matching+ §4.1.1, linearly weighted average
-§4.1.2, alternating updates §4.1.3; seed 002 §3); Tammelin et al. (2015) for the
+§4.1.2, alternating updates §4.1.3); Tammelin et al. (2015) for the
 averaging delay ``d`` (weight ``max(t - d, 0)``).
 
 Per iteration t (numbered from 1), for each position p in turn (alternating

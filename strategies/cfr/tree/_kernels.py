@@ -41,7 +41,7 @@ Terminal payoffs come per node and position as ``payoff float64[N, 2, 3]``:
 The zero-sum default is ``(stake, 0, -stake)`` and ``(+/- the folder's chips)``;
 other arrays (tilts) make the game non-zero-sum.
 
-Terminal evaluation is O(H) per node (Johanson thesis ch2 §2.4, seed 000 §5.3):
+Terminal evaluation is O(H) per node (Johanson 2016 thesis ch2 §2.4, O(n) terminal evaluation):
 the opponent's reach over hands compatible with ours is the total minus the
 per-card sums of our cards, plus our own hand once for two-card hands
 (inclusion-exclusion); at a showdown one sweep over the hands sorted by rank

@@ -1,8 +1,8 @@
 """The public tree of a two-player game, flattened into arrays for the kernels.
 
 Reference: Johanson (2016) thesis ch2 §2.4 (public states, Definition 2: a
-partition of histories that no information set crosses; seed 000 §5.2) and Burch
-(2017) thesis Algorithm 3 (the public-tree form of CFR; seed 002 §2). A node is a
+partition of histories that no information set crosses) and Burch
+(2017) thesis Algorithm 3 (the public-tree form of CFR). A node is a
 public state: the betting (a :class:`poker.state.State`) and the board dealt so
 far. The private cards are not in the tree: every node carries, in the kernels,
 one value per private hand of each player.

@@ -1,4 +1,4 @@
-"""Three-player CFR and the seven-step epsilon check of seed 003 on 3p Kuhn."""
+"""Three-player CFR and the seven-step epsilon check of Abou Risk & Szafron (2010) on 3p Kuhn."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_multiplayer_uniform_profile_is_zero_sum_and_best_responses_match_the_re
 
 
 def test_multiplayer_kuhn3p_seven_step_epsilon_below_one_hundredth() -> None:
-    # Seed 003 (Abou Risk & Szafron 2010, Table 1): CFR on 3p Kuhn is an
+    # Abou Risk & Szafron (2010), Table 1: CFR on 3p Kuhn is an
     # epsilon-Nash equilibrium, epsilon 0.0016902 antes/hand after 1e8 iterations.
     # Our vanilla CFR (simultaneous updates, uniform average) with exact best
     # responses reaches epsilon 0.00552 after 1000 iterations (gains 0.00611,

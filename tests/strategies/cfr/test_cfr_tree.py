@@ -54,7 +54,7 @@ def test_tree_children_parents_and_groups_agree() -> None:
 
 
 def test_tree_leduc_has_936_information_sets() -> None:
-    # Burch thesis §4.3 (seed 002): Leduc has 936 information sets.
+    # Burch (2017) thesis §4.3: Leduc has 936 information sets.
     tree = build_tree(LEDUC)
     per_node = tree.board_mask[tree.board_index[tree.decision_nodes]].sum(axis=1)
     assert per_node.sum() == 936

@@ -1,5 +1,5 @@
-"""Continual re-solving (strategies.resolve): the digest's unit checks (seed 002
-§7), the DeepStack-Leduc measurement convention, Burch §5.4.1's direction, and a
+"""Continual re-solving (strategies.resolve): unit checks of its
+parts, the DeepStack-Leduc measurement convention, Burch §5.4.1's direction, and a
 no-limit match over TCP without dealer WARNINGs."""
 
 from __future__ import annotations
