@@ -60,6 +60,7 @@ __all__ = [
     "resume_run",
 ]
 
+#: The ``--algorithm`` of public chance sampling (:mod:`strategies.cfr.solvers.pcs`).
 PCS = "pcs"
 #: The settings key of ``--every`` in the files this command writes.
 EVERY = "every"
