@@ -12,10 +12,7 @@ import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, NoReturn
-
-if TYPE_CHECKING:
-    from strategies.cfr.tree.public import BettingAbstraction
+from typing import Final, NoReturn
 
 __all__ = [
     "EXIT_OK",
@@ -31,7 +28,6 @@ __all__ = [
     "number",
     "existing_path",
     "output_problem",
-    "bet_sizes",
     "PORT",
     "SEED",
 ]
@@ -167,21 +163,3 @@ def output_problem(path: Path, what: str = "strategy file") -> str | None:
     if path.exists() and not os.access(path, os.W_OK):
         return "is not writable"
     return None
-
-
-def bet_sizes(text: str | None) -> BettingAbstraction:
-    """The betting abstraction of ``--bet-sizes F,F,...`` (pot fractions; None:
-    the default, pot and all-in).
-
-    Raises:
-        TreeError: not a comma-separated list of positive numbers.
-    """
-    from strategies.cfr.tree.public import BettingAbstraction, TreeError  # only the commands that solve pay for it
-
-    if text is None:
-        return BettingAbstraction()
-    try:
-        fractions = tuple(float(part) for part in text.split(","))
-    except ValueError:
-        raise TreeError(f"--bet-sizes {text!r} is not a comma-separated list of numbers") from None
-    return BettingAbstraction(fractions)

@@ -41,7 +41,6 @@ from arena.commands._kit import (
     EXIT_OK,
     EXIT_USAGE,
     UsageParser,
-    bet_sizes,
     existing_path,
     fail,
     number,
@@ -58,7 +57,7 @@ from strategies.cfr.solvers.abstract_game import AbstractGameError
 from strategies.cfr.solvers.abstract_solve import ABSTRACT_EXPLOITABILITY, AbstractSolve
 from strategies.cfr.solvers.pcs import PCSError
 from strategies.cfr.strategy_file import BUCKETS, StrategyFile, save_strategy
-from strategies.cfr.tree.public import TreeError, build_tree, buildable_tree
+from strategies.cfr.tree.public import TreeError, build_tree, buildable_tree, parse_bet_sizes
 from strategies.dbr import DEFAULT_ITERATIONS, METHODS, PCONF_FUNCTIONS, DBRError, count_model, counter_strategy
 from strategies.dbr_abstract import abstract_counter_strategy, abstract_exploitation, count_abstract_model
 
@@ -163,7 +162,7 @@ def _abstract(args: argparse.Namespace, hands: Hands) -> list[str]:
     game = hands.game
     if game.is_limit and args.bet_sizes is not None:
         raise DBRError("the logs' game is a limit game: --bet-sizes applies only to no-limit games")
-    betting = None if game.is_limit else bet_sizes(args.bet_sizes)
+    betting = None if game.is_limit else parse_bet_sizes(args.bet_sizes)
     abstraction = load_abstraction(args.abstraction, game)
     solve = AbstractSolve.build(abstraction, betting=betting, single=args.float32)
     model = count_abstract_model(solve, hands, args.opponent, showdown_only=args.showdown_only)

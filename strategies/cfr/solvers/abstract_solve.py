@@ -1,5 +1,5 @@
 """Abstract-game CFR+ solves as strategy files, shared by ``arena solve
---algorithm abstract`` (:mod:`arena.commands.solve`) and ``benchmarks/solve_hulhe.py``.
+--algorithm abstract`` (:mod:`strategies.cfr.runs`) and ``benchmarks/solve_hulhe.py``.
 
 :class:`AbstractSolve` is an :class:`~strategies.cfr.solvers.abstract_game.AbstractGame`
 with the card abstraction that names it: it writes a solve (average strategy,

@@ -84,7 +84,9 @@ def sampled_file(solver: SampledCFR, check: EpsilonCheck | None, *, final: bool)
     )
 
 
-def setup_solver(game: Game, abstraction: str, max_raises: str | None, *, seed: int, progress: Progress) -> SampledCFR:
+def setup_solver(
+    game: Game, abstraction: str, max_raises: str | None, *, seed: int, progress: Progress | None = None
+) -> SampledCFR:
     """A fresh solver of ``game`` over the card abstraction spec ``abstraction``,
     on the betting tree cut at ``max_raises`` (comma separated raise caps per
     round; None: the game's)."""
@@ -92,7 +94,7 @@ def setup_solver(game: Game, abstraction: str, max_raises: str | None, *, seed: 
     return SampledCFR(make_table(game, abstraction, cut, progress=progress), seed=seed)
 
 
-def resume_solver(saved: StrategyFile, progress: Progress) -> SampledCFR:
+def resume_solver(saved: StrategyFile, progress: Progress | None = None) -> SampledCFR:
     """The solver a checkpoint holds."""
     cut = parse_cut(str(saved.settings[BETTING_CUT]), saved.game)
     table = make_table(saved.game, saved.card_abstraction, cut, progress=progress)

@@ -99,6 +99,7 @@ __all__ = [
     "board_key",
     "build_tree",
     "buildable_tree",
+    "parse_bet_sizes",
     "terminal_payoff",
     "suit_maps",
     "tree_actions",
@@ -190,6 +191,22 @@ class BettingAbstraction:
 
 #: No-limit default: fold, call, pot-sized raise, all-in (the DeepStack-Leduc set).
 NO_LIMIT_DEFAULT = BettingAbstraction()
+
+
+def parse_bet_sizes(text: str | None) -> BettingAbstraction:
+    """The betting abstraction of ``--bet-sizes F,F,...`` (pot fractions; None:
+    the default, pot and all-in).
+
+    Raises:
+        TreeError: not a comma-separated list of positive numbers.
+    """
+    if text is None:
+        return BettingAbstraction()
+    try:
+        fractions = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise TreeError(f"--bet-sizes {text!r} is not a comma-separated list of numbers") from None
+    return BettingAbstraction(fractions)
 
 
 @dataclass(frozen=True, eq=False)
