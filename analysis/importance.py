@@ -31,8 +31,6 @@ from poker.state import State
 from poker.stats import Estimate, mean_ci
 from strategies.base import PublicState
 from strategies.imaginary import (
-    ESTIMATORS,
-    INFORMATION,
     CachedPolicy,
     HandEvaluator,
     ImportanceError,
@@ -41,8 +39,6 @@ from strategies.imaginary import (
 )
 
 __all__ = [
-    "ESTIMATORS",
-    "INFORMATION",
     "Estimates",
     "ImportanceError",
     "Policy",
