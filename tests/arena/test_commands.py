@@ -34,6 +34,14 @@ def test_help_is_plain_text(command: str, capsys: pytest.CaptureFixture[str]) ->
         assert markup not in out, f"arena {command} --help shows {markup!r}"
 
 
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - STANDALONE))
+def test_an_unknown_option_is_one_line_and_status_2(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The kit's convention holds for every command, the newest (warmup) included."""
+    assert main([command, "--no-such-option"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"arena {command}: error: ") and err.count("\n") == 1, err
+
+
 def test_rank_help_says_95_percent(capsys: pytest.CaptureFixture[str]) -> None:
     """Issue 24 §15: `arena rank --help` printed "95%%"."""
     assert rank.main(["--help"]) == 0
