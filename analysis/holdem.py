@@ -61,7 +61,8 @@ class Step:
     dealt (``seat`` -1), or the action of the player in ``seat`` (place in
     :func:`seat_order`) with ``street`` chips its bet on this street comes to
     (blinds included before the flop), ``called`` what a call added and
-    ``raised_by`` what a bet or raise added over the street's highest bet."""
+    ``raised_by`` what a bet or raise added over the street's highest bet;
+    ``all_in`` whether the action put the player's last chip in."""
 
     seat: int
     action: Action | None
@@ -70,6 +71,7 @@ class Step:
     called: int = 0
     raised_by: int = 0
     round: int = 0
+    all_in: bool = False
 
 
 def steps(hands: Hands, row: int) -> tuple[Iterator[Step], State, tuple[Fraction, ...]]:
@@ -96,6 +98,7 @@ def _walk(game: Game, final: State, board: list[int]) -> Iterator[Step]:
             spent = state.spent[actor]
             raised = spent - before_max if action.type is ActionType.RAISE else 0
             called = spent - before_mine if action.type is ActionType.CALL else 0
-            yield Step(place[actor], action, street=spent - base, called=called, raised_by=raised, round=round_)
+            all_in = action.type is not ActionType.FOLD and spent >= game.stack[actor]
+            yield Step(place[actor], action, street=spent - base, called=called, raised_by=raised, round=round_, all_in=all_in)
     for round_ in range(len(final.actions), dealt_rounds + 1):
         yield Step(-1, None, tuple(board[game.board_start(round_) : game.total_board_cards(round_)]), round=round_)
