@@ -308,7 +308,7 @@ class _Replay:
     def deal_board(self, cards: list[int], field: str) -> None:
         self.round += 1
         if self.round >= self.game.num_rounds or len(cards) != self.game.num_board_cards[self.round]:
-            raise _Broken(field, f"{len(cards)} board cards where hold'em deals {self.game.num_board_cards[min(self.round, 3)]} (or none)")
+            raise _Broken(field, f"{len(cards)} board cards where hold'em deals {self.game.num_board_cards[min(self.round, 3)]}")
         if not self.state.finished and self.state.round != self.round:
             raise _Broken(field, f"the board of round {self.round} before its betting begins")
         self.base = self.state.max_spent

@@ -1,0 +1,142 @@
+"""Hand histories out and in without PokerKit: ACPC log -> PHH -> our reader
+gives the same hands, PokerStars text matches a golden file checked by hand,
+broken PHH is one line naming the hand and the field, and ``arena export``
+refuses Kuhn and Leduc in one line. (PokerKit's checks: test_phh_pokerkit.py.)"""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis.hands import Hands, HandsError, read_hands, read_log
+from analysis.phh import read_phh, write_phh
+from analysis.pokerstars import write_pokerstars
+from arena.commands.analyze import main as arena_analyze
+from arena.commands.export import main as arena_export
+from arena.commands.match import main as arena_match
+
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "pokerstars"
+#: The golden text's date (an ACPC log has no clock).
+WHEN = datetime.datetime(2026, 11, 27, 6, 0, 0)
+#: Small matches of the hold'em games PHH and PokerStars text hold: random folds, raises and calls.
+MATCHES = {
+    "hulhe": ["random", "always-raise"],
+    "hunl": ["random", "always-raise"],
+    "holdem.limit.3p": ["random", "always-call", "always-raise"],
+}
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Run folders of 20-hand matches of each game (seed 7)."""
+    folders = {}
+    for game, bots in MATCHES.items():
+        folder = tmp_path_factory.mktemp(game)
+        assert arena_match([game, "--hands", "20", "--seed", "7", *bots, "--in-process", "--run-dir", str(folder)]) == 0
+        folders[game] = folder
+    return folders
+
+
+def assert_same_hands(ours: Hands, theirs: Hands, *, ids: bool = True) -> None:
+    """Cards, betting, values and names hand by hand (and hand ids and seeds with ``ids``)."""
+    assert theirs.game == ours.game
+    assert theirs.betting == ours.betting
+    assert np.array_equal(theirs.hole, ours.hole)
+    assert np.array_equal(theirs.board, ours.board)
+    assert np.array_equal(theirs.values, ours.values)
+    assert [theirs.names_at(row) for row in range(len(theirs))] == [ours.names_at(row) for row in range(len(ours))]
+    if ids:
+        assert theirs.hand_id.tolist() == ours.hand_id.tolist()
+        assert theirs.seed.tolist() == ours.seed.tolist()
+
+
+@pytest.mark.parametrize("game", MATCHES)
+def test_acpc_log_to_phh_to_our_reader_gives_the_same_hands(logs: dict[str, Path], tmp_path: Path, game: str) -> None:
+    log = read_hands(logs[game] / "match.log")
+    path = tmp_path / "hands.phhs"
+    path.write_text("".join(write_phh(log)))
+    back = read_hands(path)
+    assert_same_hands(log, back)
+    assert back.seed.tolist() == [7] * 20
+    assert back.line.tolist() == list(range(1, 21))
+
+
+def test_one_hand_phh_reads_and_no_limit_raises_are_per_street(tmp_path: Path) -> None:
+    log = read_log(GOLDEN / "hunl.log")
+    text = "".join(write_phh(log.take(np.array([2]))))
+    assert "'p2 cbr 250', 'p1 cc', 'd db Kd7s2c', 'p1 cc', 'p2 cbr 250', 'p1 cc'" in text  # r500 is 250 on the flop
+    single = tmp_path / "one.phh"
+    single.write_text(text.removeprefix("[1]\n"))
+    back = read_phh(single)
+    assert back.betting == ("r250c/cr500c/cc/cc",)
+    assert back.values.tolist() == [[500.0, -500.0]]
+    assert back.names_at(0) == ("alice", "bob")
+
+
+def test_pokerstars_text_matches_the_golden_file() -> None:
+    """All-in pre-flop, a pre-flop fold, a showdown, a split pot and a bet uncalled on the flop."""
+    hands = read_log(GOLDEN / "hunl.log", validate=True)
+    assert "".join(write_pokerstars(hands, WHEN)) == (GOLDEN / "hunl.txt").read_text()
+
+
+def phh_with(path: Path, old: str, new: str) -> Path:
+    """The golden hands as PHH with ``old`` replaced by ``new`` (once)."""
+    text = "".join(write_phh(read_log(GOLDEN / "hunl.log")))
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("variant = 'NT'", "variant = 'PO'", r"hand 1 \['1'\]: variant: 'PO' is not 'FT' or 'NT'"),
+        ("'p2 cbr 300'", "'p1 cbr 300'", r"hand 1 \['1'\]: actions\[2\] 'p1 cbr 300': not p1's turn"),
+        ("'p2 cbr 300'", "'p2 cbr 150'", r"hand 1 \['1'\]: actions\[2\] 'p2 cbr 150': .*raise"),
+        ("finishing_stacks = [40000, 0]", "finishing_stacks = [39000, 1000]", r"hand 1 \['1'\]: finishing_stacks: \[39000, 1000\] are not those of the betting and cards \(\[40000, 0\]\)"),
+        ("antes = [0, 0]", "antes = [0, 5]", r"hand 1 \['1'\]: antes: ACPC games have no antes"),
+        ("'d dh p1 AhAd'", "'d dh p1 AhA'", r"hand 2 \['2'\]: actions\[0\] 'd dh p1 AhA': not 2 known cards"),
+        ("'d db Kd7s2c'", "'d db Kd7s'", r"hand 3 \['3'\]: actions\[4\] 'd db Kd7s': 2 board cards where hold'em deals 3"),
+        ("'p1 cc', 'd db Kd7s2c'", "'d db Kd7s2c'", r"hand 3 \['3'\]: actions\[3\] 'd db Kd7s2c': the board of round 1 before its betting"),
+    ],
+)
+def test_broken_phh_is_one_line_naming_the_hand_and_field(tmp_path: Path, old: str, new: str, message: str) -> None:
+    path = phh_with(tmp_path / "broken.phhs", old, new)
+    with pytest.raises(HandsError, match=message) as error:
+        read_hands(path)
+    assert "\n" not in str(error.value) and str(error.value).startswith(str(path))
+
+
+def test_damaged_hands_are_skipped_on_request_and_analyze_names_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = phh_with(tmp_path / "broken.phhs", "'p2 cbr 300'", "'p1 cbr 300'")
+    kept = read_phh(path, skip_damaged=True)
+    assert kept.skipped == (1,) and kept.hand_id.tolist() == [1, 2, 3, 4]
+    assert arena_analyze([str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hand 1 ['1']: actions[2]" in err
+    (tmp_path / "notes.phh").write_text("variant = [")
+    assert arena_analyze([str(tmp_path / "notes.phh")]) == 1
+    assert "not TOML" in capsys.readouterr().err
+
+
+def test_arena_export_writes_what_analyze_reads_and_refuses_kuhn(
+    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run.phhs"
+    assert arena_export([str(logs["hunl"]), "--format", "phh", "-o", str(out)]) == 0
+    assert_same_hands(read_hands(logs["hunl"] / "match.log"), read_hands(out))
+    assert arena_export([str(logs["hunl"] / "match.hands.msgpack"), "--format", "pokerstars"]) == 0
+    assert capsys.readouterr().out.count("PokerStars Hand #") == 20
+    assert arena_analyze([str(tmp_path)]) == 0  # a folder of .phhs reads as one of logs
+    assert "20 hands in 1 log" in capsys.readouterr().out
+    kuhn = tmp_path / "kuhn"
+    assert arena_match(["kuhn", "--hands", "3", "--seed", "1", "random", "random", "--in-process", "--run-dir", str(kuhn)]) == 0
+    capsys.readouterr()
+    for format_ in ("phh", "pokerstars"):
+        assert arena_export([str(kuhn), "--format", format_, "-o", str(tmp_path / "kuhn.out")]) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "only Texas hold'em has this format (not Kuhn, Leduc" in err
+    assert not (tmp_path / "kuhn.out").exists()
