@@ -11,51 +11,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.hands import Hands, HandsError, read_hands, read_log
+from analysis.hands import HandsError, read_hands, read_log
 from analysis.phh import read_phh, write_phh
 from analysis.pokerstars import write_pokerstars
 from arena.commands.analyze import main as arena_analyze
 from arena.commands.export import main as arena_export
 from arena.commands.match import main as arena_match
+from holdem_matches import MATCHES, assert_same_hands
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "pokerstars"
 #: The golden text's date (an ACPC log has no clock).
 WHEN = datetime.datetime(2026, 11, 27, 6, 0, 0)
-#: Small matches of the hold'em games PHH and PokerStars text hold: random folds, raises and calls.
-MATCHES = {
-    "hulhe": ["random", "always-raise"],
-    "hunl": ["random", "always-raise"],
-    "holdem.limit.3p": ["random", "always-call", "always-raise"],
-}
-
-
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Run folders of 20-hand matches of each game (seed 7)."""
-    folders = {}
-    for game, bots in MATCHES.items():
-        folder = tmp_path_factory.mktemp(game)
-        assert arena_match([game, "--hands", "20", "--seed", "7", *bots, "--in-process", "--run-dir", str(folder)]) == 0
-        folders[game] = folder
-    return folders
-
-
-def assert_same_hands(ours: Hands, theirs: Hands, *, ids: bool = True) -> None:
-    """Cards, betting, values and names hand by hand (and hand ids and seeds with ``ids``)."""
-    assert theirs.game == ours.game
-    assert theirs.betting == ours.betting
-    assert np.array_equal(theirs.hole, ours.hole)
-    assert np.array_equal(theirs.board, ours.board)
-    assert np.array_equal(theirs.values, ours.values)
-    assert [theirs.names_at(row) for row in range(len(theirs))] == [ours.names_at(row) for row in range(len(ours))]
-    if ids:
-        assert theirs.hand_id.tolist() == ours.hand_id.tolist()
-        assert theirs.seed.tolist() == ours.seed.tolist()
 
 
 @pytest.mark.parametrize("game", MATCHES)
-def test_acpc_log_to_phh_to_our_reader_gives_the_same_hands(logs: dict[str, Path], tmp_path: Path, game: str) -> None:
-    log = read_hands(logs[game] / "match.log")
+def test_acpc_log_to_phh_to_our_reader_gives_the_same_hands(holdem_logs: dict[str, Path], tmp_path: Path, game: str) -> None:
+    log = read_hands(holdem_logs[game] / "match.log")
     path = tmp_path / "hands.phhs"
     path.write_text("".join(write_phh(log)))
     back = read_hands(path)
@@ -123,12 +94,12 @@ def test_damaged_hands_are_skipped_on_request_and_analyze_names_them(tmp_path: P
 
 
 def test_arena_export_writes_what_analyze_reads_and_refuses_kuhn(
-    logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    holdem_logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "run.phhs"
-    assert arena_export([str(logs["hunl"]), "--format", "phh", "-o", str(out)]) == 0
-    assert_same_hands(read_hands(logs["hunl"] / "match.log"), read_hands(out))
-    assert arena_export([str(logs["hunl"] / "match.hands.msgpack"), "--format", "pokerstars"]) == 0
+    assert arena_export([str(holdem_logs["hunl"]), "--format", "phh", "-o", str(out)]) == 0
+    assert_same_hands(read_hands(holdem_logs["hunl"] / "match.log"), read_hands(out))
+    assert arena_export([str(holdem_logs["hunl"] / "match.hands.msgpack"), "--format", "pokerstars"]) == 0
     assert capsys.readouterr().out.count("PokerStars Hand #") == 20
     assert arena_analyze([str(tmp_path)]) == 0  # a folder of .phhs reads as one of logs
     assert "20 hands in 1 log" in capsys.readouterr().out

@@ -1,0 +1,74 @@
+"""PokerKit (a test-only dependency) replays our hand histories: every hand of
+limit and no-limit heads-up and three-player limit hold'em matches, exported as
+PHH, ends with PokerKit's payoffs equal to the log's values; PHH that PokerKit
+writes of the same hands reads back to the same hands; PokerKit's PokerStars
+parser reads our PokerStars text to the same payoffs (no-limit: the only
+PokerStars game it parses). Skipped where PokerKit is not installed."""
+
+from __future__ import annotations
+
+import datetime
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from analysis.hands import Hands, read_hands, read_log
+from analysis.holdem import seat_order
+from analysis.phh import write_phh
+from analysis.pokerstars import write_pokerstars
+from holdem_matches import MATCHES, assert_same_hands
+
+pokerkit = pytest.importorskip("pokerkit")
+
+GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "pokerstars"
+
+
+def exact(dividend: int, divisor: int) -> tuple[Fraction, int]:
+    """Split pots exactly, as ACPC values do (PokerKit's default gives the odd chip to one winner)."""
+    return Fraction(dividend) / divisor, 0
+
+
+def assert_payoffs(histories: list[object], hands: Hands) -> None:
+    """Each history replayed by PokerKit pays what the log says, seat by seat."""
+    assert len(histories) == len(hands)
+    order = seat_order(hands.game)
+    for row, history in enumerate(histories):
+        *_, final = iter(history)  # type: ignore[call-overload]
+        assert [float(v) for v in final.payoffs] == [hands.values[row][p] for p in order], hands.state_line(row)
+
+
+@pytest.mark.parametrize("game", MATCHES)
+def test_pokerkit_replays_every_exported_hand_to_the_logs_payoffs(holdem_logs: dict[str, Path], game: str) -> None:
+    log = read_hands(holdem_logs[game] / "match.log")
+    histories = list(pokerkit.HandHistory.loads_all("".join(write_phh(log)), divmod=exact))
+    assert_payoffs(histories, log)
+    for row, history in enumerate(histories):
+        *_, final = iter(history)
+        assert [float(s) for s in final.stacks] == [float(s) for s in history.finishing_stacks], row
+        assert history.players == [log.names_at(row)[p] for p in seat_order(log.game)]
+        assert history.user_defined_fields["_hand_id"] == row and history.user_defined_fields["_seed"] == 7
+
+
+@pytest.mark.parametrize("game", MATCHES)
+def test_phh_pokerkit_writes_reads_back_to_the_same_hands(holdem_logs: dict[str, Path], tmp_path: Path, game: str) -> None:
+    log = read_hands(holdem_logs[game] / "match.log")
+    histories = list(pokerkit.HandHistory.loads_all("".join(write_phh(log))))
+    path = tmp_path / "pokerkit.phhs"
+    path.write_text(pokerkit.HandHistory.dumps_all(histories))
+    assert_same_hands(log, read_hands(path))
+    if not log.game.is_limit:  # without our fields too: the no-limit game is all in PHH's own
+        for history in histories:
+            history.user_defined_fields.clear()
+        path.write_text(pokerkit.HandHistory.dumps_all(histories))
+        assert_same_hands(log, read_hands(path), ids=False)
+
+
+def test_pokerkit_parses_our_pokerstars_text_to_the_same_payoffs(holdem_logs: dict[str, Path]) -> None:
+    when = datetime.datetime(2026, 11, 27, 6, 0, 0)
+    for hands in (read_log(GOLDEN / "hunl.log"), read_hands(holdem_logs["hunl"] / "match.log")):
+        with warnings.catch_warnings():  # PokerKit warns of its own field time_zone_abbreviation
+            warnings.simplefilter("ignore", UserWarning)
+            histories = list(pokerkit.HandHistory.from_pokerstars("".join(write_pokerstars(hands, when)), error_status=True))
+        assert_payoffs(histories, hands)
