@@ -152,6 +152,10 @@ def write_phh(hands: Hands) -> Iterator[str]:
 # -- reading ------------------------------------------------------------------------
 
 
+class _Bad(Exception):
+    """What is wrong with one action of a hand (:func:`_hand` names the action: only then is it quoted)."""
+
+
 class _Broken(Exception):
     """A field that breaks the rules: ``field`` and what is wrong (raised inside one hand)."""
 
@@ -165,7 +169,7 @@ def _ints(hand: dict[str, Any], name: str, count: int | None = None, *, low: int
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
         raise _Broken(name, f"not a list of whole numbers: {quote(value)}")
     if count is not None and len(value) != count:
-        raise _Broken(name, f"{len(value)} entries for {count} players: {quote(value)}")
+        raise _Broken(name, f"{len(value)} entries, not {count}: {quote(value)}")
     if any(v < low for v in value):
         raise _Broken(name, f"a number below {low}: {quote(value)}")
     return value
@@ -186,12 +190,16 @@ def game_of_phh(hand: dict[str, Any]) -> Game:
     if variant not in _BETTING:
         raise _Broken("variant", f"{quote(variant)} is not 'FT' or 'NT' (Texas hold'em, the games ACPC plays)")
     stacks = _ints(hand, "starting_stacks", low=1)
+    if max(stacks, default=0) > UNLIMITED_STACK:
+        raise _Broken("starting_stacks", f"a stack above ACPC's largest, {UNLIMITED_STACK}: {quote(stacks)}")
     players = len(stacks)
     if not 2 <= players <= 10:
         raise _Broken("starting_stacks", f"{players} players; hold'em here seats 2 to 10")
     if any(_ints(hand, "antes", players)):
         raise _Broken("antes", "ACPC games have no antes")
     blinds = _ints(hand, "blinds_or_straddles", players)
+    if any(b > s for b, s in zip(blinds, stacks)):
+        raise _Broken("blinds_or_straddles", f"a blind above its player's stack: {quote(blinds)}")
     if players == 2:
         blinds = blinds[::-1]
     betting = _BETTING[variant]
@@ -199,6 +207,8 @@ def game_of_phh(hand: dict[str, Any]) -> Game:
         small, big = _int(hand, "small_bet"), _int(hand, "big_bet")
         raise_size = (small, small, big, big)
         max_raises = tuple(_ints(hand, "_max_raises", 4)) if "_max_raises" in hand else (UNLIMITED_RAISES,) * 4
+        if max(max_raises) > UNLIMITED_RAISES:
+            raise _Broken("_max_raises", f"above ACPC's largest, {UNLIMITED_RAISES}: {quote(list(max_raises))}")
     else:
         if _int(hand, "min_bet") != max(blinds):
             raise _Broken("min_bet", f"{hand['min_bet']} is not the big blind {max(blinds)}, as ACPC's no-limit has it")
@@ -208,7 +218,7 @@ def game_of_phh(hand: dict[str, Any]) -> Game:
         betting=betting,
         num_players=players,
         num_rounds=4,
-        stack=tuple(min(s, UNLIMITED_STACK) for s in stacks),
+        stack=tuple(stacks),
         blind=tuple(blinds),
         raise_size=raise_size,
         first_player=((big_seat + 1) % players, 0, 0, 0),
@@ -237,13 +247,13 @@ class _Hand:
     values: tuple[Fraction, ...]
 
 
-def _cards(text: str, count: int | None, field: str) -> list[int]:
+def _cards(text: str, count: int | None) -> list[int]:
     try:
         cards = list(cards_from_text(text))
     except ValueError:
         cards = []
     if not cards or (count is not None and len(cards) != count):
-        raise _Broken(field, f"not {count or 'some'} known cards: {quote(text)}")
+        raise _Bad(f"not {count or 'some'} known cards: {quote(text)}")
     return cards
 
 
@@ -252,6 +262,7 @@ class _Replay:
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        self.order = seat_order(game)
         self.state = State(game)
         self.hole: list[list[int] | None] = [None] * game.num_players
         self.board: list[int] = []
@@ -259,58 +270,58 @@ class _Replay:
         self.base = 0  # the street's highest bet when it began (0 before the flop: blinds count)
         self.round = 0
 
-    def position(self, label: str, field: str) -> int:
+    def position(self, label: str) -> int:
         """The position of player ``p<k>``."""
         number = label[1:]
         if not (label.startswith("p") and number.isascii() and number.isdigit() and 1 <= int(number) <= self.game.num_players):
-            raise _Broken(field, f"no player {quote(label)} at this table of {self.game.num_players}")
-        return seat_order(self.game)[int(number) - 1]
+            raise _Bad(f"no player {quote(label)} at this table of {self.game.num_players}")
+        return self.order[int(number) - 1]
 
-    def act(self, words: list[str], field: str) -> None:
+    def act(self, words: list[str]) -> None:
         match words:
             case ["d", "dh", label, cards]:
-                self.hole[self.position(label, field)] = _cards(cards, self.game.num_hole_cards, field)
+                self.hole[self.position(label)] = _cards(cards, self.game.num_hole_cards)
             case ["d", "db", cards]:
-                self.deal_board(_cards(cards, None, field), field)
+                self.deal_board(_cards(cards, None))
             case [label, "sm", *cards] if len(cards) <= 1:
-                position = self.position(label, field)
+                position = self.position(label)
                 if cards and cards[0] != "-":
-                    self.shown[position] = _cards(cards[0], self.game.num_hole_cards, field)
+                    self.shown[position] = _cards(cards[0], self.game.num_hole_cards)
             case [label, ("f" | "cc") as verb]:
-                self.bet(label, Action(ActionType.FOLD if verb == "f" else ActionType.CALL), field)
-            case [label, "cbr", amount] if amount.isascii() and amount.isdigit():
-                self.bet(label, self.raise_to(int(amount), field), field)
+                self.bet(label, Action(ActionType.FOLD if verb == "f" else ActionType.CALL))
+            case [label, "cbr", amount] if amount.isascii() and amount.isdigit() and len(amount) <= len(str(UNLIMITED_STACK)):
+                self.bet(label, self.raise_to(int(amount)))
             case _:
-                raise _Broken(field, "not an action of PHH hold'em")
+                raise _Bad("not an action of PHH hold'em")
 
-    def raise_to(self, street: int, field: str) -> Action:
+    def raise_to(self, street: int) -> Action:
         if not self.game.is_limit:
             return Action.raise_to(self.base + street)
         wanted = self.state.max_spent + self.game.raise_size[self.state.round] - self.base
         if street != wanted:
-            raise _Broken(field, f"a limit raise to {street} on this street; the limit is to {wanted}")
+            raise _Bad(f"a limit raise to {street} on this street; the limit is to {wanted}")
         return Action(ActionType.RAISE)
 
-    def bet(self, label: str, action: Action, field: str) -> None:
+    def bet(self, label: str, action: Action) -> None:
         if self.state.finished:
-            raise _Broken(field, "the betting is over")
+            raise _Bad("the betting is over")
         if any(h is None for h in self.hole):
-            raise _Broken(field, "a bet before every player's hole cards are dealt")
-        if self.position(label, field) != self.state.current_player():
-            raise _Broken(field, f"not {label}'s turn")
+            raise _Bad("a bet before every player's hole cards are dealt")
+        if self.position(label) != self.state.current_player():
+            raise _Bad(f"not {label}'s turn")
         if self.state.round != self.round:
-            raise _Broken(field, f"a bet before the board of round {self.state.round} is dealt")
+            raise _Bad(f"a bet before the board of round {self.state.round} is dealt")
         try:
             self.state = self.state.apply(action)
         except IllegalActionError as error:
-            raise _Broken(field, str(error)) from None
+            raise _Bad(str(error)) from None
 
-    def deal_board(self, cards: list[int], field: str) -> None:
+    def deal_board(self, cards: list[int]) -> None:
         self.round += 1
         if self.round >= self.game.num_rounds or len(cards) != self.game.num_board_cards[self.round]:
-            raise _Broken(field, f"{len(cards)} board cards where hold'em deals {self.game.num_board_cards[min(self.round, 3)]}")
+            raise _Bad(f"{len(cards)} board cards where hold'em deals {self.game.num_board_cards[min(self.round, 3)]}")
         if not self.state.finished and self.state.round != self.round:
-            raise _Broken(field, f"the board of round {self.round} before its betting begins")
+            raise _Bad(f"the board of round {self.round} before its betting begins")
         self.base = self.state.max_spent
         self.board += cards
 
@@ -327,7 +338,7 @@ class _Replay:
             raise _Broken("actions", "a card dealt twice")
         for position, cards in self.shown.items():
             if sorted(cards) != sorted(hole[position] or []):
-                raise _Broken("actions", f"p{seat_order(self.game).index(position) + 1} shows cards it was not dealt")
+                raise _Broken("actions", f"p{self.order.index(position) + 1} shows cards it was not dealt")
         full = [h for h in hole if h is not None]
         return full, hand_values(self.state, full, self.board)
 
@@ -342,7 +353,10 @@ def _hand(game: Game, hand: dict[str, Any], number: int) -> _Hand:
         raise _Broken("actions", f"not a list of strings: {quote(actions)}")
     replay = _Replay(game)
     for index, action in enumerate(actions):
-        replay.act(action.partition("#")[0].split(), f"actions[{index}] {quote(action)}")
+        try:
+            replay.act(action.partition("#")[0].split())
+        except _Bad as error:
+            raise _Broken(f"actions[{index}] {quote(action)}", str(error)) from None
     hole, values = replay.finish()
     order = seat_order(game)
     names: tuple[str, ...] = tuple(f"p{order.index(p) + 1}" for p in range(game.num_players))

@@ -111,3 +111,34 @@ def test_arena_export_writes_what_analyze_reads_and_refuses_kuhn(
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "only Texas hold'em has this format (not Kuhn, Leduc" in err
     assert not (tmp_path / "kuhn.out").exists()
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("'p2 cbr 300'", "'p2 cbr " + "9" * 5_000_000 + "'"),
+        ("players = ['alice', 'bob']", "players = ['alice', '" + "x" * 5_000_000 + "', 'carol']"),
+        ("starting_stacks = [20000, 20000]", "starting_stacks = [20000, 9223372036854775807]"),
+    ],
+)
+def test_a_long_or_huge_damaged_field_is_one_short_line(tmp_path: Path, old: str, new: str) -> None:
+    path = phh_with(tmp_path / "long.phhs", old, new)
+    with pytest.raises(HandsError) as error:
+        read_phh(path)
+    assert "\n" not in str(error.value) and len(str(error.value)) < 1000
+
+
+def test_random_damage_is_a_hands_error_or_a_good_read(tmp_path: Path) -> None:
+    """Bytes overwritten at random places: every read ends in hands or in one HandsError line."""
+    text = "".join(write_phh(read_log(GOLDEN / "hunl.log")))
+    rng = np.random.default_rng(5)
+    path = tmp_path / "damaged.phhs"
+    for _ in range(300):
+        damaged = bytearray(text.encode())
+        for place in rng.integers(0, len(damaged), size=3):
+            damaged[place] = int(rng.choice(list(b"0123456789pdfcbrsm []',=\n#-x")))
+        path.write_bytes(bytes(damaged))
+        try:
+            read_phh(path)
+        except HandsError as error:
+            assert "\n" not in str(error)
