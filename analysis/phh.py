@@ -14,8 +14,10 @@ Players are numbered from the first to act after the flop (heads-up: the big
 blind first, whose blind is listed second; :mod:`analysis.holdem`). We add
 ``players``, ``finishing_stacks`` and, in ``_``-prefixed fields the
 specification leaves to users, the dealer's ``_hand_id``, the run's ``_seed``
-and for limit games ``_max_raises`` (raises allowed per street, ACPC's
-``maxRaises``), which PHH does not carry.
+for limit games ``_max_raises`` (raises allowed per street, ACPC's
+``maxRaises``), which PHH does not carry, and where a portfolio agent played
+``_components`` (the component that played each seat's hand, ``''`` for none:
+:func:`analysis.hands.read_components`), so that its tables survive the trip.
 
 :func:`read_phh` turns a file back into :class:`analysis.hands.Hands`: every
 hand is replayed with :mod:`poker`'s rules (each action legal, the cards dealt
@@ -135,6 +137,9 @@ def phh_text(hands: Hands, row: int) -> str:
         lines.append(f"_seed = {int(hands.seed[row])}")
     if game.is_limit:
         lines.append(f"_max_raises = {_list(game.max_raises)}")
+    components = [hands.components[names[p]][row] if names[p] in hands.components else "" for p in order]
+    if any(components):
+        lines.append(f"_components = {_list(map(_string, components))}")
     return "\n".join(lines) + "\n"
 
 
@@ -245,6 +250,7 @@ class _Hand:
     board: list[int]
     betting: str
     values: tuple[Fraction, ...]
+    components: dict[str, str]
 
 
 def _cards(text: str, count: int | None) -> list[int]:
@@ -378,7 +384,13 @@ def _hand(game: Game, hand: dict[str, Any], number: int) -> _Hand:
     else:
         hand_id = hand["hand"] if isinstance(hand.get("hand"), int) and hand["hand"] >= 0 else number
     seed = _int(hand, "_seed") if "_seed" in hand else NO_SEED
-    return _Hand(hand_id, seed, names, hole, replay.board, replay.state.betting_string(), values)
+    components: dict[str, str] = {}
+    if "_components" in hand:
+        labels = hand["_components"]
+        if not isinstance(labels, list) or len(labels) != game.num_players or not all(isinstance(c, str) for c in labels):
+            raise _Broken("_components", f"not {game.num_players} component names: {quote(labels)}")
+        components = {names[p]: labels[order.index(p)] for p in range(game.num_players) if labels[order.index(p)]}
+    return _Hand(hand_id, seed, names, hole, replay.board, replay.state.betting_string(), values, components)
 
 
 def _tables(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -444,4 +456,8 @@ def read_phh(path: Path, game: Game | None = None, *, skip_damaged: bool = False
         line=np.array([n for n, _ in read], dtype=np.int64),
         seed=np.array([h.seed for _, h in read], dtype=np.int64),
         skipped=tuple(skipped),
+        components={
+            name: tuple(h.components.get(name, "") for _, h in read)
+            for name in dict.fromkeys(name for _, h in read for name in h.components)
+        },
     )

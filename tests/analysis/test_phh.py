@@ -142,3 +142,15 @@ def test_random_damage_is_a_hands_error_or_a_good_read(tmp_path: Path) -> None:
             read_phh(path)
         except HandsError as error:
             assert "\n" not in str(error)
+
+
+def test_a_portfolios_components_travel_in_phh(tmp_path: Path) -> None:
+    log = tmp_path / "match.log"
+    log.write_text("".join(f"{line}\n" for line in (GOLDEN / "hunl.log").read_text().splitlines()[:3]))
+    (tmp_path / "match.alice.components.csv").write_text("0,hunl-ehs2-3\n1,tilt:preset=orange\n")
+    hands = read_hands(log)
+    assert hands.components == {"alice": ("hunl-ehs2-3", "tilt:preset=orange")}
+    path = tmp_path / "out.phhs"
+    path.write_text("".join(write_phh(hands)))
+    assert "_components = ['hunl-ehs2-3', '']" in path.read_text()
+    assert read_hands(path).components == hands.components
