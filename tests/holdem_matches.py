@@ -7,7 +7,7 @@ import numpy as np
 
 from analysis.hands import Hands
 
-__all__ = ["MATCHES", "assert_same_hands"]
+__all__ = ["MATCHES", "REFERENCE_SECTIONS", "assert_same_hands"]
 
 #: The games PHH and PokerStars text hold, and the bots that play them.
 MATCHES = {
@@ -15,6 +15,9 @@ MATCHES = {
     "hunl": ["random", "always-raise"],
     "holdem.limit.3p": ["random", "always-call", "always-raise"],
 }
+
+#: The reference dealer's transcripts (tests/fixtures/acpc) of hold'em games with STATE lines.
+REFERENCE_SECTIONS = ("5.1", "5.2", "5.3", "5.4", "5.7")
 
 
 def assert_same_hands(ours: Hands, theirs: Hands, *, ids: bool = True) -> None:

@@ -11,13 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from acpc_fixtures import SECTIONS, state_lines
 from analysis.hands import HandsError, read_hands, read_log
 from analysis.phh import read_phh, write_phh
 from analysis.pokerstars import write_pokerstars
 from arena.commands.analyze import main as arena_analyze
 from arena.commands.export import main as arena_export
 from arena.commands.match import main as arena_match
-from holdem_matches import MATCHES, assert_same_hands
+from poker.gamedef import load_game
+from holdem_matches import MATCHES, REFERENCE_SECTIONS, assert_same_hands
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "pokerstars"
 #: The golden text's date (an ACPC log has no clock).
@@ -33,6 +35,19 @@ def test_acpc_log_to_phh_to_our_reader_gives_the_same_hands(holdem_logs: dict[st
     assert_same_hands(log, back)
     assert back.seed.tolist() == [7] * 20
     assert back.line.tolist() == list(range(1, 21))
+
+
+@pytest.mark.parametrize("section", REFERENCE_SECTIONS)
+def test_the_reference_dealers_hold_em_hands_round_trip(tmp_path: Path, section: str) -> None:
+    """The reference dealer's STATE lines (section 5 transcripts; 5.4 is three-player no-limit)."""
+    log = tmp_path / "reference.log"
+    log.write_text("".join(f"{line}\n" for line in state_lines(section)))
+    hands = read_log(log, load_game(SECTIONS[section][0]), validate=True)
+    path = tmp_path / "reference.phhs"
+    path.write_text("".join(write_phh(hands)))
+    assert_same_hands(hands, read_hands(path), ids=False)
+    assert read_hands(path).hand_id.tolist() == hands.hand_id.tolist()
+    assert "".join(write_pokerstars(hands, WHEN)).count("*** SUMMARY ***") == len(hands)
 
 
 def test_one_hand_phh_reads_and_no_limit_raises_are_per_street(tmp_path: Path) -> None:

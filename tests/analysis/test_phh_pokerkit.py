@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from acpc_fixtures import SECTIONS, state_lines
 from analysis.hands import Hands, read_hands, read_log
 from analysis.holdem import seat_order
 from analysis.phh import write_phh
 from analysis.pokerstars import write_pokerstars
-from holdem_matches import MATCHES, assert_same_hands
+from holdem_matches import MATCHES, REFERENCE_SECTIONS, assert_same_hands
+from poker.gamedef import load_game
 
 pokerkit = pytest.importorskip("pokerkit")
 
@@ -49,6 +51,14 @@ def test_pokerkit_replays_every_exported_hand_to_the_logs_payoffs(holdem_logs: d
         assert [float(s) for s in final.stacks] == [float(s) for s in history.finishing_stacks], row
         assert history.players == [log.names_at(row)[p] for p in seat_order(log.game)]
         assert history.user_defined_fields["_hand_id"] == row and history.user_defined_fields["_seed"] == 7
+
+
+@pytest.mark.parametrize("section", REFERENCE_SECTIONS)
+def test_pokerkit_replays_the_reference_dealers_hands_to_their_payoffs(tmp_path: Path, section: str) -> None:
+    log = tmp_path / "reference.log"
+    log.write_text("".join(f"{line}\n" for line in state_lines(section)))
+    hands = read_log(log, load_game(SECTIONS[section][0]))
+    assert_payoffs(list(pokerkit.HandHistory.loads_all("".join(write_phh(hands)), divmod=exact)), hands)
 
 
 @pytest.mark.parametrize("game", MATCHES)
