@@ -81,7 +81,7 @@ def _string(text: str) -> str:
     """A TOML string: literal when it can be (no ``'`` nor control characters), else basic with escapes."""
     if "'" not in text and text.isprintable():
         return f"'{text}'"
-    escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\u{ord(c):04x}" for c in text)
+    escaped = "".join(c if c.isprintable() and c not in '"\\' else f"\\U{ord(c):08x}" for c in text)
     return f'"{escaped}"'
 
 
