@@ -7,7 +7,7 @@ import numpy as np
 
 from analysis.hands import Hands
 
-__all__ = ["MATCHES", "REFERENCE_SECTIONS", "assert_same_hands"]
+__all__ = ["MATCHES", "REFERENCE_SECTIONS", "SPLIT_IN_HALVES", "assert_same_hands"]
 
 #: The games PHH and PokerStars text hold, and the bots that play them.
 MATCHES = {
@@ -18,6 +18,12 @@ MATCHES = {
 
 #: The reference dealer's transcripts (tests/fixtures/acpc) of hold'em games with STATE lines.
 REFERENCE_SECTIONS = ("5.1", "5.2", "5.3", "5.4", "5.7")
+
+#: Three-player limit hold'em: the small blind folds, the board plays, 25 chips split in halves.
+SPLIT_IN_HALVES = (
+    "# name/game/hands/seed split holdem.limit.3p 1 4\n"
+    "STATE:0:cfc/cc/cc/cc:2c3d|4s5c|6d7c/AhKhQh/Jh/Th:-5|2.5|2.5:a|b|c\n"
+)
 
 
 def assert_same_hands(ours: Hands, theirs: Hands, *, ids: bool = True) -> None:

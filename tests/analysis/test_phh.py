@@ -19,7 +19,7 @@ from arena.commands.analyze import main as arena_analyze
 from arena.commands.export import main as arena_export
 from arena.commands.match import main as arena_match
 from poker.gamedef import load_game
-from holdem_matches import MATCHES, REFERENCE_SECTIONS, assert_same_hands
+from holdem_matches import MATCHES, REFERENCE_SECTIONS, SPLIT_IN_HALVES, assert_same_hands
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "pokerstars"
 #: The golden text's date (an ACPC log has no clock).
@@ -169,3 +169,16 @@ def test_a_portfolios_components_travel_in_phh(tmp_path: Path) -> None:
     path.write_text("".join(write_phh(hands)))
     assert "_components = ['hunl-ehs2-3', '']" in path.read_text()
     assert read_hands(path).components == hands.components
+
+
+def test_a_pot_split_in_halves_reads_back_and_collects_halves(tmp_path: Path) -> None:
+    log = tmp_path / "split.log"
+    log.write_text(SPLIT_IN_HALVES)
+    hands = read_log(log, validate=True)
+    path = tmp_path / "split.phh"
+    path.write_text("".join(write_phh(hands)).removeprefix("[1]\n"))
+    assert "finishing_stacks = [2147483642, 2147483649.5, 2147483649.5]" in path.read_text()
+    assert_same_hands(hands, read_hands(path))
+    text = "".join(write_pokerstars(hands, WHEN))
+    assert "b collected 12.5 from pot\nc collected 12.5 from pot\n" in text
+    assert "Seat 1: a (small blind) folded before Flop\n" in text and "Total pot 25 | Rake 0" in text

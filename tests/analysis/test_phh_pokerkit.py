@@ -19,7 +19,7 @@ from analysis.hands import Hands, read_hands, read_log
 from analysis.holdem import seat_order
 from analysis.phh import write_phh
 from analysis.pokerstars import write_pokerstars
-from holdem_matches import MATCHES, REFERENCE_SECTIONS, assert_same_hands
+from holdem_matches import MATCHES, REFERENCE_SECTIONS, SPLIT_IN_HALVES, assert_same_hands
 from poker.gamedef import load_game
 
 pokerkit = pytest.importorskip("pokerkit")
@@ -58,6 +58,13 @@ def test_pokerkit_replays_the_reference_dealers_hands_to_their_payoffs(tmp_path:
     log = tmp_path / "reference.log"
     log.write_text("".join(f"{line}\n" for line in state_lines(section)))
     hands = read_log(log, load_game(SECTIONS[section][0]))
+    assert_payoffs(list(pokerkit.HandHistory.loads_all("".join(write_phh(hands)), divmod=exact)), hands)
+
+
+def test_pokerkit_splits_a_pot_in_halves_as_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "split.log"
+    log.write_text(SPLIT_IN_HALVES)
+    hands = read_log(log)
     assert_payoffs(list(pokerkit.HandHistory.loads_all("".join(write_phh(hands)), divmod=exact)), hands)
 
 
