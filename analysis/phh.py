@@ -22,7 +22,8 @@ for limit games ``_max_raises`` (raises allowed per street, ACPC's
 :func:`read_phh` turns a file back into :class:`analysis.hands.Hands`: every
 hand is replayed with :mod:`poker`'s rules (each action legal, the cards dealt
 where the rounds say), its values are those of the betting and the cards, and
-``finishing_stacks``, when given, must agree. The game is built from the first
+``finishing_stacks``, when given, must agree (to the odd chip of a split pot,
+which ACPC splits exactly and PHH's writers give to one winner). The game is built from the first
 hand's fields and every hand must be of it: ACPC logs and our tables have one
 game per file. A file that breaks the rules raises one
 :class:`analysis.hands.HandsError` line naming the file, the hand and the field,
@@ -349,6 +350,16 @@ class _Replay:
         return full, hand_values(self.state, full, self.board)
 
 
+def _agree(finishing: list[Any], expected: list[float]) -> bool:
+    """Whether a hand's ``finishing_stacks`` are the ``expected`` ones: to the chip
+    where ACPC splits a pot exactly and PHH's writers (PokerKit among them) give
+    the odd chip to one winner, the total exactly."""
+    if not all(isinstance(f, (int, float, Decimal)) and not isinstance(f, bool) for f in finishing):
+        return False
+    close = all(abs(float(f) - e) < 1 for f, e in zip(finishing, expected))
+    return close and math.isclose(sum(map(float, finishing)), sum(expected), abs_tol=1e-6)
+
+
 def _hand(game: Game, hand: dict[str, Any], number: int) -> _Hand:
     """One hand of a file: replayed, checked, by position."""
     here = game_of_phh(hand)
@@ -376,7 +387,7 @@ def _hand(game: Game, hand: dict[str, Any], number: int) -> _Hand:
         if not isinstance(finishing, list) or len(finishing) != game.num_players:
             raise _Broken("finishing_stacks", f"not {game.num_players} numbers: {quote(finishing)}")
         expected = [float(game.stack[p] + values[p]) for p in order]
-        if not all(isinstance(f, (int, float, Decimal)) and math.isclose(float(f), e, abs_tol=1e-6) for f, e in zip(finishing, expected)):
+        if not _agree(finishing, expected):
             shown = ", ".join(_number(e) for e in expected)
             raise _Broken("finishing_stacks", f"{quote(finishing)} are not those of the betting and cards ([{shown}])")
     if "_hand_id" in hand:

@@ -179,6 +179,9 @@ def test_a_pot_split_in_halves_reads_back_and_collects_halves(tmp_path: Path) ->
     path.write_text("".join(write_phh(hands)).removeprefix("[1]\n"))
     assert "finishing_stacks = [2147483642, 2147483649.5, 2147483649.5]" in path.read_text()
     assert_same_hands(hands, read_hands(path))
+    odd_chip = path.read_text().replace("2147483649.5, 2147483649.5]", "2147483650, 2147483649]")
+    path.write_text(odd_chip)  # as PokerKit writes it: the odd chip to one winner
+    assert_same_hands(hands, read_hands(path))
     text = "".join(write_pokerstars(hands, WHEN))
     assert "b collected 12.5 from pot\nc collected 12.5 from pot\n" in text
     assert "Seat 1: a (small blind) folded before Flop\n" in text and "Total pot 25 | Rake 0" in text
