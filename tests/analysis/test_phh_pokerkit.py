@@ -3,7 +3,8 @@ limit and no-limit heads-up and three-player limit hold'em matches, exported as
 PHH, ends with PokerKit's payoffs equal to the log's values; PHH that PokerKit
 writes of the same hands reads back to the same hands; PokerKit's PokerStars
 parser reads our PokerStars text to the same payoffs (no-limit: the only
-PokerStars game it parses). Skipped where PokerKit is not installed."""
+PokerStars game it parses); a six-seat hand PokerKit played itself reads with
+its payoffs. Skipped where PokerKit is not installed."""
 
 from __future__ import annotations
 
@@ -89,3 +90,32 @@ def test_pokerkit_parses_our_pokerstars_text_to_the_same_payoffs(holdem_logs: di
             warnings.simplefilter("ignore", UserWarning)
             histories = list(pokerkit.HandHistory.from_pokerstars("".join(write_pokerstars(hands, when)), error_status=True))
         assert_payoffs(histories, hands)
+
+
+def test_a_hand_pokerkit_played_at_six_seats_reads_with_its_payoffs(tmp_path: Path) -> None:
+    """PHH from elsewhere (PokerKit's own play, as in its public datasets): mucked hands, ten-thousand stacks."""
+    dealt_by_hand = (pokerkit.Automation.HOLE_DEALING, pokerkit.Automation.BOARD_DEALING)
+    automations = tuple(a for a in pokerkit.Automation if a not in dealt_by_hand)
+    game = pokerkit.NoLimitTexasHoldem(automations, False, 0, (50, 100), 100)
+    state = game((10000,) * 6, 6)
+    with warnings.catch_warnings():  # PokerKit advises against cards not next in its shuffled deck
+        warnings.simplefilter("ignore", UserWarning)
+        for cards in ("AsAd", "KsKd", "QsQd", "JsJd", "Ts9s", "2c7d"):
+            state.deal_hole(cards)
+        for act in ("f", 300, "f", "c", "f", "c", "Ah8c3d", "c", 500, "c", "c", "4h", "c", "c", "c", "9c", "c", "c", "c"):
+            if act == "f":
+                state.fold()
+            elif act == "c":
+                state.check_or_call()
+            elif isinstance(act, int):
+                state.complete_bet_or_raise_to(act)
+            else:
+                state.deal_board(act)
+    history = pokerkit.HandHistory.from_game_state(game, state)
+    history.players = [f"P{k}" for k in range(1, 7)]
+    path = tmp_path / "six.phh"
+    path.write_text(history.dumps())
+    hands = read_hands(path)
+    assert hands.betting == ("fr300fcfc/cr800cc/ccc/ccc",)
+    assert [hands.values[0][p] for p in seat_order(hands.game)] == list(state.payoffs) == [-50, 1650, 0, -800, 0, -800]
+    assert hands.names_at(0)[seat_order(hands.game)[1]] == "P2" and hands.hand_id.tolist() == [1]
