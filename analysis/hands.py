@@ -63,6 +63,7 @@ __all__ = [
     "read_log",
     "read_records",
     "read_hands",
+    "hand_files",
     "is_records",
     "iter_log_blocks",
     "concat",
@@ -1026,10 +1027,16 @@ def is_records(path: Path | str) -> bool:
 def read_hands(
     path: Path, game: Game | None = None, *, skip_damaged: bool = False, validate: bool = False
 ) -> Hands:
-    """:func:`read_records` for ``*.msgpack``, :func:`read_log` otherwise (``validate``
-    replays the hands of logs only)."""
+    """:func:`read_records` for ``*.msgpack``, :func:`analysis.phh.read_phh` for
+    ``.phh``/``.phhs`` (hands from other sources: PokerKit's datasets, say; every
+    hand replayed), :func:`read_log` otherwise (``validate`` replays the hands of
+    logs only)."""
+    from analysis.phh import is_phh, read_phh  # here: analysis.phh builds on this module
+
     path = Path(path)
-    if is_records(path):
+    if is_phh(path):
+        hands = read_phh(path, game, skip_damaged=skip_damaged)
+    elif is_records(path):
         hands = read_records(path, skip_damaged=skip_damaged)
         if game is not None and hands.game != game:
             raise HandsError(f"{path}: records of another game than the one named")
@@ -1037,6 +1044,30 @@ def read_hands(
         hands = read_log(path, game, skip_damaged=skip_damaged, validate=validate)
     components = read_components(path)
     return hands.with_components(components) if components else hands
+
+
+#: What :func:`hand_files` takes from a folder, in this order of preference.
+HAND_FILE_PATTERNS: Final = ("*.log", "*.hands.msgpack", "*.phhs", "*.phh")
+
+
+def hand_files(arguments: Sequence[Path]) -> list[Path]:
+    """The files of hands named on a command line: files as given, and for a
+    folder (a run folder, say) its ``.log`` files, else its records, else its
+    PHH files.
+
+    Raises:
+        HandsError: a folder with none of them.
+    """
+    paths: list[Path] = []
+    for path in arguments:
+        if path.is_dir():
+            found = next((sorted(path.glob(p)) for p in HAND_FILE_PATTERNS if any(path.glob(p))), [])
+            if not found:
+                raise HandsError(f"{path}: no .log, .hands.msgpack, .phhs or .phh files in this folder")
+            paths += found
+        else:
+            paths.append(path)
+    return paths
 
 
 #: Side files of a seating: ``<match>.<name>.components.csv`` (``arena.match.components_path``).

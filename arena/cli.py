@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("arena.commands.tournament", "every pairing (triple) of bots or ACPC startme.sh commands in duplicate series, locally or on Dask; SQLite results, resumable, rankings and HTML report"),
     "solve": ("arena.commands.solve", "solve a game (CFR / CFR+ / PCS / explicit abstract game) and write a strategy file"),
     "analyze": ("arena.commands.analyze", "per-player results of match logs: raw means with 95% intervals, duplicate estimate"),
+    "export": ("arena.commands.export", "match logs, records or run folders as hand histories: PHH (PokerKit) or PokerStars text (trackers)"),
     "bots": ("arena.commands.bots", "the named bots: list them (game, how built, exploitability), or `bots build NAME`"),
     "rank": ("arena.commands.rank", "rank per-match results (CSV or tournament database): total bankroll, bankroll/series instant run-off, crosstable"),
     "show": ("arena.commands.show", "a strategy file as people read it: each information set's action probabilities"),

@@ -1,7 +1,9 @@
 """``arena analyze LOGS... [--format table|json]``: per player results of ACPC logs.
 
 LOGS are ``.log`` files (ours or the reference dealer's), ``*.hands.msgpack``
-hand records, or folders (their ``*.log`` files, else their records). For each
+hand records, ``.phh``/``.phhs`` hand histories (:mod:`analysis.phh`), or
+folders (:func:`analysis.hands.hand_files`: their ``*.log`` files, else their
+records, else their hand histories). For each
 seat name it prints the hands played, the mean per hand in the game's unit
 (:func:`poker.stats.unit_of`: mbb/g for games with blinds, chips/hand
 otherwise), the standard deviation per hand and the 95% interval of the mean.
@@ -44,13 +46,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
 from analysis.document import analyze, format_report
 from analysis.duplicate import DuplicateError
 from analysis.estimators import EstimatorError, estimator_table
-from analysis.hands import HandsError, concat, read_hands
+from analysis.hands import HandsError, concat, hand_files, read_hands
 from arena.commands._kit import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageParser, existing_path, fail, parse
 from poker.gamedef import Game, GameDefError, load_game
 
@@ -69,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
         " have played, a game the estimators do not handle or an unwritable report; 2 usage (see docs/exit-statuses.md)",
     )
     parser.add_argument(
-        "logs", nargs="+", metavar="LOG", type=existing_path, help=".log files, *.hands.msgpack records, or folders of them"
+        "logs", nargs="+", metavar="LOG", type=existing_path, help=".log files, *.hands.msgpack records, .phh/.phhs hand histories, or folders of them"
     )
     parser.add_argument("--format", choices=("table", "json"), default="table", help="output (default: table)")
     parser.add_argument("--game", help="game name or file, when a log's header does not name a game this machine has")
@@ -84,19 +85,6 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--player", metavar="NAME", help="the seat name that played --strategy")
     parser.add_argument("--report", metavar="PATH", help="also write a self-contained HTML report to PATH")
     return parser
-
-
-def _paths(arguments: Sequence[Path]) -> list[Path]:
-    paths: list[Path] = []
-    for path in arguments:
-        if path.is_dir():
-            found = sorted(path.glob("*.log")) or sorted(path.glob("*.hands.msgpack"))
-            if not found:
-                raise HandsError(f"{path}: no .log or .hands.msgpack files in this folder")
-            paths += found
-        else:
-            paths.append(path)
-    return paths
 
 
 def main(argv: list[str]) -> int:
@@ -114,7 +102,7 @@ def main(argv: list[str]) -> int:
         return fail(PROG, error, EXIT_USAGE)
     try:
         tables = [
-            read_hands(path, game, skip_damaged=args.skip_damaged, validate=args.validate) for path in _paths(args.logs)
+            read_hands(path, game, skip_damaged=args.skip_damaged, validate=args.validate) for path in hand_files(args.logs)
         ]
         for end in (end for table in tables for end in table.damaged_ends):  # --skip-damaged: hands may be lost
             print(f"{PROG}: warning: {end}", file=sys.stderr)

@@ -68,7 +68,7 @@ PROG = "arena dbr"
 
 def main(argv: list[str]) -> int:
     parser = UsageParser(PROG, __doc__ or "")
-    parser.add_argument("logs", type=existing_path, nargs="+", help="ACPC .log files (or *.hands.msgpack records)")
+    parser.add_argument("logs", type=existing_path, nargs="+", help="ACPC .log files (or *.hands.msgpack records, .phh/.phhs hand histories)")
     parser.add_argument("--opponent", required=True, help="the player to model, by its name in the logs")
     parser.add_argument("--method", choices=METHODS, default="dbr", help="rnr or dbr (default dbr)")
     parser.add_argument("--p", type=number(0.0, 1.0), required=True, help="RNR's p, or DBR's P_max, in [0, 1]")
