@@ -88,7 +88,7 @@ class _Live:
     claimed: list[bool]
     idle: list[dict[trio.CancelScope, None]]
     done: trio.Event = field(default_factory=trio.Event)
-    status: str = "waiting"
+    status: str = "queued"
     cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
