@@ -106,6 +106,16 @@ class Service:
                 return dict(document)
             time.sleep(0.1)
 
+    def next_port(self, token: str, match_id: str, timeout: float = 60) -> int:
+        """The port the match's dealer waits on for the agent, once it does."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            document = self.request("GET", f"/api/matches/{match_id}", token)[2]
+            if document.get("next_port") is not None:
+                return int(document["next_port"])
+            time.sleep(0.05)
+        raise AssertionError(f"match {match_id} never waited for an agent")
+
 
 def agent(host: str, port: int, game: str = "kuhn", strategy: str = "always-call") -> subprocess.CompletedProcess[str]:
     """Our ``arena agent`` in another process, through the port the API gave."""

@@ -34,13 +34,14 @@ def test_a_duplicate_match_played_through_the_ports(service: Service) -> None:
     assert status == 201
     assert sorted(answer) == ["host", "id", "ports"] and answer["host"] == "127.0.0.1" and len(answer["ports"]) == 2
     match_id, ports = answer["id"], answer["ports"]
-    shown = service.wait_status(token, match_id, ("waiting",))
-    assert shown["status"] == "waiting" and shown["next_port"] == ports[0]
+    assert service.next_port(token, match_id) == ports[0]
+    assert service.request("GET", f"/api/matches/{match_id}", token)[2]["status"] == "waiting"
 
     first = agent("127.0.0.1", ports[0])
     assert first.returncode == 0, first.stderr
-    shown = service.wait_status(token, match_id, ("waiting", "running"))
-    assert shown["next_port"] == ports[1] and shown["result"]["seatings"][0] == {"port": ports[0], "hands": 10, "complete": True}
+    assert service.next_port(token, match_id) == ports[1]
+    shown = service.request("GET", f"/api/matches/{match_id}", token)[2]
+    assert shown["status"] == "running" and shown["result"]["seatings"][0] == {"port": ports[0], "hands": 10, "complete": True}
     second = agent("127.0.0.1", ports[1])
     assert second.returncode == 0, second.stderr
 

@@ -35,6 +35,8 @@ async def test_an_agent_killed_mid_match_aborts_only_its_match(service: Service)
     token = add_user(service.data, "alice")
     doomed = service.request("POST", "/api/matches", token, {**KUHN, "hands": 50, "seed": 3})[2]
     healthy = service.request("POST", "/api/matches", token, {**KUHN, "hands": 30, "seed": 4})[2]
+    assert service.next_port(token, doomed["id"]) == doomed["ports"][0]
+    assert service.next_port(token, healthy["id"]) == healthy["ports"][0]
     game = load_game("kuhn")
     strategy = make_strategy("always-call", game, seed=1)
     actions = 0
@@ -80,6 +82,7 @@ def test_a_stranger_is_refused_and_an_absent_agent_times_out(tmp_path: Path) -> 
     try:
         token = add_user(service.data, "alice")
         answer = service.request("POST", "/api/matches", token, {**KUHN, "hands": 5})[2]
+        assert service.next_port(token, answer["id"]) == answer["ports"][0]
         with socket.create_connection(("127.0.0.1", answer["ports"][0]), timeout=5) as stranger:
             stranger.sendall(b"VERSION:2.0.0\r\n")
             try:
@@ -97,13 +100,15 @@ def test_a_stranger_is_refused_and_an_absent_agent_times_out(tmp_path: Path) -> 
 def test_idle_sockets_and_garbage_do_not_keep_the_agent_out(service: Service) -> None:
     token = add_user(service.data, "alice")
     answer = service.request("POST", "/api/matches", token, {**KUHN, "hands": 20, "duplicate": True})[2]
-    port = answer["ports"][0]
+    port = service.next_port(token, answer["id"])
+    assert port == answer["ports"][0]
     idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(200)]
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=5) as garbage:
             garbage.sendall(b"\x00\xffnot a version\r\n")
             played = agent("127.0.0.1", port)
         assert played.returncode == 0, played.stderr
+        assert service.next_port(token, answer["id"]) == answer["ports"][1]
         assert agent("127.0.0.1", answer["ports"][1]).returncode == 0
     finally:
         for connection in idle:
@@ -116,10 +121,10 @@ def test_kill_9_keeps_finished_matches_and_hands(tmp_path: Path) -> None:
     service = Service(tmp_path).start()
     token = add_user(service.data, "alice")
     done = service.request("POST", "/api/matches", token, {**KUHN, "hands": 5, "seed": 1})[2]
-    assert agent("127.0.0.1", done["ports"][0]).returncode == 0
+    assert agent("127.0.0.1", service.next_port(token, done["id"])).returncode == 0
     assert service.wait_status(token, done["id"], ("finished",))["status"] == "finished"
     long = service.request("POST", "/api/matches", token, {**KUHN, "hands": 10000, "seed": 2})[2]
-    command = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(long["ports"][0]), "--strategy", "random"]
+    command = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(service.next_port(token, long["id"])), "--strategy", "random"]
     player = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60

@@ -26,12 +26,12 @@ def test_the_fair_queue_and_the_limit_per_user(tmp_path: Path) -> None:
         assert service.request("GET", f"/api/matches/{third['id']}", alice)[2]["queued"] is True
         assert service.request("GET", f"/api/matches/{bobs['id']}", bob)[2]["queued"] is True
         assert service.request("GET", f"/api/matches/{bobs['id']}", bob)[2]["status"] == "waiting"
-        assert agent("127.0.0.1", first["ports"][0]).returncode == 0
+        assert agent("127.0.0.1", service.next_port(alice, first["id"])).returncode == 0
         service.wait_status(alice, first["id"], ("finished",))
         # Bob asked after Alice's third match but plays none: his starts first.
         assert service.request("GET", f"/api/matches/{bobs['id']}", bob)[2]["queued"] is False
         assert service.request("GET", f"/api/matches/{third['id']}", alice)[2]["queued"] is True
-        assert agent("127.0.0.1", bobs["ports"][0]).returncode == 0
+        assert agent("127.0.0.1", service.next_port(bob, bobs["id"])).returncode == 0
         assert service.wait_status(bob, bobs["id"], ("finished",))["result"]["hands"] == 5
     finally:
         service.stop()
