@@ -134,10 +134,13 @@ class Host:
     # -- what is hosted ------------------------------------------------------
 
     def hosted_bots(self) -> list[dict[str, Any]]:
-        """The named bots whose files are present (each for its game), and the
-        chumps (for every game)."""
-        bots: list[dict[str, Any]] = [{"name": bot.name, "game": bot.game, "description": bot.description}
-                for bot in LIBRARY.values() if bot_path(bot).is_file()]
+        """The heads-up named bots whose files are present (each for its game),
+        and the chumps (for every game)."""
+        bots: list[dict[str, Any]] = [
+            {"name": bot.name, "game": bot.game, "description": bot.description}
+            for bot in LIBRARY.values()
+            if bot_path(bot).is_file() and load_game(bot.game).num_players == 2
+        ]
         bots += [{"name": name, "game": None, "description": "a simple bot, for any game"} for name in CHUMPS]
         return bots
 
