@@ -41,6 +41,8 @@ from typing import Any, Final
 import numpy as np
 import trio
 
+from analysis.estimators import EstimatorError, aivat_column
+from analysis.hands import HandsError, concat, read_hands
 from analysis.ranking import ranking_document
 from arena.match.seats import InProcess, Remote, SeatingRun, run_seating
 from analysis.scoring import MatchResult as ScoredMatch
@@ -114,6 +116,8 @@ class Host:
         self.queue: list[_Live] = []
         self.ports_used: set[int] = set()
         self.nursery: trio.Nursery | None = None
+        #: Per finished match, the user's AIVAT value of each hand (None: AIVAT does not apply).
+        self.aivat_values: dict[str, list[float] | None] = {}
 
     # -- lifetime ------------------------------------------------------------
 
@@ -407,6 +411,24 @@ class Host:
 
     # -- results -------------------------------------------------------------
 
+    def _aivat(self, row: MatchRow, game: Game, names: tuple[str, str]) -> list[float] | None:
+        """The user's AIVAT value of each hand of a finished match: the negative
+        of the hosted bot's, whose policy is known (two-player limit games whose
+        public tree gives exact values; :func:`analysis.estimators.aivat_column`).
+        None where it does not apply. Computed once per match."""
+        if row.id not in self.aivat_values:
+            values: list[float] | None = None
+            logs = [self.matches_dir / row.id / f"seating{index}.log" for index in range(len(row.ports))]
+            if game.is_limit and game.num_players == 2:
+                try:
+                    every = concat([read_hands(path, game) for path in logs if path.is_file()])
+                    _, column = aivat_column(every, names[1], row.opponent, tree_only=True)
+                    values = [-float(value) for value in column]
+                except (HandsError, EstimatorError, ValueError):
+                    values = None
+            self.aivat_values[row.id] = values
+        return self.aivat_values[row.id]
+
     def _progress(self, live: _Live) -> tuple[dict[str, Any], bool]:
         """The result so far, and whether the user's agent has taken its seat
         in the seating now playing (the dealer's ``connected`` event)."""
@@ -489,8 +511,10 @@ class Host:
             user = users[row.user_id]
             names = self._names(row, user)
             seatings = self._seatings(row, game)
-            entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": []})
+            entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": [], "aivat": []})
             entry["raw"] += [hand[names[0]] for hands, _ in seatings for hand in hands.values()]
+            aivat = self._aivat(row, game, names)
+            entry["aivat"] += aivat if aivat is not None else []
             if row.duplicate:
                 entry["duplicate"] += _duplicate_values(seatings, names[0])
             played = sum(len(hands) for hands, _ in seatings)
@@ -507,6 +531,7 @@ class Host:
                 "hands": hands,
                 "duplicate": _estimate(values["duplicate"], unit),
                 "raw": _estimate(values["raw"], unit),
+                "aivat": _estimate(values["aivat"], unit) if len(values["aivat"]) == hands else None,
                 "estimate": _estimate(best, unit),
                 "ranked": hands >= self.config.min_rank_hands,
             })
