@@ -128,7 +128,7 @@ class Host:
         left = await self.store.call(self.store.matches, status=ACTIVE)
         await self.store.call(self.store.abort_unfinished, RESTARTED)
         for row in left:
-            result = await trio.to_thread.run_sync(self._result, row, self._names(row))
+            result = await trio.to_thread.run_sync(lambda: self._result(row, self._names(row)))
             await self.store.call(self.store.update_match, row.id, result=result)
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
