@@ -30,11 +30,12 @@ per user, the dealer's time limits with a whole-match cap
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import socket
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -44,14 +45,14 @@ import trio
 from analysis.estimators import EstimatorError, aivat_column
 from analysis.hands import HandsError, concat, read_hands
 from analysis.ranking import ranking_document
-from arena.match.seats import InProcess, Remote, SeatingRun, run_seating
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
+from arena.match.seats import InProcess, Remote, SeatingRun, run_seating
 from dealer.log import LogError, read_log
-from dealer.server import MatchConfig, serve_match
+from dealer.server import MatchConfig
 from poker.gamedef import Game, GameDefError, load_game
 from poker.stats import Estimate, Unit, mean_ci, unit_of
-from strategies.base import Spec, StrategyError, make_strategy
+from strategies.base import Spec
 from strategies.bots import LIBRARY, bot_path
 
 from arena.serve.config import ServeConfig
@@ -64,6 +65,7 @@ CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe"
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 _SEED_LIMIT: Final = 2**32
+_log = logging.getLogger(__name__)
 
 
 class RequestError(Exception):
@@ -86,7 +88,6 @@ class _Live:
     seating: int = 0  # the seating playing or next
     listening: bool = False  # the seating's dealer waits for the agents
     status: str = "queued"
-    cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
 
 
 def _whole(document: dict[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
@@ -341,26 +342,31 @@ class Host:
             self.nursery.start_soon(self._play, chosen)
 
     async def _play(self, live: _Live) -> None:
+        """Play a match's seatings in turn, then record how it ended. A match
+        that fails, or that the service's shutdown cuts short, is aborted; it
+        never takes the service down."""
         row = live.row
         directory = self.matches_dir / row.id
-        error: str | None = None
+        error: str | None = RESTARTED  # unless the seatings end
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
-            with live.cancel:
-                for index in range(len(row.ports)):
-                    live.seating = index
-                    error = await self._play_seating(live, index, directory)
-                    if error is not None:
-                        break
+            for index in range(len(row.ports)):
+                live.seating = index
+                error = await self._play_seating(live, index, directory)
+                if error is not None:
+                    break
+        except Exception as problem:  # a bot that cannot be seated, a disk that fails: this match only
+            _log.exception("match %s failed", row.id)
+            error = f"the match failed: {problem}"
         finally:
             with trio.CancelScope(shield=True):
                 self._release(live.reserved)
                 for port in row.ports:
                     self.ports_used.discard(port)
                 result = await trio.to_thread.run_sync(self._result, row, live.names)
-                status = "finished" if error is None and not live.cancel.cancelled_caught else "aborted"
                 await self.store.call(
-                    self.store.update_match, row.id, status=status, error=error, result=result, finished=time.time()
+                    self.store.update_match, row.id, status="finished" if error is None else "aborted", error=error,
+                    result=result, finished=time.time(),
                 )
                 del self.live[row.id]
                 self._start_next()
