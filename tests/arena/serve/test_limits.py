@@ -87,8 +87,11 @@ def test_users_command(tmp_path: Path) -> None:
     service = Service(tmp_path).start()
     try:
         assert service.request("GET", "/api/me", token)[2] == {"name": "carol", "admin": True}
+        session = service.request("POST", "/api/login", body={"token": token})[1]["set-cookie"].split(";")[0]
+        assert service.request("GET", "/api/me", cookie=session)[0] == 200
         assert _users(data, "revoke", "carol").returncode == 0
         assert service.request("GET", "/api/me", token)[0] == 401
+        assert service.request("GET", "/api/me", cookie=session)[0] == 401  # its sessions end too
         rotated = _users(data, "rotate", "carol").stdout.split()[-1]
         assert service.request("GET", "/api/me", rotated)[0] == 200 and service.request("GET", "/api/me", token)[0] == 401
     finally:
