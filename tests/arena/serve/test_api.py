@@ -16,6 +16,7 @@ UNAUTHORIZED = "missing or wrong token: send Authorization: Bearer TOKEN (arena 
 def _routes(match_id: str) -> list[tuple[str, str]]:
     return [
         ("GET", "/api/me"),
+        ("POST", "/api/logout"),
         ("GET", "/api/bots"),
         ("POST", "/api/matches"),
         ("GET", "/api/matches"),
