@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -54,7 +54,7 @@ from strategies.bots import LIBRARY, bot_path
 from arena.serve.config import ServeConfig
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "CHUMPS", "MAX_IDLE_PER_PORT", "RESTARTED"]
+__all__ = ["Host", "RequestError", "SeatRunner", "CHUMPS", "MAX_IDLE_PER_PORT", "RESTARTED"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
@@ -63,6 +63,9 @@ MAX_IDLE_PER_PORT: Final = 16
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 _SEED_LIMIT: Final = 2**32
+#: [web hook] The user's seat played in this process (a web table,
+#: :mod:`arena.serve.tables`): called with the seating and the dealer's port.
+SeatRunner = Callable[[int, int], Awaitable[None]]
 _READ: Final = 65536
 
 
@@ -90,6 +93,9 @@ class _Live:
     done: trio.Event = field(default_factory=trio.Event)
     status: str = "waiting"
     cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
+    # [web hook] a web table: the seat in this process (no match port) and a person's limits (ms)
+    seat: SeatRunner | None = None
+    limits: tuple[int, int, int] | None = None
 
 
 def _whole(document: dict[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
@@ -158,8 +164,19 @@ class Host:
 
     # -- the API -------------------------------------------------------------
 
-    async def create_match(self, user: User, document: dict[str, Any], peer: str | None) -> dict[str, Any]:
-        """Check a match request, take its ports, queue or start it; the 201 answer."""
+    async def create_match(
+        self,
+        user: User,
+        document: dict[str, Any],
+        peer: str | None,
+        *,
+        seat: SeatRunner | None = None,
+        limits: tuple[int, int, int] | None = None,
+    ) -> dict[str, Any]:
+        """Check a match request, take its ports, queue or start it; the 201 answer.
+        [web hook] ``seat`` plays the user's seat in this process (no match port
+        is taken) under ``limits`` (response, hand, per-hand ms) instead of the
+        service's."""
         unknown = sorted(set(document) - {"game", "opponent", "hands", "seed", "duplicate"})
         if unknown:
             raise RequestError(400, f"unknown field {unknown[0][:40]!r}; fields: game, opponent, hands, seed, duplicate")
@@ -184,13 +201,13 @@ class Host:
         allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
         match_id = secrets.token_hex(8)
         seatings = 2 if duplicate else 1
-        listeners = await self._take_ports(seatings)
+        listeners = await self._take_ports(seatings) if seat is None else []
         ports = tuple(listener.socket.getsockname()[1] for listener in listeners)
         row = MatchRow(match_id, user.id, game_name, opponent, hands, seed, duplicate, "queued", allowed, ports, 0,
                        None, None, time.time(), None)
         names = self._names(row, user.name)
         live = _Live(row, game, names, listeners, [None] * seatings, [trio.Event() for _ in range(seatings)],
-                     [False] * seatings, [{} for _ in range(seatings)])
+                     [seat is not None] * seatings, [{} for _ in range(seatings)], seat=seat, limits=limits)
         (self.matches_dir / match_id).mkdir()
         await self.store.call(self.store.add_match, row)
         self.live[match_id] = live
@@ -334,7 +351,7 @@ class Host:
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
             with live.cancel:
-                for index in range(len(live.listeners)):
+                for index in range(len(live.ready)):
                     error = await self._play_seating(live, index, directory)
                     await self.store.call(self.store.update_match, row.id, seating=index + 1)
                     if error is not None:
@@ -358,6 +375,7 @@ class Host:
         row, config = live.row, self.config
         user_name, bot_name = live.names
         names = (user_name, bot_name) if index == 0 else (bot_name, user_name)
+        t_response, t_hand, t_per_hand = live.limits or (config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms)
         dealer = MatchConfig(
             match_name=f"seating{index}",
             game=live.game,
@@ -365,9 +383,9 @@ class Host:
             num_hands=row.hands,
             seed=row.seed,
             names=names,
-            t_response_ms=config.t_response_ms,
-            t_hand_ms=config.t_hand_ms,
-            t_per_hand_ms=config.t_per_hand_ms,
+            t_response_ms=t_response,
+            t_hand_ms=t_hand,
+            t_per_hand_ms=t_per_hand,
             start_timeout_ms=int(config.start_timeout_s * 1000),
             log_dir=directory,
             quiet=True,
@@ -397,6 +415,9 @@ class Host:
                 nursery.start_soon(bot_task, ports[1 - index])
                 live.dealer_ports[index] = ports[index]
                 live.ready[index].set()
+                if live.seat is not None:  # [web hook] the table's seat joins the dealer directly
+                    live.status = "running"
+                    nursery.start_soon(live.seat, index, ports[index])
         return aborted[0] if aborted else None
 
     # -- the user's port -----------------------------------------------------
