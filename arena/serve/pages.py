@@ -56,6 +56,8 @@ GAMES: Final = tuple(sorted(
     {stem: min((n for n, s in game_names().items() if s == stem), key=len)
      for stem in set(game_names().values()) if ".2p" in stem}.values()
 ))
+#: Analyses of finished matches kept in memory (each is made again when dropped).
+MAX_ANALYSES: Final = 256
 #: Hands one replay request returns.
 REPLAY_CHUNK: Final = 100
 #: What a table's WebSocket says when its session has gone.
@@ -370,8 +372,8 @@ async def _match(request: Request, user: User) -> Response:
     web = _web(request)
     match_id = request.path_params["id"]
     described = await web.host.describe(user, match_id)
-    row = web.host.store.match(match_id)
-    assert row is not None
+    row = await web.host.store.call(web.host.store.match, match_id)
+    assert row is not None  # describe found it
     names = web.host._names(row, user.name)
     result = described["result"] or {}
     over = described["status"] in ("finished", "aborted")
@@ -383,6 +385,8 @@ async def _match(request: Request, user: User) -> Response:
         except (HandsError, LogError, ValueError) as problem:
             analysis = {"error": str(problem)}
         if over:
+            if len(web.analyses) >= MAX_ANALYSES:
+                del web.analyses[next(iter(web.analyses))]  # the oldest
             web.analyses[match_id] = analysis
     players = "".join(
         f'<tr><td>{escape(p["name"])}</td><td>{p["chips"]:+g}</td>{_estimate_cell(p["estimate"])}</tr>'

@@ -11,85 +11,19 @@ hand 2: you hold Qs, always-call As, board Ks (you lose 1 checking through).
 
 from __future__ import annotations
 
-import json
-import re
-import signal
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import pytest
-
+from arena.serve.pages import LOGGED_OUT
 from arena.serve.sessions import COOKIE
-from arena.serve.store import Store
+from tests.arena import test_play_browser
+from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
 from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-_API = re.compile(r"the API is at (http://127\.0\.0\.1:\d+)/api")
-TOURNAMENT = b"""game = "kuhn"
-hands = 20
-series = 1
-seed = 3
-workers = 1
-agents = "in-process"
-
-[bots]
-caller = "always-call"
-raiser = "always-raise"
-"""
-
-
-class Served:
-    """``arena serve`` on a port the system picks, with an admin (alice) and a user (bob)."""
-
-    def __init__(self, tmp: Path) -> None:
-        data = tmp / "data"
-        store = Store(data)
-        self.tokens = {name: store.add_user(name, admin=name == "alice")[1] for name in ("alice", "bob")}
-        store.close()
-        (tmp / "serve.toml").write_text('[serve]\nmatch_ports = "23300-23319"\n')
-        command = [sys.executable, "-m", "arena.cli", "serve", "--data", str(data), "--port", "0",
-                   "--config", str(tmp / "serve.toml")]
-        self.err = tmp / "serve.err"
-        with open(self.err, "w") as err:
-            self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, cwd=tmp)
-        deadline = time.monotonic() + 60
-        while (found := _API.search(self.err.read_text())) is None and time.monotonic() < deadline:
-            assert self.process.poll() is None, self.err.read_text()
-            time.sleep(0.1)
-        assert found is not None, f"arena serve printed no address: {self.err.read_text()}"
-        self.url = found[1]
-
-    def api(self, method: str, path: str, token: str, body: bytes | None = None) -> tuple[int, Any]:
-        request = urllib.request.Request(self.url + path, data=body, method=method,
-                                         headers={"Authorization": f"Bearer {token}"})
-        try:
-            with urllib.request.urlopen(request, timeout=30) as reply:
-                return reply.status, json.loads(reply.read())
-        except urllib.error.HTTPError as refused:
-            return refused.code, json.loads(refused.read())
-
-    def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    service = Served(tmp_path_factory.mktemp("serve"))
-    yield service
-    service.stop()
+pytestmark = test_play_browser.pytestmark  # skipped, saying why, where no Chromium is found
 
 
 def log_in(page: Page, served: Served, name: str, path: str = "/") -> None:
@@ -117,6 +51,11 @@ def test_a_page_without_a_session_goes_to_the_login(served: Served, browser: Bro
     expect(page.locator("h1")).to_have_text("Log in")
     page.goto(served.url + "/")
     assert page.url == served.url + "/login?next=%2F"
+    refused = page.evaluate("""() => new Promise((ok) => {
+        const socket = new WebSocket(`ws://${location.host}/tables/0123456789abcdef/ws`);
+        socket.onclose = (e) => ok([e.code, e.reason]);
+    })""")
+    assert refused == [1008, LOGGED_OUT]  # a table's socket without a session: the page says why
 
 
 def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(

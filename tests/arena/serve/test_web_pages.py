@@ -1,0 +1,103 @@
+"""The hosted arena's pages without a browser: what the session cookie is and
+when it stops working, where a login may send a person, forms from other
+sites, other people's matches, path tricks, and tournament configs that are
+refused (each with one line)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from arena.serve.sessions import COOKIE
+from arena.serve.store import Store
+from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def log_in(served: Served, token: str, target: str = "/") -> tuple[int, str, str]:
+    """POST /login: the status, where it sends the browser, and the Set-Cookie line."""
+    body = urlencode({"token": token, "next": target}).encode()
+    status, headers, _ = served.request("POST", "/login", headers=FORM, body=body)
+    return status, headers.get("location", ""), headers.get("set-cookie", "")
+
+
+def session(cookie_line: str) -> dict[str, str]:
+    value = cookie_line.split(";", 1)[0].split("=", 1)[1]
+    return {"Cookie": f"{COOKIE}={value}"}
+
+
+def test_the_cookie_and_the_end_of_a_session(served: Served) -> None:
+    store = Store(served.data)
+    _, token = store.add_user("carol")
+    status, where, line = log_in(served, token)
+    assert (status, where) == (303, "/")
+    flags = {part.strip().split("=")[0].lower() for part in line.split(";")[1:]}
+    assert {"httponly", "path", "samesite", "max-age"} <= flags and "secure" not in flags  # plain HTTP here
+    assert "SameSite=lax" in line and token not in line
+    cookie = session(line)
+    status, _, page = served.request("GET", "/", headers=cookie)
+    assert status == 200 and b"carol" in page
+    store.rotate("carol")  # a new token ends the sessions the old one opened
+    status, headers, _ = served.request("GET", "/", headers=cookie)
+    assert (status, headers["location"]) == (303, "/login?next=%2F")
+    token = store.rotate("carol")
+    cookie = session(log_in(served, token)[2])
+    assert served.request("GET", "/", headers=cookie)[0] == 200
+    assert served.request("POST", "/logout", headers=cookie)[0] == 303
+    assert served.request("GET", "/", headers=cookie)[0] == 303  # logged out
+    store.close()
+
+
+def test_a_login_stays_on_this_site_and_forms_from_others_are_refused(served: Served) -> None:
+    token = served.tokens["bob"]
+    for target in ("//evil.example/", "https://evil.example/", "/\\evil.example", ""):
+        assert log_in(served, token, target)[1] == "/"
+    assert log_in(served, token, "/leaderboard?game=kuhn")[1] == "/leaderboard?game=kuhn"
+    status, _, page = served.request("POST", "/login", headers={**FORM, "Origin": "http://evil.example"},
+                                     body=urlencode({"token": token}).encode())
+    assert status == 403 and b"a form from another site" in page
+    cookie = session(log_in(served, token)[2])
+    status, _, page = served.request("POST", "/tables", headers={**cookie, **FORM, "Origin": "http://evil.example"},
+                                     body=b"game=leduc&opponent=always-call&hands=2")
+    assert status == 403 and b"a form from another site" in page
+    assert log_in(served, "not-a-token")[0] == 401
+
+
+def test_other_peoples_matches_and_path_tricks_are_not_found(served: Served) -> None:
+    alice, bob = (session(log_in(served, served.tokens[name])[2]) for name in ("alice", "bob"))
+    status, headers, _ = served.request("POST", "/tables", headers={**alice, **FORM},
+                                        body=b"game=leduc&opponent=always-call&hands=2&seed=1")
+    assert status == 303
+    match_id = headers["location"].split("/")[2]
+    assert served.request("GET", f"/tables/{match_id}/", headers=alice)[0] == 200
+    for path in (f"/matches/{match_id}", f"/matches/{match_id}/log", f"/matches/{match_id}/hands",
+                 f"/matches/{match_id}/replay.json", f"/tables/{match_id}/static/table.js"):
+        status, _, page = served.request("GET", path, headers=bob)
+        assert status == 404 and (b"no match" in page or b"no such file" in page), (path, page)
+    status, headers, _ = served.request("GET", f"/tables/{match_id}/", headers=bob)  # not bob's: his matches say no
+    assert (status, headers["location"]) == (303, f"/matches/{match_id}")
+    for path in ("/web/..%2Fpages.py", "/web/pages.py", f"/tables/{match_id}/static/..%2Findex.html",
+                 "/matches/..%2F..%2Farena.db/log", "/tournaments/..%2F..%2Farena.db"):
+        status, _, page = served.request("GET", path, headers=alice)
+        assert status == 404, (path, page)
+    status, _, page = served.request("POST", "/tables", headers={**alice, **FORM}, body=b"game=leduc&opponent=nobody&hands=x")
+    assert (status, page.count(b'id="error"')) == (400, 1)
+
+
+def test_tournament_configs_refused_with_one_line(served: Served) -> None:
+    admin = served.tokens["alice"]
+    assert served.api("POST", "/api/tournaments", admin, b"game = [") == (
+        400, {"error": "the tournament config is not TOML: Invalid value (at end of document)"}
+    )
+    status, refused = served.api("POST", "/api/tournaments", admin, TOURNAMENT + b"colour = 1\n")
+    assert status == 400 and "colour" in refused["error"] and "\n" not in refused["error"]
+    status, refused = served.api("POST", "/api/tournaments", admin, b"\xff\xfe")
+    assert (status, refused) == (400, {"error": "the tournament config is not UTF-8 text"})
+    status, refused = served.api("POST", "/api/tournaments", admin, b"#" * 100_000)
+    assert (status, refused) == (413, {"error": "request body over 65536 bytes"})
+    assert served.api("GET", "/api/tournaments/0123456789abcdef", admin) == (404, {"error": "no tournament '0123456789abcdef'"})
+    assert served.api("GET", "/api/tournaments/..%2F..", admin)[0] == 404
+    bob = session(log_in(served, served.tokens["bob"])[2])
+    status, _, page = served.request("POST", "/admin/tournaments", headers={**bob, **FORM},
+                                     body=urlencode({"config": TOURNAMENT.decode()}).encode())
+    assert status == 403 and b"only an admin submits tournaments" in page
