@@ -5,6 +5,7 @@ value, so that every part of the service reads the same limits."""
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,6 +125,11 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> ServeConfig:
             values[name] = _value(name, value, _FIELDS[name].default)
     values.update(overrides)
     config = ServeConfig(**values)
+    if config.allow not in ("asker", "any"):
+        try:
+            ipaddress.ip_address(config.allow)
+        except ValueError:
+            raise ConfigError(f"allow: 'asker', 'any' or an IP address, not {config.allow!r}") from None
     lo, hi = config.match_ports
     if hi - lo + 1 < 2:
         raise ConfigError(f"match_ports {lo}-{hi}: give at least two ports (a duplicate match takes two)")

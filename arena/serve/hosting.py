@@ -10,15 +10,15 @@ its result document, so a service killed at any point loses no finished
 hand; on restart every match not over is marked aborted and its result read
 from the files.
 
-Each seating is one :func:`dealer.server.serve_match` on 127.0.0.1 ports the
-system picks; the hosted bot plays in this process
-(:func:`agent.client.play`). The user's port (from ``match_ports``) is ours:
-it lets in only the allowed peer (the address that asked, unless configured
-otherwise), holds a connection until its first bytes come and the seating's
-dealer runs (at most :data:`MAX_IDLE_PER_PORT` silent connections at once, the
-oldest dropped first, each for at most the dealer's response time), then
-relays it to the dealer, which judges it as any connection (version line,
-time limits, garbage). The port closes when the match is over.
+Each seating is played by the seat runner
+(:func:`arena.match.seats.run_seating`): the dealer in this process, the
+hosted bot an in-process seat, the user's agent a remote seat on the match's
+port, taken only from the allowed peer (the address that asked, unless
+configured otherwise) within the start timeout; idle and garbage
+connections are dropped as the dealer drops them. Until its seating starts
+a port is bound but not listening (reserved; a connection is refused), so
+an agent connects once ``GET /api/matches/ID`` names the port as
+``next_port`` with ``queued`` false.
 
 Limits: active matches per user (429), matches playing at once (more wait
 in a fair queue: the next to start belongs to the user with the fewest
@@ -29,8 +29,9 @@ per user, the dealer's time limits with a whole-match cap
 
 from __future__ import annotations
 
-import math
+import json
 import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,8 +41,10 @@ from typing import Any, Final
 import numpy as np
 import trio
 
-from agent.client import AgentError, play
+from analysis.estimators import EstimatorError, aivat_column
+from analysis.hands import HandsError, concat, read_hands
 from analysis.ranking import ranking_document
+from arena.match.seats import InProcess, Remote, SeatingRun, _our_address, run_seating
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
 from dealer.log import LogError, read_log
@@ -54,19 +57,17 @@ from strategies.bots import LIBRARY, bot_path
 from arena.serve.config import ServeConfig
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "SeatRunner", "CHUMPS", "MAX_IDLE_PER_PORT", "RESTARTED"]
+__all__ = ["Host", "RequestError", "SeatRunner", "CHUMPS", "RESTARTED"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
-#: Silent connections one match port holds at once.
-MAX_IDLE_PER_PORT: Final = 16
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 _SEED_LIMIT: Final = 2**32
 #: [web hook] The user's seat played in this process (a web table,
-#: :mod:`arena.serve.tables`): called with the seating and the dealer's port.
-SeatRunner = Callable[[int, int], Awaitable[None]]
-_READ: Final = 65536
+#: :mod:`arena.serve.tables`): called with the seating, the address and the
+#: port to connect to, once the seating's dealer listens.
+SeatRunner = Callable[[int, str, int], Awaitable[None]]
 
 
 class RequestError(Exception):
@@ -85,15 +86,12 @@ class _Live:
     row: MatchRow
     game: Game
     names: tuple[str, str]  # the user's seat name, the bot's
-    listeners: list[trio.SocketListener]
-    dealer_ports: list[int | None]
-    ready: list[trio.Event]
-    claimed: list[bool]
-    idle: list[dict[trio.CancelScope, None]]
-    done: trio.Event = field(default_factory=trio.Event)
-    status: str = "waiting"
+    reserved: list[socket.socket | None]  # each seating's port, bound until its dealer takes it
+    seating: int = 0  # the seating playing or next
+    listening: bool = False  # the seating's dealer waits for the agents
+    status: str = "queued"
     cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
-    # [web hook] a web table: the seat in this process (no match port) and a person's limits (ms)
+    # [web hook] a web table: the user's seat in this process, under a person's limits (ms)
     seat: SeatRunner | None = None
     limits: tuple[int, int, int] | None = None
 
@@ -125,6 +123,8 @@ class Host:
         self.queue: list[_Live] = []
         self.ports_used: set[int] = set()
         self.nursery: trio.Nursery | None = None
+        #: Per finished match, the user's AIVAT value of each hand (None: AIVAT does not apply).
+        self.aivat_values: dict[str, list[float] | None] = {}
 
     # -- lifetime ------------------------------------------------------------
 
@@ -145,10 +145,13 @@ class Host:
     # -- what is hosted ------------------------------------------------------
 
     def hosted_bots(self) -> list[dict[str, Any]]:
-        """The named bots whose files are present (each for its game), and the
-        chumps (for every game)."""
-        bots: list[dict[str, Any]] = [{"name": bot.name, "game": bot.game, "description": bot.description}
-                for bot in LIBRARY.values() if bot_path(bot).is_file()]
+        """The heads-up named bots whose files are present (each for its game),
+        and the chumps (for every game)."""
+        bots: list[dict[str, Any]] = [
+            {"name": bot.name, "game": bot.game, "description": bot.description}
+            for bot in LIBRARY.values()
+            if bot_path(bot).is_file() and load_game(bot.game).num_players == 2
+        ]
         bots += [{"name": name, "game": None, "description": "a simple bot, for any game"} for name in CHUMPS]
         return bots
 
@@ -174,9 +177,9 @@ class Host:
         limits: tuple[int, int, int] | None = None,
     ) -> dict[str, Any]:
         """Check a match request, take its ports, queue or start it; the 201 answer.
-        [web hook] ``seat`` plays the user's seat in this process (no match port
-        is taken) under ``limits`` (response, hand, per-hand ms) instead of the
-        service's."""
+        [web hook] ``seat`` plays the user's seat from this process (its port
+        lets in only this machine's address) under ``limits`` (response,
+        hand, per-hand ms) instead of the service's."""
         unknown = sorted(set(document) - {"game", "opponent", "hands", "seed", "duplicate"})
         if unknown:
             raise RequestError(400, f"unknown field {unknown[0][:40]!r}; fields: game, opponent, hands, seed, duplicate")
@@ -199,21 +202,20 @@ class Host:
             raise RequestError(400, "'duplicate' must be true or false")
         await self._check_quota(user)
         allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
+        if seat is not None:  # [web hook] this machine's address (none to check for a host name)
+            local, address = _our_address(self.config.host)
+            allowed = local if address is not None else None
         match_id = secrets.token_hex(8)
         seatings = 2 if duplicate else 1
-        listeners = await self._take_ports(seatings) if seat is None else []
-        ports = tuple(listener.socket.getsockname()[1] for listener in listeners)
+        reserved = self._take_ports(seatings)
+        ports = tuple(int(sock.getsockname()[1]) for sock in reserved)
         row = MatchRow(match_id, user.id, game_name, opponent, hands, seed, duplicate, "queued", allowed, ports, 0,
                        None, None, time.time(), None)
         names = self._names(row, user.name)
-        live = _Live(row, game, names, listeners, [None] * seatings, [trio.Event() for _ in range(seatings)],
-                     [seat is not None] * seatings, [{} for _ in range(seatings)], seat=seat, limits=limits)
+        live = _Live(row, game, names, list(reserved), seat=seat, limits=limits)
         (self.matches_dir / match_id).mkdir()
         await self.store.call(self.store.add_match, row)
         self.live[match_id] = live
-        assert self.nursery is not None
-        for index, listener in enumerate(listeners):
-            self.nursery.start_soon(self._accept, live, index, listener)
         self.queue.append(live)
         self._start_next()
         return {"id": match_id, "host": self.config.advertised_host, "ports": list(ports)}
@@ -239,25 +241,39 @@ class Host:
                 total += sum(path.stat().st_size for path in directory.iterdir())
         return total
 
-    async def _take_ports(self, count: int) -> list[trio.SocketListener]:
+    def _take_ports(self, count: int) -> list[socket.socket]:
+        """``count`` ports of the range, bound (not listening) so that nothing
+        else takes them before their seatings start.
+
+        Raises:
+            RequestError: 503, not enough free ports.
+        """
         low, high = self.config.match_ports
-        listeners: list[trio.SocketListener] = []
+        taken: list[socket.socket] = []
         for port in range(low, high + 1):
-            if len(listeners) == count:
+            if len(taken) == count:
                 break
             if port in self.ports_used:
                 continue
+            sock = socket.socket(socket.AF_INET6 if ":" in self.config.host else socket.AF_INET, socket.SOCK_STREAM)
             try:
-                listeners += await trio.open_tcp_listeners(port, host=self.config.host, backlog=128)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind((self.config.host, port))
             except OSError:
+                sock.close()
                 continue  # taken by another program
             self.ports_used.add(port)
-        if len(listeners) < count:
-            for listener in listeners:
-                self.ports_used.discard(listener.socket.getsockname()[1])
-                await listener.aclose()
+            taken.append(sock)
+        if len(taken) < count:
+            self._release(taken)
             raise RequestError(503, "no free match port: try again later", {"Retry-After": "30"})
-        return listeners
+        return taken
+
+    def _release(self, reserved: Sequence[socket.socket | None]) -> None:
+        for sock in reserved:
+            if sock is not None:
+                self.ports_used.discard(sock.getsockname()[1])
+                sock.close()
 
     def _names(self, row: MatchRow, user_name: str | None = None) -> tuple[str, str]:
         """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
@@ -298,10 +314,11 @@ class Host:
         live = self.live.get(row.id)
         document["host"] = self.config.advertised_host
         if live is not None:
-            seating = next((i for i, claimed in enumerate(live.claimed) if not claimed), None)
-            document["next_port"] = None if seating is None else row.ports[seating]
+            result, joined = await trio.to_thread.run_sync(self._progress, live)
+            document["status"] = "running" if joined or live.seating else document["status"]
+            document["next_port"] = row.ports[live.seating] if live.listening and not joined else None
             document["queued"] = live.status == "queued"
-            document["result"] = await trio.to_thread.run_sync(self._result, row, live.names)
+            document["result"] = result
         else:
             document["next_port"] = None
             document["result"] = row.result
@@ -351,17 +368,16 @@ class Host:
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
             with live.cancel:
-                for index in range(len(live.ready)):
+                for index in range(len(row.ports)):
+                    live.seating = index
                     error = await self._play_seating(live, index, directory)
-                    await self.store.call(self.store.update_match, row.id, seating=index + 1)
                     if error is not None:
                         break
         finally:
             with trio.CancelScope(shield=True):
-                live.done.set()
-                for listener in live.listeners:
-                    self.ports_used.discard(listener.socket.getsockname()[1])
-                    listener.socket.close()
+                self._release(live.reserved)
+                for port in row.ports:
+                    self.ports_used.discard(port)
                 result = await trio.to_thread.run_sync(self._result, row, live.names)
                 status = "finished" if error is None and not live.cancel.cancelled_caught else "aborted"
                 await self.store.call(
@@ -371,10 +387,10 @@ class Host:
                 self._start_next()
 
     async def _play_seating(self, live: _Live, index: int, directory: Path) -> str | None:
-        """One seating (the user in seat ``index``); the dealer's abort reason, or None."""
+        """One seating (the user in seat ``index``); why it did not finish, or None."""
         row, config = live.row, self.config
         user_name, bot_name = live.names
-        names = (user_name, bot_name) if index == 0 else (bot_name, user_name)
+        port = row.ports[index]
         t_response, t_hand, t_per_hand = live.limits or (config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms)
         dealer = MatchConfig(
             match_name=f"seating{index}",
@@ -382,7 +398,9 @@ class Host:
             game_path=row.game,
             num_hands=row.hands,
             seed=row.seed,
-            names=names,
+            names=(user_name, bot_name) if index == 0 else (bot_name, user_name),
+            ports=(port, 0) if index == 0 else (0, port),
+            host=config.host,
             t_response_ms=t_response,
             t_hand_ms=t_hand,
             t_per_hand_ms=t_per_hand,
@@ -390,90 +408,66 @@ class Host:
             log_dir=directory,
             quiet=True,
         ).with_match_deadline()
-        strategy = await trio.to_thread.run_sync(
-            lambda: make_strategy(Spec.parse(row.opponent), live.game, seed=(row.seed + index) % _SEED_LIMIT)
-        )
-        aborted: list[str] = []
-        with open(directory / f"seating{index}.out", "w") as out, open(directory / f"seating{index}.err", "w") as err:
+        bot = InProcess(Spec.parse(row.opponent), (row.seed + index) % _SEED_LIMIT)
+        user = Remote(row.peer)
+        self._release(live.reserved[index : index + 1])  # the dealer binds it now
+        live.reserved[index] = None
+        self.ports_used.add(port)
+        seats = (user, bot) if index == 0 else (bot, user)
+        runs: list[SeatingRun] = []
 
-            async def dealer_task(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
-                result = await serve_match(dealer, stdout=out, stderr=err, task_status=task_status)
-                if result.aborted is not None:
-                    aborted.append(result.aborted.removeprefix("ERROR: "))
+        async def play(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
+            runs.append(await run_seating(dealer, seats, task_status=task_status))
 
-            async def bot_task(port: int) -> None:
-                try:
-                    await play("127.0.0.1", port, live.game, strategy)
-                except (AgentError, OSError):
-                    pass  # the dealer says why the match ended
-
-            async with trio.open_nursery() as nursery:
-                try:
-                    ports: tuple[int, ...] = await nursery.start(dealer_task)
-                except RuntimeError:
-                    return aborted[0] if aborted else "the dealer could not start"
-                nursery.start_soon(bot_task, ports[1 - index])
-                live.dealer_ports[index] = ports[index]
-                live.ready[index].set()
-                if live.seat is not None:  # [web hook] the table's seat joins the dealer directly
-                    live.status = "running"
-                    nursery.start_soon(live.seat, index, ports[index])
-        return aborted[0] if aborted else None
-
-    # -- the user's port -----------------------------------------------------
-
-    async def _accept(self, live: _Live, index: int, listener: trio.SocketListener) -> None:
-        """Let the allowed peer's connections in (silent ones held, at most
-        :data:`MAX_IDLE_PER_PORT`) until the match is over."""
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._close_when_done, live, nursery)
-            while True:
-                try:
-                    stream = await listener.accept()
-                except (OSError, trio.ClosedResourceError):
-                    return
-                try:
-                    peer = stream.socket.getpeername()[0]
-                except OSError:
-                    peer = None
-                if (live.row.peer is not None and peer != live.row.peer) or live.claimed[index]:
-                    await stream.aclose()
-                    continue
-                idle = live.idle[index]
-                if len(idle) >= MAX_IDLE_PER_PORT:
-                    oldest = next(iter(idle))
-                    del idle[oldest]
-                    oldest.cancel()
-                scope = trio.CancelScope()
-                idle[scope] = None
-                nursery.start_soon(self._relay, live, index, stream, scope)
-
-    async def _close_when_done(self, live: _Live, nursery: trio.Nursery) -> None:
-        await live.done.wait()
-        nursery.cancel_scope.cancel()
-
-    async def _relay(self, live: _Live, index: int, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
-        async with stream:
-            with scope:
-                with trio.move_on_after(self.config.t_response_ms / 1000):
-                    first = await stream.receive_some(_READ)
-                live.idle[index].pop(scope, None)
-                if not first:
-                    return
-            if scope.cancelled_caught:
-                return
-            await live.ready[index].wait()
-            port = live.dealer_ports[index]
-            if live.claimed[index] or port is None:
-                return
             try:
-                upstream = await trio.open_tcp_stream("127.0.0.1", port)
-            except OSError:
-                return
-            async with upstream:
-                await _pump_both(live, index, stream, upstream, first)
+                await nursery.start(play)
+                live.listening = True
+                if live.seat is not None:  # [web hook] the table's seat takes its port
+                    nursery.start_soon(live.seat, index, _our_address(config.host)[0], port)
+            except RuntimeError:
+                pass  # the dealer could not start: its result says so
+        live.listening = False
+        run = runs[0]
+        if run.result is None:
+            return f"the dealer could not start on port {port} (see the match's seating{index}.err)"
+        return None if run.result.aborted is None else run.result.aborted.removeprefix("ERROR: ")
 
     # -- results -------------------------------------------------------------
+
+    def _aivat(self, row: MatchRow, game: Game, names: tuple[str, str]) -> list[float] | None:
+        """The user's AIVAT value of each hand of a finished match: the negative
+        of the hosted bot's, whose policy is known (two-player limit games whose
+        public tree gives exact values; :func:`analysis.estimators.aivat_column`).
+        None where it does not apply. Computed once per match."""
+        if row.id not in self.aivat_values:
+            values: list[float] | None = None
+            logs = [self.matches_dir / row.id / f"seating{index}.log" for index in range(len(row.ports))]
+            if game.is_limit and game.num_players == 2:
+                try:
+                    every = concat([read_hands(path, game) for path in logs if path.is_file()])
+                    _, column = aivat_column(every, names[1], row.opponent, tree_only=True)
+                    values = [-float(value) for value in column]
+                except (HandsError, EstimatorError, ValueError):
+                    values = None
+            self.aivat_values[row.id] = values
+        return self.aivat_values[row.id]
+
+    def _progress(self, live: _Live) -> tuple[dict[str, Any], bool]:
+        """The result so far, and whether the user's agent has taken its seat
+        in the seating now playing (the dealer's ``connected`` event)."""
+        events = self.matches_dir / live.row.id / f"seating{live.seating}.events.jsonl"
+        joined = False
+        if live.status != "queued" and events.is_file():
+            for line in events.read_text(errors="replace").splitlines():
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue  # a line the dealer is still writing
+                if event.get("event") == "connected" and event.get("seat") == live.seating:
+                    joined = True
+                    break
+        return self._result(live.row, live.names), joined
 
     def _seatings(self, row: MatchRow, game: Game) -> list[tuple[dict[int, dict[str, float]], bool]]:
         """Each seating's finished hands (hand id -> chips by seat name) and
@@ -541,8 +535,10 @@ class Host:
             user = users[row.user_id]
             names = self._names(row, user)
             seatings = self._seatings(row, game)
-            entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": []})
+            entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": [], "aivat": []})
             entry["raw"] += [hand[names[0]] for hands, _ in seatings for hand in hands.values()]
+            aivat = self._aivat(row, game, names)
+            entry["aivat"] += aivat if aivat is not None else []
             if row.duplicate:
                 entry["duplicate"] += _duplicate_values(seatings, names[0])
             played = sum(len(hands) for hands, _ in seatings)
@@ -559,6 +555,7 @@ class Host:
                 "hands": hands,
                 "duplicate": _estimate(values["duplicate"], unit),
                 "raw": _estimate(values["raw"], unit),
+                "aivat": _estimate(values["aivat"], unit) if len(values["aivat"]) == hands else None,
                 "estimate": _estimate(best, unit),
                 "ranked": hands >= self.config.min_rank_hands,
             })
@@ -580,32 +577,3 @@ def _duplicate_values(seatings: Sequence[tuple[dict[int, dict[str, float]], bool
     """``name``'s duplicate value of each hand both seatings finished: its mean over the two."""
     (first, _), (second, _) = seatings
     return [(first[hand][name] + second[hand][name]) / 2 for hand in sorted(set(first) & set(second))]
-
-
-async def _pump_both(live: _Live, index: int, client: trio.SocketStream, dealer: trio.SocketStream, first: bytes) -> None:
-    """Relay bytes both ways until either side ends; the seat counts as taken
-    when the dealer first writes to it (it writes only once every seat is in)."""
-
-    async def down(nursery: trio.Nursery) -> None:
-        try:
-            while data := await dealer.receive_some(_READ):
-                live.claimed[index] = True
-                if live.status == "waiting":
-                    live.status = "running"
-                await client.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
-        nursery.cancel_scope.cancel()
-
-    async def up(nursery: trio.Nursery) -> None:
-        try:
-            await dealer.send_all(first)
-            while data := await client.receive_some(_READ):
-                await dealer.send_all(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
-        nursery.cancel_scope.cancel()
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(down, nursery)
-        nursery.start_soon(up, nursery)

@@ -3,25 +3,20 @@ API, in one trio run, until a signal or ``shutdown``."""
 
 from __future__ import annotations
 
-import logging
 import socket
 from functools import partial
-from typing import Any, Final
+from typing import Any
 
 import trio
-from hypercorn.config import Config
 from hypercorn.trio import serve as hypercorn_serve
 
+from agent.human.web import hypercorn_config
 from arena.serve.app import make_app
 from arena.serve.config import ServeConfig
 from arena.serve.hosting import Host
 from arena.serve.store import Store
 
-__all__ = ["bind_api", "run_service", "KEEP_ALIVE_S"]
-
-#: Seconds an idle HTTP connection stays open.
-KEEP_ALIVE_S: Final = 5.0
-_log = logging.getLogger(__name__)
+__all__ = ["bind_api", "run_service"]
 
 
 def bind_api(host: str, port: int) -> socket.socket:
@@ -46,17 +41,6 @@ def bind_api(host: str, port: int) -> socket.socket:
     return listener
 
 
-def _hypercorn(fd: int, max_body_bytes: int) -> Config:
-    config = Config()
-    config.bind = [f"fd://{fd}"]
-    config.keep_alive_timeout = KEEP_ALIVE_S
-    config.h11_max_incomplete_size = 16 * 1024
-    config.accesslog = None
-    config.errorlog = _log
-    config.graceful_timeout = 1.0
-    return config
-
-
 async def run_service(
     config: ServeConfig,
     listener: socket.socket,
@@ -73,7 +57,7 @@ async def run_service(
         async with trio.open_nursery() as nursery:
             await nursery.start(host.run)
             app: Any = make_app(host)  # an ASGI app; Hypercorn's type names its own scope types
-            serve = partial(hypercorn_serve, app, _hypercorn(listener.detach(), config.max_body_bytes),
+            serve = partial(hypercorn_serve, app, hypercorn_config(listener.detach()),
                             shutdown_trigger=stop.wait)
             binds: list[str] = await nursery.start(serve)
             task_status.started(binds[0])

@@ -1,10 +1,11 @@
 """Web tables: a logged-in person against a hosted bot, in the browser.
 
 A table is a hosted match like the API's (:meth:`arena.serve.hosting.Host.create_match`:
-the same checks, quota, fair queue, dealer, files and results, so it shows in
-the person's matches and on the leaderboard), whose user seat is a
-:class:`agent.human.seat.HumanSeat` played in this process instead of an
-agent on a match port, under a person's time limits (``arena play``'s). The
+the same checks, quota, fair queue, seat runner, files and results, so it
+shows in the person's matches and on the leaderboard), whose user seat is a
+:class:`agent.human.seat.HumanSeat` played from this process (its match port
+lets in only this machine) instead of someone's agent, under a person's time
+limits (``arena play``'s). The
 page is ``arena play``'s own (:mod:`agent.human.web`), served per table; the
 seat outlives the page (reloads resume), and is forgotten
 :data:`LINGER_S` after its match ends (the match page keeps everything).
@@ -61,8 +62,8 @@ class Tables:
         table = Table("", user.id)
         limits = (DEFAULT_T_RESPONSE_MS, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS)
 
-        async def run_seat(index: int, port: int) -> None:
-            await self._run(table, user, game_name, opponent, hands, index, port)
+        async def run_seat(index: int, address: str, port: int) -> None:
+            await self._run(table, user, game_name, opponent, hands, index, address, port)
 
         document: dict[str, Any] = {"game": game_name, "opponent": opponent, "hands": hands}
         if seed is not None:
@@ -72,7 +73,9 @@ class Tables:
         self.tables[table.match_id] = table
         return table.match_id
 
-    async def _run(self, table: Table, user: User, game_name: str, opponent: str, hands: int, index: int, port: int) -> None:
+    async def _run(
+        self, table: Table, user: User, game_name: str, opponent: str, hands: int, index: int, address: str, port: int
+    ) -> None:
         game = load_game(game_name)
         bot = opponent if opponent != user.name else f"{opponent}-bot"
         names = (user.name, bot) if index == 0 else (bot, user.name)
@@ -81,7 +84,7 @@ class Tables:
         table.seat = seat
         table.seated.set()
         try:
-            await seat.run("127.0.0.1", port)
+            await seat.run(address, port)
         finally:
             assert self.host.nursery is not None
             self.host.nursery.start_soon(self._forget, table.match_id)
