@@ -95,6 +95,9 @@ def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(
     expect(page.locator("#result tr").nth(1)).to_contain_text("alice")
     expect(page.locator("#result tr").nth(1)).to_contain_text("+6")
     expect(page.locator("#analysis")).to_contain_text("alice")
+    aivat = page.locator("#estimators tr").last  # the bot's side: its AIVAT, of which alice's is the negative
+    expect(aivat).to_contain_text("aivat")
+    expect(aivat).to_contain_text("-1.600")
     # the replayer: hand 1, step by step; the board comes with round 2
     expect(page.locator("#replay-count")).to_have_text("of 2")
     expect(page.locator("#replay-board .card")).to_have_count(0)
@@ -116,6 +119,9 @@ def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(
     expect(row).to_contain_text("alice")
     expect(row).to_contain_text("always-call")
     expect(row).to_contain_text("not yet")  # 2 hands: below the minimum for a rank
+    expect(row.locator("td").nth(4)).to_have_text("–")  # one seating: no duplicate estimate
+    expect(row.locator("td").nth(6)).to_have_text("+1.600")  # AIVAT: the negative of the bot's (its policy is known)
+    expect(row.locator("td").nth(8)).to_have_text("+3.000")  # the estimate: the raw mean, 6 chips over 2 hands
     status, mine = served.api("GET", f"/api/matches/{match_id}", served.tokens["alice"])
     assert status == 200 and mine["status"] == "finished" and mine["result"]["hands"] == 2
     assert served.api("GET", f"/api/matches/{match_id}", served.tokens["bob"])[0] == 404
