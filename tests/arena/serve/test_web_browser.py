@@ -152,3 +152,29 @@ def test_tournaments_are_an_admins(served: Served, browser: BrowserContext, page
     page.click("#report-link")
     expect(page.locator("body")).to_contain_text("caller")
     expect(page.locator("body")).to_contain_text("raiser")
+
+
+def test_two_tables_at_once(served: Served, browser: BrowserContext, page: Page) -> None:
+    """Two tables of one person, each its own match: what happens at one leaves the other as it was."""
+    browser.clear_cookies()
+    log_in(page, served, "alice")
+    other = browser.new_page()
+    tables = []
+    for tab in (page, other):
+        tab.goto(served.url + "/")
+        tab.select_option("#game", "leduc")
+        tab.select_option("#opponent", "always-call")
+        tab.fill("#hands", "2")
+        tab.fill("#seed", "11")
+        tab.click("#sit-button")
+        your_turn(tab)
+        tables.append(tab.url)
+    assert tables[0] != tables[1]
+    page.keyboard.press("r")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    expect(other.locator("#board .card")).to_have_count(0)  # the other table still waits in round 1
+    other.keyboard.press("c")
+    expect(other.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    expect(page.locator("#betting")).to_contain_text("raise to 3")
+    expect(other.locator("#betting")).not_to_contain_text("raise")
+    other.close()
