@@ -39,7 +39,7 @@ from analysis.estimators import EstimatorError, estimator_table
 from analysis.hands import HandsError, concat
 from analysis.hands import read_log as read_hands
 from arena.serve.app import _route, error, user_for_token  # _route: the API's token check, limits and errors
-from arena.serve.hosting import CHUMPS, Host, RequestError
+from arena.serve.hosting import Host, RequestError
 from arena.serve.sessions import COOKIE, Sessions
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
@@ -232,7 +232,7 @@ def _status_word(status: str) -> str:
 
 async def _lobby(request: Request, user: User) -> Response:
     web = _web(request)
-    bots = [b for b in web.host.hosted_bots() if b["game"] is None or load_game(b["game"]).num_players == 2]
+    bots = web.host.hosted_bots()
     games = "".join(f'<option value="{escape(g)}">{escape(g)}</option>' for g in GAMES)
     opponents = "".join(
         f'<option value="{escape(b["name"])}">{escape(b["name"])}{"" if b["game"] is None else " (" + escape(b["game"]) + ")"}</option>'
@@ -352,7 +352,7 @@ def _estimate_cell(estimate: dict[str, Any] | None) -> str:
     return f'<td>{_number(estimate["mean"])}</td><td>[{_number(low)}, {_number(high)}]</td>'
 
 
-def _analysis(web: Web, row_id: str, game_name: str, bot: str, opponent: str, paths: list[Path]) -> dict[str, Any]:
+def _analysis(game_name: str, bot: str, opponent: str, paths: list[Path]) -> dict[str, Any]:
     """``arena analyze``'s document of the match's logs, with the estimators of
     the hosted bot's side (its policy is known: AIVAT) where they apply."""
     tables = [read_hands(path, load_game(game_name), skip_damaged=True) for path in paths if path.is_file()]
@@ -381,7 +381,7 @@ async def _match(request: Request, user: User) -> Response:
     if analysis is None and result.get("hands"):
         paths = [web.host.matches_dir / match_id / f"seating{i}.log" for i in range(2 if row.duplicate else 1)]
         try:
-            analysis = await trio.to_thread.run_sync(_analysis, web, match_id, row.game, names[1], row.opponent, paths)
+            analysis = await trio.to_thread.run_sync(_analysis, row.game, names[1], row.opponent, paths)
         except (HandsError, LogError, ValueError) as problem:
             analysis = {"error": str(problem)}
         if over:
