@@ -543,29 +543,34 @@ async def _leaderboard(request: Request, user: User) -> Response:
 
 
 def _rankings_html(rankings: dict[str, Any] | None) -> str:
-    """The bankroll and instant run-off rankings (``arena rank``'s document)."""
+    """The rankings ``arena rank`` computes over every user and bot of the game
+    (each finished match one result): total bankroll, the bankroll instant
+    run-off and the series run-off, best first (tied players share a place)."""
     if not rankings:
         return ""
     if "error" in rankings:
         return f'<h2>Rankings</h2><p class="note">{escape(str(rankings["error"]))}</p>'
-    html = "<h2>Rankings</h2>"
-    for key, value in rankings.items():
-        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
-            columns = list(value[0])
-            head = "".join(f"<th>{escape(str(c))}</th>" for c in columns)
-            body = "".join(
-                "<tr>" + "".join(f"<td>{escape(_cell(item.get(c)))}</td>" for c in columns) + "</tr>" for item in value
-            )
-            html += f'<h3>{escape(key.replace("_", " "))}</h3><table class="ranking" id="ranking-{escape(key)}"><tr>{head}</tr>{body}</table>'
-    return html
-
-
-def _cell(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(_cell(v) for v in value)
-    return "" if value is None else str(value)
+    columns = (
+        [[name] for name in rankings["bankroll"]],
+        rankings["bankroll_runoff_groups"],
+        rankings["series_runoff"],
+    )
+    places = []
+    for groups in columns:
+        place, cells = 1, {}
+        for group in groups:
+            cells[place] = " = ".join(group)
+            place += len(group)
+        places.append(cells)
+    rows = "".join(
+        f"<tr><td>{place}</td>" + "".join(f"<td>{escape(cells.get(place, ''))}</td>" for cells in places) + "</tr>"
+        for place in range(1, len(rankings["bankroll"]) + 1)
+    )
+    return (
+        f'<h2>Rankings</h2><p class="note">{rankings["matches"]} matches; bots are <code>bot:NAME</code>.</p>'
+        '<table id="rankings"><tr><th>place</th><th>total bankroll</th><th>bankroll instant run-off</th>'
+        f"<th>series run-off</th></tr>{rows}</table>"
+    )
 
 
 # -- tournaments ------------------------------------------------------------------

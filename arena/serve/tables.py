@@ -96,4 +96,7 @@ class Tables:
     def of(self, user: User, match_id: str) -> Table | None:
         """``user``'s table ``match_id`` while it is open (None for anyone else's)."""
         table = self.tables.get(match_id)
+        if table is not None and table.seat is None and match_id not in self.host.live:
+            del self.tables[match_id]  # its match ended before it began
+            return None
         return table if table is not None and table.user_id == user.id else None

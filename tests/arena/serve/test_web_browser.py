@@ -122,6 +122,8 @@ def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(
     expect(row.locator("td").nth(4)).to_have_text("–")  # one seating: no duplicate estimate
     expect(row.locator("td").nth(6)).to_have_text("+1.600")  # AIVAT: the negative of the bot's (its policy is known)
     expect(row.locator("td").nth(8)).to_have_text("+3.000")  # the estimate: the raw mean, 6 chips over 2 hands
+    expect(page.locator("#rankings tr").nth(1)).to_have_text("1alicealicealice")  # every ranking: alice, then the bot
+    expect(page.locator("#rankings tr").nth(2)).to_have_text("2bot:always-callbot:always-callbot:always-call")
     status, mine = served.api("GET", f"/api/matches/{match_id}", served.tokens["alice"])
     assert status == 200 and mine["status"] == "finished" and mine["result"]["hands"] == 2
     assert served.api("GET", f"/api/matches/{match_id}", served.tokens["bob"])[0] == 404
