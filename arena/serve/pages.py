@@ -82,7 +82,7 @@ class Web:
         self.table_files = {name: (STATIC / name).read_bytes() for name in _TABLE_FILES}
         # arena play's page, with a way back to the lobby
         page = (STATIC / "index.html").read_text()
-        self.table_page = page.replace('<span id="title">', '<a id="lobby" href="/">◂ lobby</a> <span id="title">', 1)
+        self.table_page = page.replace('<span id="title">', '<a id="lobby" href="/" style="color: #8fc3ff">◂ lobby</a> <span id="title">', 1)
 
 
 def _web(request: Request | WebSocket) -> Web:
@@ -233,9 +233,9 @@ def _status_word(status: str) -> str:
 async def _lobby(request: Request, user: User) -> Response:
     web = _web(request)
     bots = web.host.hosted_bots()
-    games = "".join(f'<option value="{escape(g)}">{escape(g)}</option>' for g in GAMES)
+    games = "".join(f'<option value="{escape(g)}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>' for g in GAMES)
     opponents = "".join(
-        f'<option value="{escape(b["name"])}">{escape(b["name"])}{"" if b["game"] is None else " (" + escape(b["game"]) + ")"}</option>'
+        f'<option value="{escape(b["name"])}"{" selected" if b["name"] == "leduc-cfr" else ""}>{escape(b["name"])}{"" if b["game"] is None else " (" + escape(b["game"]) + ")"}</option>'
         for b in bots
     )
     bot_rows = "".join(
