@@ -96,7 +96,7 @@ class Tournaments:
             config = load_config(path)
         except ConfigError as error:
             shutil.rmtree(folder)
-            raise RequestError(400, str(error)[:500]) from None
+            raise RequestError(400, str(error).removeprefix(f"{path}: ")[:500]) from None  # the line, not our folders
         status = {
             "id": tournament_id,
             "by": user.name,

@@ -154,6 +154,11 @@ def test_tournaments_are_an_admins(served: Served, browser: BrowserContext, page
     page.click("#report-link")
     expect(page.locator("body")).to_contain_text("caller")
     expect(page.locator("body")).to_contain_text("raiser")
+    page.goto(served.url + "/admin")
+    expect(page.locator("#tournaments")).to_contain_text(taken["id"])
+    page.fill("#config", 'game = "kuhn"\nhands = 20\n[bots]\nonly = "always-call"\n')
+    page.click("#submit-tournament")
+    expect(page.locator("#error")).to_have_text("seed: missing (a whole number)")  # refused whole, in one line, before anything runs
 
 
 def test_two_tables_at_once(served: Served, browser: BrowserContext, page: Page) -> None:
