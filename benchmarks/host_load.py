@@ -22,6 +22,12 @@ in-process), in the same run. The last line::
 Usage::
 
     .venv/bin/python benchmarks/host_load.py [--matches 100] [--hands 200]
+
+Measured (issue 21; the 2-core machine shared with other work, defaults):
+100 matches x 200 hands at once, 391 hands/s in all, lost 0, every log
+complete, p99 action latency 239 ms (a hundred agents, a hundred dealers and
+their bots on two busy cores); ``arena match`` one at a time 274 hands/s
+(each match pays its own start and end): ratio 1.43.
 """
 
 from __future__ import annotations

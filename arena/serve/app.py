@@ -1,16 +1,20 @@
 """The service's HTTP side: a Starlette app of JSON routes under ``/api``.
 
-Every route but none needs ``Authorization: Bearer TOKEN`` (401 without it or
-with a wrong one, the same words either way); a match of another user is a 404
-worded as a match that does not exist. Every error is ``{"error": "one line"}``
+Every route but ``/api/login`` needs ``Authorization: Bearer TOKEN`` or the
+session cookie a login sets (401 without either or with a wrong one, the same
+words either way); a match of another user is a 404 worded as a match that
+does not exist. Every error is ``{"error": "one line"}``
 with its status: malformed JSON and bodies past ``max_body_bytes`` are refused
 before anything else reads them (400, 413), requests past
 ``requests_per_minute`` get 429 with ``Retry-After``. A failing request ends
 only itself.
 
-For the web pages: :func:`current_user` is the check every route makes, and
-:func:`user_for_token` the one a login form needs; both go through the same
-hashed, constant-time lookup (:meth:`arena.serve.store.Store.user_for_token`).
+For the web pages: ``POST /api/login`` ``{"token"}`` answers the user and sets
+the session cookie (:data:`SESSION_COOKIE`: HttpOnly, SameSite=Strict, so no
+other site's page can send it; Secure over HTTPS), ``POST /api/logout`` ends
+it. :func:`current_user` is the check every route makes (bearer token, then
+cookie), :func:`user_for_token` the login's; both go through hashed,
+constant-time lookups (:class:`arena.serve.store.Store`).
 """
 
 from __future__ import annotations
@@ -31,11 +35,22 @@ from starlette.routing import Route
 from arena.serve.hosting import Host, RequestError
 from arena.serve.store import User
 
-__all__ = ["make_app", "current_user", "user_for_token", "error", "read_json", "RateLimiter", "UNAUTHORIZED"]
+__all__ = [
+    "make_app",
+    "current_user",
+    "user_for_token",
+    "error",
+    "read_json",
+    "RateLimiter",
+    "UNAUTHORIZED",
+    "SESSION_COOKIE",
+]
 
 #: What a request without a valid token reads (the same for none and a wrong one).
 UNAUTHORIZED: Final = "missing or wrong token: send Authorization: Bearer TOKEN (arena users add NAME prints one)"
 _BEARER: Final = "bearer "
+#: The web login's cookie.
+SESSION_COOKIE: Final = "arena_session"
 
 
 class _Refused(Exception):
@@ -59,15 +74,18 @@ async def user_for_token(host: Host, token: str) -> User | None:
 
 
 async def current_user(request: Request) -> User:
-    """The user the request's bearer token names.
+    """The user the request's bearer token names, or else its session cookie.
 
     Raises:
-        _Refused: 401, no token or a wrong one.
+        _Refused: 401, neither or a wrong one.
     """
     host: Host = request.app.state.host
     header = request.headers.get("authorization", "")
     token = header[len(_BEARER):].strip() if header.lower().startswith(_BEARER) else ""
     user = await user_for_token(host, token)
+    session = request.cookies.get(SESSION_COOKIE, "")
+    if user is None and not token and 0 < len(session) <= 256:
+        user = await host.store.call(host.store.user_for_session, session)
     if user is None:
         raise _Refused(401, UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
     return user
@@ -139,11 +157,11 @@ def _route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
                 peer = request.client.host if request.client is not None else "?"
                 wait = limiter.retry_after(f"addr:{peer}")
                 if wait:
-                    raise _Refused(429, f"too many requests: retry in {wait} s", {"Retry-After": str(wait)}) from None
+                    raise _too_many(wait) from None
                 raise
             wait = limiter.retry_after(f"user:{user.id}")
             if wait:
-                raise _Refused(429, f"too many requests: retry in {wait} s", {"Retry-After": str(wait)})
+                raise _too_many(wait)
             return await handler(request, user)
         except _Refused as refused:
             return error(refused.status, refused.message, refused.headers)
@@ -151,6 +169,44 @@ def _route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             return error(refused.status, str(refused), refused.headers)
 
     return endpoint
+
+
+def _too_many(wait: int) -> _Refused:
+    return _Refused(429, f"too many requests: retry in {wait} s", {"Retry-After": str(wait)})
+
+
+async def _login(request: Request) -> Response:
+    """``{"token"}`` -> the user, and a session cookie for the web pages."""
+    host: Host = request.app.state.host
+    limiter: RateLimiter = request.app.state.limiter
+    try:
+        wait = limiter.retry_after(f"addr:{request.client.host if request.client is not None else '?'}")
+        if wait:
+            raise _too_many(wait)
+        document = await read_json(request, host.config.max_body_bytes)
+        token = document.get("token")
+        user = await user_for_token(host, token) if isinstance(token, str) else None
+        if user is None:
+            raise _Refused(401, "wrong token: log in with the token arena users add printed")
+    except _Refused as refused:
+        return error(refused.status, refused.message, refused.headers)
+    secret = await host.store.call(host.store.new_session, user, host.config.session_lifetime_s)
+    response = JSONResponse({"name": user.name, "admin": user.admin})
+    response.set_cookie(
+        SESSION_COOKIE, secret, max_age=int(host.config.session_lifetime_s), path="/", httponly=True,
+        samesite="strict", secure=request.url.scheme == "https",
+    )
+    return response
+
+
+async def _logout(request: Request, user: User) -> Response:
+    host: Host = request.app.state.host
+    session = request.cookies.get(SESSION_COOKIE)
+    if session is not None:
+        await host.store.call(host.store.end_session, session)
+    response = JSONResponse({"name": user.name, "logged_out": True})
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="strict")
+    return response
 
 
 async def _me(request: Request, user: User) -> Response:
@@ -207,6 +263,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 def make_app(host: Host) -> Starlette:
     """The API app over ``host`` (the matches and the store)."""
     routes = [
+        Route("/api/login", _login, methods=["POST"]),
+        Route("/api/logout", _route(_logout), methods=["POST"]),
         Route("/api/me", _route(_me)),
         Route("/api/bots", _route(_bots)),
         Route("/api/matches", _route(_create_match), methods=["POST"]),

@@ -45,6 +45,8 @@ class ServeConfig:
     max_log_bytes_per_user: int = 1 << 30
     #: Hands a user's agent plays against a bot before the leaderboard ranks it.
     min_rank_hands: int = 1000
+    #: How long a web login (its session cookie) lasts.
+    session_lifetime_s: float = 7 * 24 * 3600.0
     t_response_ms: int = 10000
     t_hand_ms: int = 60000
     t_per_hand_ms: int = 7000

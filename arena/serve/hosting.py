@@ -30,11 +30,12 @@ per user, the dealer's time limits with a whole-match cap
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
@@ -44,20 +45,20 @@ import trio
 from analysis.estimators import EstimatorError, aivat_column
 from analysis.hands import HandsError, concat, read_hands
 from analysis.ranking import ranking_document
-from arena.match.seats import InProcess, Remote, SeatingRun, _our_address, run_seating
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
+from arena.match.seats import InProcess, Remote, SeatingRun, _our_address, run_seating
 from dealer.log import LogError, read_log
-from dealer.server import MatchConfig, serve_match
+from dealer.server import MatchConfig
 from poker.gamedef import Game, GameDefError, load_game
 from poker.stats import Estimate, Unit, mean_ci, unit_of
-from strategies.base import Spec, StrategyError, make_strategy
+from strategies.base import Spec
 from strategies.bots import LIBRARY, bot_path
 
 from arena.serve.config import ServeConfig
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "SeatRunner", "CHUMPS", "RESTARTED"]
+__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
@@ -68,6 +69,7 @@ _SEED_LIMIT: Final = 2**32
 #: :mod:`arena.serve.tables`): called with the seating, the address and the
 #: port to connect to, once the seating's dealer listens.
 SeatRunner = Callable[[int, str, int], Awaitable[None]]
+_log = logging.getLogger(__name__)
 
 
 class RequestError(Exception):
@@ -90,7 +92,6 @@ class _Live:
     seating: int = 0  # the seating playing or next
     listening: bool = False  # the seating's dealer waits for the agents
     status: str = "queued"
-    cancel: trio.CancelScope = field(default_factory=trio.CancelScope)
     # [web hook] a web table: the user's seat in this process, under a person's limits (ms)
     seat: SeatRunner | None = None
     limits: tuple[int, int, int] | None = None
@@ -135,7 +136,7 @@ class Host:
         left = await self.store.call(self.store.matches, status=ACTIVE)
         await self.store.call(self.store.abort_unfinished, RESTARTED)
         for row in left:
-            result = await trio.to_thread.run_sync(self._result, row, self._names(row))
+            result = await trio.to_thread.run_sync(lambda: self._result(row, self._names(row)))
             await self.store.call(self.store.update_match, row.id, result=result)
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
@@ -362,26 +363,31 @@ class Host:
             self.nursery.start_soon(self._play, chosen)
 
     async def _play(self, live: _Live) -> None:
+        """Play a match's seatings in turn, then record how it ended. A match
+        that fails, or that the service's shutdown cuts short, is aborted; it
+        never takes the service down."""
         row = live.row
         directory = self.matches_dir / row.id
-        error: str | None = None
+        error: str | None = RESTARTED  # unless the seatings end
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
-            with live.cancel:
-                for index in range(len(row.ports)):
-                    live.seating = index
-                    error = await self._play_seating(live, index, directory)
-                    if error is not None:
-                        break
+            for index in range(len(row.ports)):
+                live.seating = index
+                error = await self._play_seating(live, index, directory)
+                if error is not None:
+                    break
+        except Exception as problem:  # a bot that cannot be seated, a disk that fails: this match only
+            _log.exception("match %s failed", row.id)
+            error = f"the match failed: {problem}"
         finally:
             with trio.CancelScope(shield=True):
                 self._release(live.reserved)
                 for port in row.ports:
                     self.ports_used.discard(port)
                 result = await trio.to_thread.run_sync(self._result, row, live.names)
-                status = "finished" if error is None and not live.cancel.cancelled_caught else "aborted"
                 await self.store.call(
-                    self.store.update_match, row.id, status=status, error=error, result=result, finished=time.time()
+                    self.store.update_match, row.id, status="finished" if error is None else "aborted", error=error,
+                    result=result, finished=time.time(),
                 )
                 del self.live[row.id]
                 self._start_next()

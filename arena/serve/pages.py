@@ -1,13 +1,14 @@
 """The hosted arena in the browser: login, lobby, web tables, leaderboard,
 match pages with the analysis and a hand replayer, and tournaments.
 
-Pages are plain HTML written here (escaped), with one stylesheet and one
-script (the replayer) under ``/web/``: no build step, no template engine. A
-page knows its person by the session cookie (:mod:`arena.serve.sessions`);
-without one it redirects to ``/login?next=PATH``. A form that changes
-something is a POST, which the cookie's ``SameSite=Lax`` keeps other sites
-from sending, and which is refused (403) when its ``Origin`` is another
-site's. A match or table of another person is a 404, as in the API.
+Pages are plain HTML written here (escaped), with one stylesheet and two
+scripts (the login and logout, the replayer) under ``/web/``: no build step,
+no template engine. A page knows its person by the session cookie that
+``POST /api/login`` sets (:mod:`arena.serve.app`); without one it redirects
+to ``/login?next=PATH``. A form that changes something is a POST, which the
+cookie's ``SameSite=Strict`` keeps other sites from sending, and which is
+refused (403) when its ``Origin`` is another site's. A match or table of
+another person is a 404, as in the API.
 
 The web tables are ``arena play``'s page (:mod:`agent.human.web`), served
 at ``/tables/ID/``: the same files, and the same WebSocket handler behind a
@@ -27,7 +28,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import trio
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
@@ -38,9 +39,8 @@ from analysis.document import analyze
 from analysis.estimators import EstimatorError, estimator_table
 from analysis.hands import HandsError, concat
 from analysis.hands import read_log as read_hands
-from arena.serve.app import _route, error, user_for_token  # _route: the API's token check, limits and errors
+from arena.serve.app import SESSION_COOKIE, _route, error  # _route: the API's token check, limits and errors
 from arena.serve.hosting import Host, RequestError
-from arena.serve.sessions import COOKIE, Sessions
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
 from arena.serve.tournaments import Tournaments
@@ -62,19 +62,21 @@ MAX_ANALYSES: Final = 256
 REPLAY_CHUNK: Final = 100
 #: What a table's WebSocket says when its session has gone.
 LOGGED_OUT: Final = "your session has ended: log in again (the table keeps your seat)"
-_WEB_FILES: Final = {"site.css": "text/css; charset=utf-8", "replay.js": "text/javascript; charset=utf-8"}
+_WEB_FILES: Final = {
+    "site.css": "text/css; charset=utf-8",
+    "site.js": "text/javascript; charset=utf-8",
+    "replay.js": "text/javascript; charset=utf-8",
+}
 _TABLE_FILES: Final = {"table.js": "text/javascript; charset=utf-8", "table.css": "text/css; charset=utf-8"}
-_LOGIN_FIELD_BYTES: Final = 4096
 
 PageHandler = Callable[[Request, User], Awaitable[Response]]
 
 
 class Web:
-    """What the pages share: the host, the sessions, the tables, the tournaments."""
+    """What the pages share: the host, the tables, the tournaments."""
 
     def __init__(self, host: Host) -> None:
         self.host = host
-        self.sessions = Sessions(host.store.path)
         self.tables = Tables(host)
         self.tournaments = Tournaments(host.config.data, host.config.dask)
         self.analyses: dict[str, dict[str, Any]] = {}
@@ -85,7 +87,7 @@ class Web:
         self.table_page = page.replace('<span id="title">', '<a id="lobby" href="/" style="color: #8fc3ff">◂ lobby</a> <span id="title">', 1)
 
 
-def _web(request: Request | WebSocket) -> Web:
+def _web(request: HTTPConnection) -> Web:
     web: Web = request.app.state.web
     return web
 
@@ -100,14 +102,15 @@ def _html(title: str, body: str, user: User | None, status: int = 200) -> HTMLRe
         nav = (
             f'<nav><a href="/">lobby</a> · <a href="/leaderboard">leaderboard</a>{admin}'
             f'<span class="who">{escape(user.name)}'
-            '<form method="post" action="/logout"><button type="submit">log out</button></form></span></nav>'
+            '<button type="button" id="logout">log out</button></span></nav>'
         )
     document = (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<title>{escape(title)} · arena</title><link rel="icon" href="data:,">'
         '<link rel="stylesheet" href="/web/site.css"></head>'
-        f"<body>{nav}<main><h1>{escape(title)}</h1>{body}</main></body></html>\n"
+        f"<body>{nav}<main><h1>{escape(title)}</h1>{body}</main>"
+        '<script src="/web/site.js"></script></body></html>\n'
     )
     return HTMLResponse(document, status_code=status, headers={"Cache-Control": "no-store"})
 
@@ -125,8 +128,13 @@ def _same_origin(request: Request | WebSocket) -> bool:
     return urlsplit(origin).netloc == request.headers.get("host", "")
 
 
-async def _session_user(request: Request | WebSocket) -> User | None:
-    return await _web(request).sessions.user(request.cookies.get(COOKIE, ""))
+async def _session_user(connection: HTTPConnection) -> User | None:
+    """The person of the session cookie (:meth:`arena.serve.store.Store.user_for_session`), or None."""
+    session = connection.cookies.get(SESSION_COOKIE, "")
+    if not 0 < len(session) <= 256:
+        return None
+    store = _web(connection).host.store
+    return await store.call(store.user_for_session, session)
 
 
 def _page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
@@ -172,55 +180,17 @@ def _next(target: str | None) -> str:
 # -- login -------------------------------------------------------------------------
 
 
-def _login_page(target: str, message: str | None, status: int = 200) -> HTMLResponse:
-    problem = f'<p class="error" id="error">{escape(message)}</p>' if message else ""
+async def _login(request: Request) -> Response:
+    """The token form; ``site.js`` posts it to ``/api/login`` (which sets the
+    session cookie) and then goes to ``next``, a path of this site only."""
+    target = _next(request.query_params.get("next"))
     body = (
-        f"{problem}<form method=\"post\" action=\"/login\" class=\"login\">"
-        f'<input type="hidden" name="next" value="{escape(target)}">'
+        f'<form class="login" id="login-form" data-next="{escape(target)}">'
         '<label>Token <input type="password" name="token" id="token" autocomplete="current-password" required></label>'
-        '<button type="submit" id="login">Log in</button></form>'
+        '<button type="submit" id="login">Log in</button></form><p class="error" id="error"></p>'
         "<p>Your token is the one <code>arena users add NAME</code> printed for you.</p>"
     )
-    return _html("Log in", body, None, status)
-
-
-async def _login_get(request: Request) -> Response:
-    return _login_page(_next(request.query_params.get("next")), None)
-
-
-async def _login_post(request: Request) -> Response:
-    web = _web(request)
-    if not _same_origin(request):
-        return _problem(None, 403, "a form from another site")
-    try:
-        fields = await _form(request, _LOGIN_FIELD_BYTES)
-    except RequestError as refused:
-        return _problem(None, refused.status, str(refused))
-    target = _next(fields.get("next"))
-    peer = request.client.host if request.client is not None else "?"
-    wait = request.app.state.limiter.retry_after(f"login:{peer}")
-    if wait:
-        return _login_page(target, f"too many tries: wait {wait} s", 429)
-    token = fields.get("token", "").strip()
-    user = await user_for_token(web.host, token)
-    if user is None:
-        return _login_page(target, "that token is not a user's (or it was revoked or rotated)", 401)
-    session = await web.sessions.open(user, token)
-    response = RedirectResponse(target, status_code=303)
-    response.set_cookie(COOKIE, session, max_age=int(web.sessions.lifetime_s), path="/", httponly=True,
-                        samesite="lax", secure=request.url.scheme == "https")
-    return response
-
-
-async def _logout(request: Request) -> Response:
-    if not _same_origin(request):
-        return _problem(None, 403, "a form from another site")
-    session = request.cookies.get(COOKIE)
-    if session:
-        await _web(request).sessions.close_session(session)
-    response = RedirectResponse("/login", status_code=303)
-    response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
-    return response
+    return _html("Log in", body, None)
 
 
 # -- the lobby ---------------------------------------------------------------------
@@ -663,9 +633,7 @@ def install_pages(app: Starlette, host: Host) -> None:
     """Add the pages, the tables and the tournament API to the service's app."""
     app.state.web = Web(host)
     routes = [
-        Route("/login", _login_get, methods=["GET"]),
-        Route("/login", _login_post, methods=["POST"]),
-        Route("/logout", _logout, methods=["POST"]),
+        Route("/login", _login, methods=["GET"]),
         Route("/", _page(_lobby), methods=["GET"]),
         Route("/tables", _page(_sit), methods=["POST"]),
         Route("/tables/{id}", _page(_table), methods=["GET"]),

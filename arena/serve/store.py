@@ -59,6 +59,11 @@ CREATE TABLE IF NOT EXISTS matches (
     created REAL NOT NULL,
     finished REAL
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    hash TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    expires REAL NOT NULL
+);
 CREATE INDEX IF NOT EXISTS matches_user ON matches(user_id, created);
 CREATE INDEX IF NOT EXISTS matches_status ON matches(status);
 """
@@ -201,9 +206,14 @@ class Store:
         return _user(row)
 
     def revoke(self, name: str) -> User:
-        """Raises: StoreError: no such user."""
-        self.user_named(name)
-        self._execute("UPDATE users SET revoked = 1 WHERE name = ?", (name,))
+        """Stop the user's token and end its sessions.
+
+        Raises:
+            StoreError: no such user.
+        """
+        user = self.user_named(name)
+        self._execute("UPDATE users SET revoked = 1 WHERE id = ?", (user.id,))
+        self._execute("DELETE FROM sessions WHERE user_id = ?", (user.id,))
         return self.user_named(name)
 
     def rotate(self, name: str) -> str:
@@ -212,10 +222,37 @@ class Store:
         Raises:
             StoreError: no such user.
         """
-        self.user_named(name)
+        user = self.user_named(name)
         token = new_token()
-        self._execute("UPDATE users SET token_hash = ?, revoked = 0 WHERE name = ?", (hash_token(token), name))
+        self._execute("UPDATE users SET token_hash = ?, revoked = 0 WHERE id = ?", (hash_token(token), user.id))
+        self._execute("DELETE FROM sessions WHERE user_id = ?", (user.id,))
         return token
+
+    # -- sessions (the web pages' cookie) ------------------------------------
+
+    def new_session(self, user: User, lifetime_s: float) -> str:
+        """A session for ``user`` lasting ``lifetime_s``: its secret, for a cookie (only its hash is kept)."""
+        secret = new_token()
+        now = time.time()
+        self._execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+        self._execute("INSERT INTO sessions (hash, user_id, expires) VALUES (?, ?, ?)",
+                      (hash_token(secret), user.id, now + lifetime_s))
+        return secret
+
+    def user_for_session(self, secret: str) -> User | None:
+        """The live user of an unexpired session, or None."""
+        digest = hash_token(secret)
+        row = self._execute(
+            "SELECT users.*, sessions.hash AS session FROM sessions JOIN users ON users.id = sessions.user_id"
+            " WHERE sessions.hash = ? AND sessions.expires > ?",
+            (digest, time.time()),
+        ).fetchone()
+        if row is None or not secrets.compare_digest(row["session"], digest) or row["revoked"]:
+            return None
+        return _user(row)
+
+    def end_session(self, secret: str) -> None:
+        self._execute("DELETE FROM sessions WHERE hash = ?", (hash_token(secret),))
 
     # -- matches -------------------------------------------------------------
 

@@ -79,13 +79,22 @@ class Service:
         self.process.communicate()
 
     def request(
-        self, method: str, path: str, token: str | None = None, body: Any = None, *, raw: bytes | None = None
+        self,
+        method: str,
+        path: str,
+        token: str | None = None,
+        body: Any = None,
+        *,
+        raw: bytes | None = None,
+        cookie: str | None = None,
     ) -> tuple[int, dict[str, str], Any]:
         """Status, headers and the answer (JSON decoded when it is JSON, else bytes)."""
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.url + path, data=data, method=method)
         if token is not None:
             request.add_header("Authorization", f"Bearer {token}")
+        if cookie is not None:
+            request.add_header("Cookie", cookie)
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:

@@ -16,6 +16,7 @@ UNAUTHORIZED = "missing or wrong token: send Authorization: Bearer TOKEN (arena 
 def _routes(match_id: str) -> list[tuple[str, str]]:
     return [
         ("GET", "/api/me"),
+        ("POST", "/api/logout"),
         ("GET", "/api/bots"),
         ("POST", "/api/matches"),
         ("GET", "/api/matches"),
@@ -127,3 +128,22 @@ def test_tokens_owners_and_bad_requests(service: Service) -> None:
     with socket.create_connection(("127.0.0.1", answer["ports"][0]), timeout=5):
         pass
     assert service.request("GET", f"/api/matches/{match_id}", alice)[2]["status"] == "waiting"
+
+
+def test_a_web_login_keeps_a_session_cookie(service: Service) -> None:
+    token = add_user(service.data, "alice")
+    status, _, document = service.request("POST", "/api/login", body={"token": token[:-2]})
+    assert (status, document) == (401, {"error": "wrong token: log in with the token arena users add printed"})
+    status, headers, document = service.request("POST", "/api/login", body={"token": token})
+    assert (status, document) == (200, {"name": "alice", "admin": False})
+    cookie = headers["set-cookie"]
+    attributes = [part.strip().lower() for part in cookie.split(";")]
+    assert "httponly" in attributes and "samesite=strict" in attributes and "path=/" in attributes
+    session = cookie.split(";")[0]
+    assert session.startswith("arena_session=") and token not in session
+    assert service.request("GET", "/api/me", cookie=session)[2] == {"name": "alice", "admin": False}
+    assert service.request("GET", "/api/me", cookie="arena_session=" + "x" * 43)[0] == 401
+    assert service.request("GET", "/api/me", "wrong", cookie=session)[0] == 401  # a wrong token is not made good
+    status, headers, _ = service.request("POST", "/api/logout", cookie=session)
+    assert status == 200 and "arena_session=" in headers["set-cookie"]
+    assert service.request("GET", "/api/me", cookie=session)[0] == 401

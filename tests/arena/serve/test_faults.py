@@ -148,4 +148,5 @@ def test_kill_9_keeps_finished_matches_and_hands(tmp_path: Path) -> None:
         kept = again.request("GET", f"/api/matches/{done['id']}", token)[2]
         assert kept["status"] == "finished" and kept["result"]["hands"] == 5
     finally:
-        again.stop()
+        status, err = again.stop()
+    assert (status, err) == (130, "arena serve: stopped\n")  # SIGTERM: a clean stop

@@ -37,8 +37,8 @@ def test_the_fair_queue_and_the_limit_per_user(tmp_path: Path) -> None:
         service.stop()
 
 
-def test_requests_per_minute(tmp_path: Path) -> None:
-    service = Service(tmp_path, requests_per_minute=5).start()
+def test_requests_per_minute_and_log_bytes(tmp_path: Path) -> None:
+    service = Service(tmp_path, requests_per_minute=5, max_log_bytes_per_user=100).start()
     try:
         alice, bob = add_user(service.data, "alice"), add_user(service.data, "bob")
         assert [service.request("GET", "/api/me", alice)[0] for _ in range(5)] == [200] * 5
@@ -46,6 +46,11 @@ def test_requests_per_minute(tmp_path: Path) -> None:
         assert status == 429 and 1 <= int(headers["retry-after"]) <= 60
         assert document == {"error": f"too many requests: retry in {headers['retry-after']} s"}
         assert service.request("GET", "/api/me", bob)[0] == 200  # counted per user
+        first = service.request("POST", "/api/matches", bob, KUHN)[2]
+        service.next_port(bob, first["id"])  # its dealer has written the log's header
+        status, _, document = service.request("POST", "/api/matches", bob, KUHN)
+        assert status == 403 and document["error"].startswith("your matches' logs hold ")
+        assert document["error"].endswith(" bytes, the limit per user")
     finally:
         service.stop()
 
@@ -82,8 +87,11 @@ def test_users_command(tmp_path: Path) -> None:
     service = Service(tmp_path).start()
     try:
         assert service.request("GET", "/api/me", token)[2] == {"name": "carol", "admin": True}
+        session = service.request("POST", "/api/login", body={"token": token})[1]["set-cookie"].split(";")[0]
+        assert service.request("GET", "/api/me", cookie=session)[0] == 200
         assert _users(data, "revoke", "carol").returncode == 0
         assert service.request("GET", "/api/me", token)[0] == 401
+        assert service.request("GET", "/api/me", cookie=session)[0] == 401  # its sessions end too
         rotated = _users(data, "rotate", "carol").stdout.split()[-1]
         assert service.request("GET", "/api/me", rotated)[0] == 200 and service.request("GET", "/api/me", token)[0] == 401
     finally:

@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from arena.serve.pages import LOGGED_OUT
-from arena.serve.sessions import COOKIE
+from arena.serve.app import SESSION_COOKIE
 from tests.arena import test_play_browser
 from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
 from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
@@ -38,16 +38,16 @@ def test_a_page_without_a_session_goes_to_the_login(served: Served, browser: Bro
     assert page.url == served.url + "/login?next=%2Fleaderboard%3Fgame%3Dkuhn"
     page.fill("#token", "not-a-token")
     page.click("#login")
-    expect(page.locator("#error")).to_have_text("that token is not a user's (or it was revoked or rotated)")
+    expect(page.locator("#error")).to_have_text("wrong token: log in with the token arena users add printed")
     page.fill("#token", served.tokens["bob"])
     page.click("#login")
     expect(page.locator("h1")).to_have_text("Leaderboard: kuhn")  # back where the person was going
-    (cookie,) = [c for c in browser.cookies() if c["name"] == COOKIE]
-    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax" and cookie["path"] == "/"
+    (cookie,) = [c for c in browser.cookies() if c["name"] == SESSION_COOKIE]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
     assert served.tokens["bob"] not in cookie["value"]  # a session id, not the token
     page.goto(served.url + "/admin")
     expect(page.locator("#error")).to_have_text("only an admin sees this page")
-    page.click("nav button")  # log out
+    page.click("#logout")
     expect(page.locator("h1")).to_have_text("Log in")
     page.goto(served.url + "/")
     assert page.url == served.url + "/login?next=%2F"
