@@ -89,7 +89,8 @@ def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(
     match_id = page.url.rstrip("/").split("/")[-1]
     page.click("#lobby")
     expect(page.locator("#matches")).to_contain_text(match_id)
-    page.click(f"text={match_id}")
+    # the match page's analysis: on a cold numba cache the estimators compile first (a minute or two, once)
+    page.click(f"text={match_id}", timeout=240_000)
     expect(page.locator("#summary")).to_contain_text("finished")
     expect(page.locator("#hands-played")).to_have_text("2 hands played")
     expect(page.locator("#result tr").nth(1)).to_contain_text("alice")
