@@ -32,8 +32,9 @@ def test_the_session_ends_with_its_token_and_pages_send_you_to_the_login(served:
     status, line = log_in(served, token)
     assert status == 200 and "HttpOnly" in line and "SameSite=strict" in line and token not in line
     cookie = session(line)
-    status, _, page = served.request("GET", "/", headers=cookie)
+    status, headers, page = served.request("GET", "/", headers=cookie)
     assert status == 200 and b"carol" in page
+    assert (headers["x-frame-options"], headers["content-security-policy"]) == ("DENY", "frame-ancestors 'none'")
     store.rotate("carol")  # a new token ends the sessions the old one opened
     status, headers, _ = served.request("GET", "/matches/x?y=1", headers=cookie)
     assert (status, headers["location"]) == (303, "/login?next=" + quote("/matches/x?y=1", safe=""))
