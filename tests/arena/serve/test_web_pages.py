@@ -6,9 +6,13 @@ refused (each with one line)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from urllib.parse import quote, urlencode
 
+import pytest
+
 from arena.serve.app import SESSION_COOKIE
+from arena.serve.config import ConfigError, load_config
 from arena.serve.store import Store
 from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
 
@@ -91,3 +95,13 @@ def test_tournament_configs_refused_with_one_line(served: Served) -> None:
     status, _, page = served.request("POST", "/admin/tournaments", headers={**bob, **FORM},
                                      body=urlencode({"config": TOURNAMENT.decode()}).encode())
     assert status == 403 and b"only an admin submits tournaments" in page
+
+
+def test_the_dask_address_tournaments_run_on(tmp_path: Path) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text('[serve]\ndask = "tcp://scheduler:8786"\n')
+    assert load_config(config, {}).dask == "tcp://scheduler:8786"
+    assert load_config(None, {}).dask is None  # a local pool
+    config.write_text("dask = 8786\n")
+    with pytest.raises(ConfigError, match=r"^dask: not a scheduler address \(tcp://HOST:8786\): 8786$"):
+        load_config(config, {})
