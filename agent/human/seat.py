@@ -49,6 +49,7 @@ __all__ = [
     "parse_message",
     "parse_action",
     "HumanSeat",
+    "betting_words",
 ]
 
 #: The largest message a frontend may send (a real one is under 100 bytes).
@@ -161,6 +162,28 @@ def parse_action(text: str, state: State) -> Action:
     if size >= _MAX_SIZE:
         raise MessageError(f"{size} chips is more than any stack")
     return Action.raise_to(size)
+
+
+def betting_words(final: State) -> list[list[tuple[int, str, int]]]:
+    """Each round's actions of ``final`` as (position, words, pot after it),
+    replayed through :class:`State` so a call reads as a check when nothing
+    was owed, and raises show their total (also the hosted arena's replayer)."""
+    state = State(final.game)
+    rounds: list[list[tuple[int, str, int]]] = []
+    for round_ in range(final.round + 1):
+        words = []
+        for action, position in zip(final.actions[round_], final.actors[round_]):
+            owed = state.amount_to_call()
+            state = state.apply(action)
+            if action.type is ActionType.FOLD:
+                text = "fold"
+            elif action.type is ActionType.CALL:
+                text = f"call {owed}" if owed else "check"
+            else:
+                text = f"raise to {state.spent[position]}"
+            words.append((position, text, sum(state.spent)))
+        rounds.append(words)
+    return rounds
 
 
 @dataclass
@@ -441,25 +464,11 @@ class HumanSeat:
         }
 
     def _betting(self, view: MatchState) -> list[list[dict[str, str]]]:
-        """Each round's actions in words, replayed through :class:`State` so a
-        call reads as a check when nothing was owed, and raises show their total."""
-        state = State(self.game)
-        rounds: list[list[dict[str, str]]] = []
-        final = view.state
-        for round_ in range(final.round + 1):
-            words = []
-            for action, position in zip(final.actions[round_], final.actors[round_]):
-                owed = state.amount_to_call()
-                state = state.apply(action)
-                if action.type is ActionType.FOLD:
-                    text = "fold"
-                elif action.type is ActionType.CALL:
-                    text = f"call {owed}" if owed else "check"
-                else:
-                    text = f"raise to {state.spent[position]}"
-                words.append({"name": self.names[self.seat_of(view, position)], "text": text})
-            rounds.append(words)
-        return rounds
+        """Each round's actions in words (:func:`betting_words`), by seat name."""
+        return [
+            [{"name": self.names[self.seat_of(view, position)], "text": text} for position, text, _ in words]
+            for words in betting_words(view.state)
+        ]
 
     def _legal(self, decision: _Decision) -> dict[str, Any]:
         state = decision.view.state

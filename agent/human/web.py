@@ -56,6 +56,7 @@ __all__ = [
     "make_app",
     "new_token",
     "bind_table",
+    "serve_page",
     "hypercorn_config",
     "serve_table",
 ]
@@ -122,7 +123,7 @@ def make_app(seat: HumanSeat, token: str, pages: Pages, *, send_timeout_s: float
             return
         pages._update(+1)
         try:
-            await _serve_page(seat, websocket, send_timeout_s)
+            await serve_page(seat, websocket, send_timeout_s)
         except Exception as error:  # a page's connection failed: that page's business only
             _log.debug("page connection ended: %r", error)
         finally:
@@ -136,7 +137,10 @@ def make_app(seat: HumanSeat, token: str, pages: Pages, *, send_timeout_s: float
     return Starlette(routes=routes)
 
 
-async def _serve_page(seat: HumanSeat, websocket: WebSocket, send_timeout_s: float) -> None:
+async def serve_page(seat: HumanSeat, websocket: WebSocket, send_timeout_s: float = SEND_TIMEOUT_S) -> None:
+    """Serve one page on an accepted WebSocket until it goes: the table after
+    every change, its messages to the seat (also the hosted arena's tables,
+    :mod:`arena.serve.pages`, which check who may sit before calling this)."""
     lock = trio.Lock()
 
     async def send(document: dict[str, Any]) -> None:

@@ -277,4 +277,7 @@ def make_app(host: Host) -> Starlette:
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error})
     app.state.host = host
     app.state.limiter = RateLimiter(host.config.requests_per_minute)
+    from arena.serve.pages import install_pages  # [web hook] the browser side (it imports this module)
+
+    install_pages(app, host)
     return app

@@ -50,6 +50,8 @@ class ServeConfig:
     t_response_ms: int = 10000
     t_hand_ms: int = 60000
     t_per_hand_ms: int = 7000
+    #: [web hook] Where tournaments run: a Dask scheduler (``tcp://HOST:8786``); None: a local pool.
+    dask: str | None = None
 
     @property
     def advertised_host(self) -> str:
@@ -85,6 +87,10 @@ def _value(name: str, value: Any, default: Any) -> Any:
     if name == "public_host":
         if not isinstance(value, str):
             raise ConfigError(f"public_host: not a host name: {value!r}")
+        return value
+    if name == "dask":  # [web hook]
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"dask: not a scheduler address (tcp://HOST:8786): {value!r}")
         return value
     kind = type(default)
     if kind is float and isinstance(value, int) and not isinstance(value, bool):

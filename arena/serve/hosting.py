@@ -34,7 +34,7 @@ import logging
 import secrets
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -47,7 +47,7 @@ from analysis.hands import HandsError, concat, read_hands
 from analysis.ranking import ranking_document
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
-from arena.match.seats import InProcess, Remote, SeatingRun, run_seating
+from arena.match.seats import InProcess, Remote, SeatingRun, _our_address, run_seating
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import Game, GameDefError, load_game
@@ -65,6 +65,10 @@ CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe"
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 _SEED_LIMIT: Final = 2**32
+#: [web hook] The user's seat played in this process (a web table,
+#: :mod:`arena.serve.tables`): called with the seating, the address and the
+#: port to connect to, once the seating's dealer listens.
+SeatRunner = Callable[[int, str, int], Awaitable[None]]
 _log = logging.getLogger(__name__)
 
 
@@ -88,6 +92,9 @@ class _Live:
     seating: int = 0  # the seating playing or next
     listening: bool = False  # the seating's dealer waits for the agents
     status: str = "queued"
+    # [web hook] a web table: the user's seat in this process, under a person's limits (ms)
+    seat: SeatRunner | None = None
+    limits: tuple[int, int, int] | None = None
 
 
 def _whole(document: dict[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
@@ -161,8 +168,19 @@ class Host:
 
     # -- the API -------------------------------------------------------------
 
-    async def create_match(self, user: User, document: dict[str, Any], peer: str | None) -> dict[str, Any]:
-        """Check a match request, take its ports, queue or start it; the 201 answer."""
+    async def create_match(
+        self,
+        user: User,
+        document: dict[str, Any],
+        peer: str | None,
+        *,
+        seat: SeatRunner | None = None,
+        limits: tuple[int, int, int] | None = None,
+    ) -> dict[str, Any]:
+        """Check a match request, take its ports, queue or start it; the 201 answer.
+        [web hook] ``seat`` plays the user's seat from this process (its port
+        lets in only this machine's address) under ``limits`` (response,
+        hand, per-hand ms) instead of the service's."""
         unknown = sorted(set(document) - {"game", "opponent", "hands", "seed", "duplicate"})
         if unknown:
             raise RequestError(400, f"unknown field {unknown[0][:40]!r}; fields: game, opponent, hands, seed, duplicate")
@@ -185,6 +203,9 @@ class Host:
             raise RequestError(400, "'duplicate' must be true or false")
         await self._check_quota(user)
         allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
+        if seat is not None:  # [web hook] this machine's address (none to check for a host name)
+            local, address = _our_address(self.config.host)
+            allowed = local if address is not None else None
         match_id = secrets.token_hex(8)
         seatings = 2 if duplicate else 1
         reserved = self._take_ports(seatings)
@@ -192,7 +213,7 @@ class Host:
         row = MatchRow(match_id, user.id, game_name, opponent, hands, seed, duplicate, "queued", allowed, ports, 0,
                        None, None, time.time(), None)
         names = self._names(row, user.name)
-        live = _Live(row, game, names, list(reserved))
+        live = _Live(row, game, names, list(reserved), seat=seat, limits=limits)
         (self.matches_dir / match_id).mkdir()
         await self.store.call(self.store.add_match, row)
         self.live[match_id] = live
@@ -376,6 +397,7 @@ class Host:
         row, config = live.row, self.config
         user_name, bot_name = live.names
         port = row.ports[index]
+        t_response, t_hand, t_per_hand = live.limits or (config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms)
         dealer = MatchConfig(
             match_name=f"seating{index}",
             game=live.game,
@@ -385,9 +407,9 @@ class Host:
             names=(user_name, bot_name) if index == 0 else (bot_name, user_name),
             ports=(port, 0) if index == 0 else (0, port),
             host=config.host,
-            t_response_ms=config.t_response_ms,
-            t_hand_ms=config.t_hand_ms,
-            t_per_hand_ms=config.t_per_hand_ms,
+            t_response_ms=t_response,
+            t_hand_ms=t_hand,
+            t_per_hand_ms=t_per_hand,
             start_timeout_ms=int(config.start_timeout_s * 1000),
             log_dir=directory,
             quiet=True,
@@ -407,6 +429,8 @@ class Host:
             try:
                 await nursery.start(play)
                 live.listening = True
+                if live.seat is not None:  # [web hook] the table's seat takes its port
+                    nursery.start_soon(live.seat, index, _our_address(config.host)[0], port)
             except RuntimeError:
                 pass  # the dealer could not start: its result says so
         live.listening = False

@@ -28,7 +28,7 @@ def test_the_page_its_files_and_a_signal(tmp_path: Path) -> None:
         url = play.url()
         root = url.split("/?")[0]
         status, kind, body = fetch(url)
-        assert status == 200 and kind.startswith("text/html") and '<script src="/static/table.js">' in body
+        assert status == 200 and kind.startswith("text/html") and '<script src="static/table.js">' in body
         status, kind, body = fetch(root + "/static/table.js")
         assert status == 200 and "javascript" in kind and "new WebSocket" in body
         assert fetch(root + "/static/table.css")[0] == 200

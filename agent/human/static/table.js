@@ -50,8 +50,10 @@ function signed(x) {
 // -- connection ---------------------------------------------------------------
 
 function connect() {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}/ws?token=${encodeURIComponent(token)}`);
+  // Beside the page (/ws for `arena play`, /tables/ID/ws in the hosted arena).
+  const url = new URL(`ws?token=${encodeURIComponent(token)}`, location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  socket = new WebSocket(url);
   socket.onopen = () => {
     retries = 0;
     connections += 1;

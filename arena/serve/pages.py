@@ -1,0 +1,657 @@
+"""The hosted arena in the browser: login, lobby, web tables, leaderboard,
+match pages with the analysis and a hand replayer, and tournaments.
+
+Pages are plain HTML written here (escaped), with one stylesheet and two
+scripts (the login and logout, the replayer) under ``/web/``: no build step,
+no template engine. A page knows its person by the session cookie that
+``POST /api/login`` sets (:mod:`arena.serve.app`); without one it redirects
+to ``/login?next=PATH``. A form that changes something is a POST, which the
+cookie's ``SameSite=Strict`` keeps other sites from sending, and which is
+refused (403) when its ``Origin`` is another site's. A match or table of
+another person is a 404, as in the API.
+
+The web tables are ``arena play``'s page (:mod:`agent.human.web`), served
+at ``/tables/ID/``: the same files, and the same WebSocket handler behind a
+check of the session, the table's owner and the ``Origin``.
+
+``POST /api/tournaments`` (an admin's bearer token, the TOML as the body)
+and the admin page submit tournaments (:mod:`arena.serve.tournaments`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from html import escape
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import parse_qs, quote, urlsplit
+
+import trio
+from starlette.applications import Starlette
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from agent.human.seat import betting_words
+from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
+from analysis.document import analyze
+from analysis.estimators import EstimatorError, estimator_table
+from analysis.hands import HandsError, concat
+from analysis.hands import read_log as read_hands
+from arena.serve.app import SESSION_COOKIE, _route, error  # _route: the API's token check, limits and errors
+from arena.serve.hosting import Host, RequestError
+from arena.serve.store import User
+from arena.serve.tables import MAX_TABLE_HANDS, Tables
+from arena.serve.tournaments import Tournaments
+from dealer.log import LogError, read_log
+from poker.cards import card_to_text
+from poker.gamedef import game_names, load_game
+
+__all__ = ["install_pages", "WEB_STATIC", "GAMES", "REPLAY_CHUNK", "LOGGED_OUT"]
+
+WEB_STATIC: Final = Path(__file__).with_name("static")
+#: The games the lobby offers: each heads-up shipped game by its shortest name.
+GAMES: Final = tuple(sorted(
+    {stem: min((n for n, s in game_names().items() if s == stem), key=len)
+     for stem in set(game_names().values()) if ".2p" in stem}.values()
+))
+#: Analyses of finished matches kept in memory (each is made again when dropped).
+MAX_ANALYSES: Final = 256
+#: Hands one replay request returns.
+REPLAY_CHUNK: Final = 100
+#: What a table's WebSocket says when its session has gone.
+LOGGED_OUT: Final = "your session has ended: log in again (the table keeps your seat)"
+_WEB_FILES: Final = {
+    "site.css": "text/css; charset=utf-8",
+    "site.js": "text/javascript; charset=utf-8",
+    "replay.js": "text/javascript; charset=utf-8",
+}
+_TABLE_FILES: Final = {"table.js": "text/javascript; charset=utf-8", "table.css": "text/css; charset=utf-8"}
+#: Every page's headers: never cached, never framed by another site (no clicks stolen on a form).
+_PAGE_HEADERS: Final = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
+
+PageHandler = Callable[[Request, User], Awaitable[Response]]
+
+
+class Web:
+    """What the pages share: the host, the tables, the tournaments."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+        self.tables = Tables(host)
+        self.tournaments = Tournaments(host.config.data, host.config.dask)
+        self.analyses: dict[str, dict[str, Any]] = {}
+        self.files = {name: (WEB_STATIC / name).read_bytes() for name in _WEB_FILES}
+        self.table_files = {name: (STATIC / name).read_bytes() for name in _TABLE_FILES}
+        # arena play's page, with a way back to the lobby
+        page = (STATIC / "index.html").read_text()
+        self.table_page = page.replace('<span id="title">', '<a id="lobby" href="/" style="color: #8fc3ff">◂ lobby</a> <span id="title">', 1)
+
+
+def _web(request: HTTPConnection) -> Web:
+    web: Web = request.app.state.web
+    return web
+
+
+# -- the frame of every page ---------------------------------------------------------
+
+
+def _html(title: str, body: str, user: User | None, status: int = 200) -> HTMLResponse:
+    nav = ""
+    if user is not None:
+        admin = ' · <a href="/admin">admin</a>' if user.admin else ""
+        nav = (
+            f'<nav><a href="/">lobby</a> · <a href="/leaderboard">leaderboard</a>{admin}'
+            f'<span class="who">{escape(user.name)}'
+            '<button type="button" id="logout">log out</button></span></nav>'
+        )
+    document = (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{escape(title)} · arena</title><link rel="icon" href="data:,">'
+        '<link rel="stylesheet" href="/web/site.css"></head>'
+        f"<body>{nav}<main><h1>{escape(title)}</h1>{body}</main>"
+        '<script src="/web/site.js"></script></body></html>\n'
+    )
+    return HTMLResponse(document, status_code=status, headers=_PAGE_HEADERS)
+
+
+def _problem(user: User | None, status: int, message: str) -> HTMLResponse:
+    return _html("Refused" if status == 403 else "Not found" if status == 404 else "Cannot do that",
+                 f'<p class="error" id="error">{escape(message)}</p>', user, status)
+
+
+def _same_origin(request: Request | WebSocket) -> bool:
+    """No ``Origin`` (not a browser's cross-site request), or this site's."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+async def _session_user(connection: HTTPConnection) -> User | None:
+    """The person of the session cookie (:meth:`arena.serve.store.Store.user_for_session`), or None."""
+    session = connection.cookies.get(SESSION_COOKIE, "")
+    if not 0 < len(session) <= 256:
+        return None
+    store = _web(connection).host.store
+    return await store.call(store.user_for_session, session)
+
+
+def _page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
+    """``handler`` for a logged-in person; anyone else goes to the login."""
+
+    async def endpoint(request: Request) -> Response:
+        user = await _session_user(request)
+        if user is None:
+            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+            return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
+        if request.method == "POST" and not _same_origin(request):
+            return _problem(user, 403, "a form from another site")
+        try:
+            return await handler(request, user)
+        except RequestError as refused:
+            return _problem(user, refused.status, str(refused))
+
+    return endpoint
+
+
+async def _form(request: Request, limit: int) -> dict[str, str]:
+    """A url-encoded form's fields (the first of each), read up to ``limit`` bytes.
+
+    Raises:
+        RequestError: 413 past the limit.
+    """
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise RequestError(413, f"form over {limit} bytes")
+    fields = parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return {key: values[0] for key, values in fields.items()}
+
+
+def _next(target: str | None) -> str:
+    """Where to go after the login: a path of this site only."""
+    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+# -- login -------------------------------------------------------------------------
+
+
+async def _login(request: Request) -> Response:
+    """The token form; ``site.js`` posts it to ``/api/login`` (which sets the
+    session cookie) and then goes to ``next``, a path of this site only."""
+    target = _next(request.query_params.get("next"))
+    body = (
+        f'<form class="login" id="login-form" data-next="{escape(target)}">'
+        '<label>Token <input type="password" name="token" id="token" autocomplete="current-password" required></label>'
+        '<button type="submit" id="login">Log in</button></form><p class="error" id="error"></p>'
+        "<p>Your token is the one <code>arena users add NAME</code> printed for you.</p>"
+    )
+    return _html("Log in", body, None)
+
+
+# -- the lobby ---------------------------------------------------------------------
+
+
+def _status_word(status: str) -> str:
+    return f'<span class="status {escape(status)}">{escape(status)}</span>'
+
+
+async def _lobby(request: Request, user: User) -> Response:
+    web = _web(request)
+    bots = web.host.hosted_bots()
+    games = "".join(f'<option value="{escape(g)}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>' for g in GAMES)
+    opponents = "".join(
+        f'<option value="{escape(b["name"])}"{" selected" if b["name"] == "leduc-cfr" else ""}>{escape(b["name"])}{"" if b["game"] is None else " (" + escape(b["game"]) + ")"}</option>'
+        for b in bots
+    )
+    bot_rows = "".join(
+        f'<tr><td>{escape(b["name"])}</td><td>{escape(b["game"] or "any")}</td><td>{escape(b["description"])}</td></tr>'
+        for b in bots
+    )
+    matches = await web.host.list_matches(user)
+    match_rows = "".join(
+        f'<tr><td><a href="/matches/{m["id"]}">{m["id"]}</a></td><td>{escape(m["game"])}</td>'
+        f'<td>{escape(m["opponent"])}</td><td>{m["hands"]}</td><td>{_status_word(m["status"])}</td>'
+        + (f'<td><a href="/tables/{m["id"]}/">table</a></td>' if web.tables.of(user, m["id"]) else "<td></td>")
+        + "</tr>"
+        for m in reversed(matches)
+    ) or '<tr><td colspan="6">none yet</td></tr>'
+    tournaments = "".join(
+        f'<li><a href="/tournaments/{t["id"]}">{escape(t["game"])}, {t["bots"]} bots</a> {_status_word(t["status"])}</li>'
+        for t in web.tournaments.all()[:10]
+    )
+    body = (
+        '<section><h2>Sit at a table</h2><form method="post" action="/tables" id="sit">'
+        f'<label>Game <select name="game" id="game">{games}</select></label> '
+        f'<label>Against <select name="opponent" id="opponent">{opponents}</select></label> '
+        f'<label>Hands <input type="number" name="hands" id="hands" value="10" min="2" max="{MAX_TABLE_HANDS}"></label> '
+        '<label>Seed <input type="number" name="seed" id="seed" min="0" placeholder="random"></label> '
+        '<button type="submit" id="sit-button">Sit down</button></form>'
+        "<p>Agents play over TCP: <code>POST /api/matches</code> (see the hosting manual).</p></section>"
+        '<section><h2>Your matches</h2><table id="matches"><tr><th>match</th><th>game</th><th>opponent</th>'
+        f"<th>hands</th><th>status</th><th></th></tr>{match_rows}</table></section>"
+        f'<section><h2>Hosted bots</h2><table id="bots"><tr><th>bot</th><th>game</th><th></th></tr>{bot_rows}</table></section>'
+        + (f'<section><h2>Tournaments</h2><ul id="tournaments">{tournaments}</ul></section>' if tournaments else "")
+    )
+    return _html("Lobby", body, user)
+
+
+# -- tables ------------------------------------------------------------------------
+
+
+async def _sit(request: Request, user: User) -> Response:
+    web = _web(request)
+    fields = await _form(request, web.host.config.max_body_bytes)
+    hands, seed = _whole_field(fields, "hands"), _whole_field(fields, "seed")
+    if hands is None:
+        raise RequestError(400, "hands: give a whole number")
+    match_id = await web.tables.open(user, fields.get("game", ""), fields.get("opponent", ""), hands, seed)
+    return RedirectResponse(f"/tables/{match_id}/", status_code=303)
+
+
+def _whole_field(fields: dict[str, str], name: str) -> int | None:
+    """A form's whole number (None when left empty).
+
+    Raises:
+        RequestError: 400, not a whole number.
+    """
+    text = fields.get(name, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 10:
+        raise RequestError(400, f"{name}: a whole number, not {text[:20]!r}")
+    return int(text)
+
+
+async def _table(request: Request, user: User) -> Response:
+    match_id = request.path_params["id"]
+    if _web(request).tables.of(user, match_id) is None:
+        return RedirectResponse(f"/matches/{quote(match_id[:64], safe='')}", status_code=303)
+    if not request.url.path.endswith("/"):
+        return RedirectResponse(f"/tables/{match_id}/", status_code=303)
+    return HTMLResponse(_web(request).table_page, headers=_PAGE_HEADERS)
+
+
+async def _table_file(request: Request, user: User) -> Response:
+    web = _web(request)
+    name = request.path_params["name"]
+    if web.tables.of(user, request.path_params["id"]) is None or name not in _TABLE_FILES:
+        raise RequestError(404, "no such file")
+    return Response(web.table_files[name], media_type=_TABLE_FILES[name], headers={"Cache-Control": "no-store"})
+
+
+async def _table_socket(websocket: WebSocket) -> None:
+    # Accepted, then closed with the reason, as arena play's: the page shows it.
+    await websocket.accept()
+    web = _web(websocket)
+    user = await _session_user(websocket)
+    if user is None or not _same_origin(websocket):
+        await websocket.close(code=POLICY_VIOLATION, reason=LOGGED_OUT)
+        return
+    table = web.tables.of(user, websocket.path_params["id"])
+    if table is None:
+        await websocket.close(code=POLICY_VIOLATION, reason="no such table: it is over, see your matches")
+        return
+    while table.seat is None:  # the match waits in the queue, or its dealer starts
+        with trio.move_on_after(1.0):
+            await table.seated.wait()
+        if table.seat is None and table.match_id not in web.host.live:
+            await websocket.close(code=POLICY_VIOLATION, reason="the match ended before it began: see your matches")
+            return
+    try:
+        await serve_page(table.seat, websocket)
+    except Exception:  # a page's connection failed: that page's business only
+        return
+
+
+# -- match pages ------------------------------------------------------------------
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:+.{digits}f}"
+
+
+def _estimate_cell(estimate: dict[str, Any] | None) -> str:
+    if estimate is None:
+        return "<td>–</td><td></td>"
+    low, high = estimate["interval"]
+    return f'<td>{_number(estimate["mean"])}</td><td>[{_number(low)}, {_number(high)}]</td>'
+
+
+def _analysis(game_name: str, bot: str, opponent: str, paths: list[Path]) -> dict[str, Any]:
+    """``arena analyze``'s document of the match's logs, with the estimators of
+    the hosted bot's side (its policy is known: AIVAT) where they apply."""
+    tables = [read_hands(path, load_game(game_name), skip_damaged=True) for path in paths if path.is_file()]
+    every = concat(tables)
+    if not len(every):
+        return {"hands": 0}
+    document = analyze(tables, every)
+    try:
+        rows, described = estimator_table(every, bot, opponent)
+        document["estimators"] = {"player": bot, "rows": rows, "values": described}
+    except EstimatorError as problem:
+        document["estimators"] = {"player": bot, "error": str(problem)}
+    return document
+
+
+async def _match(request: Request, user: User) -> Response:
+    web = _web(request)
+    match_id = request.path_params["id"]
+    described = await web.host.describe(user, match_id)
+    row = await web.host.store.call(web.host.store.match, match_id)
+    assert row is not None  # describe found it
+    names = web.host._names(row, user.name)
+    result = described["result"] or {}
+    over = described["status"] in ("finished", "aborted")
+    analysis = web.analyses.get(match_id)
+    if analysis is None and result.get("hands"):
+        paths = [web.host.matches_dir / match_id / f"seating{i}.log" for i in range(2 if row.duplicate else 1)]
+        try:
+            analysis = await trio.to_thread.run_sync(_analysis, row.game, names[1], row.opponent, paths)
+        except (HandsError, LogError, ValueError) as problem:
+            analysis = {"error": str(problem)}
+        if over:
+            if len(web.analyses) >= MAX_ANALYSES:
+                del web.analyses[next(iter(web.analyses))]  # the oldest
+            web.analyses[match_id] = analysis
+    players = "".join(
+        f'<tr><td>{escape(p["name"])}</td><td>{p["chips"]:+g}</td>{_estimate_cell(p["estimate"])}</tr>'
+        for p in result.get("players", [])
+    )
+    unit = escape(next((p["estimate"]["unit"] for p in result.get("players", []) if p["estimate"]), ""))
+    duplicate = ""
+    if result.get("duplicate"):
+        duplicate = "<h2>Duplicate</h2><table id=\"duplicate\"><tr><th>player</th><th>mean</th><th>95% interval</th></tr>" + "".join(
+            f"<tr><td>{escape(name)}</td>{_estimate_cell(estimate)}</tr>" for name, estimate in result["duplicate"].items()
+        ) + "</table>"
+    table_link = f'<p><a href="/tables/{match_id}/" id="to-table">back to the table</a></p>' if web.tables.of(user, match_id) else ""
+    body = (
+        f'<p id="summary">{escape(row.game)} · you ({escape(names[0])}) vs {escape(row.opponent)} · '
+        f'{row.hands} hands{" in duplicate" if row.duplicate else ""} · seed {row.seed} · {_status_word(described["status"])}</p>'
+        + (f'<p class="error">{escape(described["error"])}</p>' if described.get("error") else "")
+        + table_link
+        + f'<h2>Result</h2><p id="hands-played">{result.get("hands", 0)} hands played</p>'
+        f'<table id="result"><tr><th>player</th><th>chips</th><th>mean ({unit})</th><th>95% interval</th></tr>{players}</table>'
+        + duplicate
+        + _analysis_html(analysis)
+        + f'<h2>Downloads</h2><p><a href="/matches/{match_id}/log" id="download-log">ACPC log</a> · '
+        f'<a href="/matches/{match_id}/hands" id="download-hands">hands (msgpack)</a></p>'
+        + _REPLAYER.format(id=match_id, chunk=REPLAY_CHUNK)
+    )
+    return _html(f"Match {match_id}", body, user)
+
+
+_REPLAYER: Final = """<h2>Replayer</h2>
+<div id="replayer" data-match="{id}" data-chunk="{chunk}">
+<div class="controls"><button type="button" id="prev-hand">◂ hand</button>
+<button type="button" id="back">◂ step</button><button type="button" id="step">step ▸</button>
+<button type="button" id="next-hand">hand ▸</button>
+<label>hand <input type="number" id="hand-no" min="1" value="1"></label> <span id="replay-count"></span></div>
+<div id="replay-title"></div><div id="replay-board"></div><div id="replay-seats"></div>
+<ol id="replay-actions"></ol><div id="replay-result"></div></div>
+<script src="/web/replay.js"></script>"""
+
+
+def _analysis_html(analysis: dict[str, Any] | None) -> str:
+    if not analysis or not analysis.get("hands"):
+        return ""
+    if "error" in analysis and "players" not in analysis:
+        return f'<h2>Analysis</h2><p class="error">{escape(analysis["error"])}</p>'
+    unit = escape(analysis["unit"])
+    rows = "".join(
+        f'<tr><td>{escape(p["name"])}</td><td>{p["hands"]}</td><td>{_number(p["mean"])}</td>'
+        f'<td>{"–" if p["ci95"] is None else "±" + format(p["ci95"], ".3f")}</td></tr>'
+        for p in analysis["players"]
+    )
+    html = (f'<h2>Analysis</h2><table id="analysis"><tr><th>player</th><th>hands</th><th>mean ({unit})</th>'
+            f"<th>95% interval</th></tr>{rows}</table>")
+    if analysis.get("allin"):
+        html += "<p>No-limit: the all-in adjusted estimate is in <code>arena analyze</code>'s report of the log.</p>"
+    estimators = analysis.get("estimators")
+    if estimators and "rows" in estimators:
+        lines = "".join(
+            f'<tr><td>{escape(r["name"])}</td><td>{_number(r["mean"])}</td><td>±{r["ci95"]:.3f}</td><td>{r["std"]:.3f}</td></tr>'
+            for r in estimators["rows"]
+        )
+        html += (
+            f'<h3>Lower-variance estimates of {escape(estimators["player"])} (the hosted bot, whose policy is known)</h3>'
+            f'<table id="estimators"><tr><th>estimator</th><th>mean ({unit})</th><th>95% interval</th><th>std</th></tr>{lines}</table>'
+            f'<p class="note">AIVAT\'s values: {escape(estimators["values"])}. The user\'s result is the negation.</p>'
+        )
+    elif estimators:
+        html += f'<p class="note" id="no-estimators">No lower-variance estimate here: {escape(estimators["error"])}</p>'
+    return html
+
+
+async def _download(request: Request, user: User) -> Response:
+    web = _web(request)
+    match_id, what = request.path_params["id"], request.path_params["what"]
+    if what == "log":
+        data = await web.host.log_bytes(user, match_id)
+        kind, name = "text/plain; charset=utf-8", f"{match_id}.log"
+    elif what == "hands":
+        data = await web.host.hand_bytes(user, match_id)
+        kind, name = "application/msgpack", f"{match_id}.hands.msgpack"
+    else:
+        raise RequestError(404, "no such download")
+    return Response(data, media_type=kind, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def _replay_hands(path: Path, game_name: str, seating: int) -> list[dict[str, Any]]:
+    """Each finished hand of one seating's log, as the replayer steps through it."""
+    game = load_game(game_name)
+    try:
+        contents = read_log(path, game)
+    except (OSError, LogError):
+        return []
+    hands = []
+    for line in contents.hands:
+        final = line.state
+        actions = [
+            {"round": round_, "name": line.names[position], "text": text, "pot": pot}
+            for round_, words in enumerate(betting_words(final))
+            for position, text, pot in words
+        ]
+        hands.append({
+            "seating": seating + 1,
+            "hand": line.hand_id + 1,
+            "names": list(line.names),
+            "hole": [[card_to_text(c) for c in cards] for cards in line.deal.hole],
+            "board": [[card_to_text(c) for c in line.deal.board[: game.total_board_cards(r)]] for r in range(final.round + 1)],
+            "folded": list(final.folded),
+            "actions": actions,
+            "values": list(line.values),
+        })
+    return hands
+
+
+async def _replay(request: Request, user: User) -> Response:
+    web = _web(request)
+    row = await web.host.store.call(web.host._own, user, request.path_params["id"])
+    start_text = request.query_params.get("start", "0")
+    start = int(start_text) if start_text.isdigit() and len(start_text) < 10 else 0
+
+    def hands() -> list[dict[str, Any]]:
+        every = []
+        for seating in range(2 if row.duplicate else 1):
+            every += _replay_hands(web.host.matches_dir / row.id / f"seating{seating}.log", row.game, seating)
+        return every
+
+    every = await trio.to_thread.run_sync(hands)
+    return JSONResponse({"total": len(every), "start": start, "hands": every[start:start + REPLAY_CHUNK]})
+
+
+# -- the leaderboard ----------------------------------------------------------------
+
+
+async def _leaderboard(request: Request, user: User) -> Response:
+    web = _web(request)
+    game = request.query_params.get("game", "leduc")
+    board = await web.host.leaderboard(game)
+    choices = " · ".join(
+        f'<a href="/leaderboard?game={quote(g)}"{" class=current" if g == game else ""}>{escape(g)}</a>' for g in GAMES
+    )
+    rows = "".join(
+        f'<tr><td>{e.get("rank", "–")}</td><td>{escape(e["user"])}</td><td>{escape(e["bot"])}</td><td>{e["hands"]}</td>'
+        f'{_estimate_cell(e.get("duplicate"))}{_estimate_cell(e.get("aivat"))}{_estimate_cell(e.get("estimate"))}'
+        f'<td>{"yes" if e["ranked"] else "not yet"}</td></tr>'
+        for e in board["entries"]
+    ) or '<tr><td colspan="10">no finished match of this game yet</td></tr>'
+    body = (
+        f'<p class="games">{choices}</p>'
+        f'<p>Each user\'s agent against each hosted bot ({escape(board["unit"])}, 95% intervals); a pair is ranked after '
+        f'{board["min_hands"]} hands. The estimate is the duplicate one where both seatings were played.</p>'
+        '<table id="leaderboard"><tr><th>rank</th><th>user</th><th>bot</th><th>hands</th><th>duplicate</th><th></th>'
+        f'<th>AIVAT</th><th></th><th>estimate</th><th></th><th>ranked</th></tr>{rows}</table>'
+        + _rankings_html(board.get("rankings"))
+    )
+    return _html(f"Leaderboard: {game}", body, user)
+
+
+def _rankings_html(rankings: dict[str, Any] | None) -> str:
+    """The rankings ``arena rank`` computes over every user and bot of the game
+    (each finished match one result): total bankroll, the bankroll instant
+    run-off and the series run-off, best first (tied players share a place)."""
+    if not rankings:
+        return ""
+    if "error" in rankings:
+        return f'<h2>Rankings</h2><p class="note">{escape(str(rankings["error"]))}</p>'
+    columns = (
+        [[name] for name in rankings["bankroll"]],
+        rankings["bankroll_runoff_groups"],
+        rankings["series_runoff"],
+    )
+    places = []
+    for groups in columns:
+        place, cells = 1, {}
+        for group in groups:
+            cells[place] = " = ".join(group)
+            place += len(group)
+        places.append(cells)
+    rows = "".join(
+        f"<tr><td>{place}</td>" + "".join(f"<td>{escape(cells.get(place, ''))}</td>" for cells in places) + "</tr>"
+        for place in range(1, len(rankings["bankroll"]) + 1)
+    )
+    return (
+        f'<h2>Rankings</h2><p class="note">{rankings["matches"]} matches; bots are <code>bot:NAME</code>.</p>'
+        '<table id="rankings"><tr><th>place</th><th>total bankroll</th><th>bankroll instant run-off</th>'
+        f"<th>series run-off</th></tr>{rows}</table>"
+    )
+
+
+# -- tournaments ------------------------------------------------------------------
+
+
+def _tournament_list(web: Web) -> str:
+    return "".join(
+        f'<tr><td><a href="/tournaments/{t["id"]}">{t["id"]}</a></td><td>{escape(t["game"])}</td><td>{t["bots"]}</td>'
+        f'<td>{escape(t["by"])}</td><td>{_status_word(t["status"])}</td></tr>'
+        for t in web.tournaments.all()
+    )
+
+
+async def _admin(request: Request, user: User) -> Response:
+    if not user.admin:
+        raise RequestError(403, "only an admin sees this page")
+    web = _web(request)
+    where = escape(web.host.config.dask or "a local pool")
+    body = (
+        f"<p>A tournament config as <code>arena tournament</code> takes it, without <code>output</code>; "
+        f"it runs on {where}. External bots are commands on this machine: submitting them approves them.</p>"
+        '<form method="post" action="/admin/tournaments" id="tournament-form">'
+        '<textarea name="config" id="config" rows="16" cols="80" required></textarea><br>'
+        '<button type="submit" id="submit-tournament">Submit the tournament</button></form>'
+        f'<h2>Tournaments</h2><table id="tournaments"><tr><th>id</th><th>game</th><th>bots</th><th>by</th><th>status</th></tr>'
+        f"{_tournament_list(web)}</table>"
+    )
+    return _html("Admin", body, user)
+
+
+def _start_tournament(web: Web, user: User, text: bytes) -> dict[str, Any]:
+    status = web.tournaments.submit(user, text)
+    assert web.host.nursery is not None
+    web.host.nursery.start_soon(web.tournaments.play, status["id"])
+    return status
+
+
+async def _admin_submit(request: Request, user: User) -> Response:
+    web = _web(request)
+    if not user.admin:
+        raise RequestError(403, "only an admin submits tournaments")
+    fields = await _form(request, 4 * web.host.config.max_body_bytes)
+    status = _start_tournament(web, user, fields.get("config", "").replace("\r\n", "\n").encode())
+    return RedirectResponse(f"/tournaments/{status['id']}", status_code=303)
+
+
+async def _tournament(request: Request, user: User) -> Response:
+    web = _web(request)
+    status = web.tournaments.get(request.path_params["id"])
+    report = f'<p><a href="/tournaments/{status["id"]}/report" id="report-link">the report</a></p>' if status["report"] else ""
+    body = (
+        f'<p id="tournament-status">{escape(status["game"])}, {status["bots"]} bots, submitted by {escape(status["by"])}: '
+        f'{_status_word(status["status"])}</p>{report}'
+        f'<h2>Output</h2><pre id="tournament-output">{escape(status["output"])}</pre>'
+    )
+    return _html(f"Tournament {status['id']}", body, user)
+
+
+async def _tournament_report(request: Request, user: User) -> Response:
+    data = _web(request).tournaments.report(request.path_params["id"])
+    return HTMLResponse(data, headers=_PAGE_HEADERS)
+
+
+async def _api_tournaments(request: Request, user: User) -> Response:
+    """``POST /api/tournaments``: an admin's bearer token, the config (TOML) as the body; 201 and its status."""
+    web = _web(request)
+    limit = 4 * web.host.config.max_body_bytes
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise RequestError(413, f"request body over {limit} bytes")
+    return JSONResponse(_start_tournament(web, user, bytes(body)), status_code=201)
+
+
+async def _api_tournament(request: Request, user: User) -> Response:
+    """``GET /api/tournaments/ID``: its status and the end of its output (any user)."""
+    return JSONResponse(_web(request).tournaments.get(request.path_params["id"]))
+
+
+async def _static(request: Request) -> Response:
+    web = _web(request)
+    name = request.path_params["name"]
+    if name not in _WEB_FILES:
+        return error(404, "no such file")
+    return Response(web.files[name], media_type=_WEB_FILES[name], headers={"Cache-Control": "no-store"})
+
+
+def install_pages(app: Starlette, host: Host) -> None:
+    """Add the pages, the tables and the tournament API to the service's app."""
+    app.state.web = Web(host)
+    routes = [
+        Route("/login", _login, methods=["GET"]),
+        Route("/", _page(_lobby), methods=["GET"]),
+        Route("/tables", _page(_sit), methods=["POST"]),
+        Route("/tables/{id}", _page(_table), methods=["GET"]),
+        Route("/tables/{id}/", _page(_table), methods=["GET"]),
+        Route("/tables/{id}/static/{name}", _page(_table_file), methods=["GET"]),
+        WebSocketRoute("/tables/{id}/ws", _table_socket),
+        Route("/leaderboard", _page(_leaderboard), methods=["GET"]),
+        Route("/matches/{id}", _page(_match), methods=["GET"]),
+        Route("/matches/{id}/replay.json", _page(_replay), methods=["GET"]),
+        Route("/matches/{id}/{what}", _page(_download), methods=["GET"]),
+        Route("/admin", _page(_admin), methods=["GET"]),
+        Route("/admin/tournaments", _page(_admin_submit), methods=["POST"]),
+        Route("/tournaments/{id}", _page(_tournament), methods=["GET"]),
+        Route("/tournaments/{id}/report", _page(_tournament_report), methods=["GET"]),
+        Route("/api/tournaments", _route(_api_tournaments), methods=["POST"]),
+        Route("/api/tournaments/{id}", _route(_api_tournament), methods=["GET"]),
+        Route("/web/{name}", _static, methods=["GET"]),
+    ]
+    app.router.routes.extend(routes)

@@ -1,0 +1,34 @@
+// Every page of the hosted arena (arena/serve/pages.py): the login form posts the
+// token to /api/login, which sets the session cookie, then goes where the person
+// was going; "log out" posts to /api/logout. The cookie is HttpOnly: no script here
+// (or anywhere) reads it.
+"use strict";
+
+(() => {
+  const form = document.getElementById("login-form");
+  if (form) {
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const token = document.getElementById("token").value.trim();
+      const reply = await fetch("/api/login", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ token }),
+        credentials: "same-origin",
+      });
+      if (reply.ok) {
+        location.assign(form.dataset.next); // a path of this site: the server checked it
+        return;
+      }
+      const answer = await reply.json().catch(() => ({ error: `login failed (${reply.status})` }));
+      document.getElementById("error").textContent = answer.error;
+    });
+  }
+  const logout = document.getElementById("logout");
+  if (logout) {
+    logout.addEventListener("click", async () => {
+      await fetch("/api/logout", { method: "POST", credentials: "same-origin" });
+      location.assign("/login");
+    });
+  }
+})();

@@ -1,0 +1,169 @@
+"""Tournaments on the service: an admin submits a config, the service plays it.
+
+The config is the TOML ``arena tournament`` takes (:mod:`arena.tournament.config`),
+checked whole before it is accepted (a bad key is a 400 that names it); its
+``output`` is the service's (``DATA/tournaments/ID/out``), so a config may
+not set one. Each runs as ``arena tournament`` in a child process, one at a
+time (the next waits), on the Dask scheduler of the service's config
+(``dask``) or the config's local pool, and its ``report.html`` is served.
+External bots enter only as the commands of a config an admin submitted:
+the admin's submission is the approval, and nothing is uploaded.
+
+Each tournament's ``status.json`` says where it stands; one that was
+queued or playing when the service stopped reads ``interrupted`` after a
+restart (``arena tournament DATA/tournaments/ID/config.toml --resume``
+finishes it by hand).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+
+from arena.serve.hosting import RequestError
+from arena.serve.store import User
+from arena.tournament.config import ConfigError, load_config
+from arena.tournament.runner import REPORT_HTML
+
+__all__ = ["Tournaments", "OUTPUT", "CONFIG"]
+
+#: The output folder of a tournament, inside its own.
+OUTPUT: Final = "out"
+#: The config as submitted (with the service's ``output``).
+CONFIG: Final = "config.toml"
+_STATUS: Final = "status.json"
+_ID_CHARS: Final = frozenset("0123456789abcdef")
+
+
+class Tournaments:
+    """The tournaments under ``DATA/tournaments``, played one at a time."""
+
+    def __init__(self, data: Path, dask: str | None) -> None:
+        self.root = data / "tournaments"
+        self.dask = dask
+        self._turn = trio.Lock()
+        self.root.mkdir(parents=True, exist_ok=True)
+        for folder in self.root.iterdir():
+            status = self._status(folder.name)
+            if status is not None and status["status"] in ("queued", "running"):
+                self._write(folder.name, {**status, "status": "interrupted"})
+
+    def _status(self, tournament_id: str) -> dict[str, Any] | None:
+        path = self.root / tournament_id / _STATUS
+        try:
+            status: dict[str, Any] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        return status
+
+    def _write(self, tournament_id: str, status: dict[str, Any]) -> None:
+        path = self.root / tournament_id / _STATUS
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(status))
+        temporary.replace(path)
+
+    def submit(self, user: User, text: bytes) -> dict[str, Any]:
+        """Check a config and keep it as a new queued tournament; its status.
+
+        Raises:
+            RequestError: 403 for a user who is not an admin, 400 for a config
+                that is not UTF-8 TOML, sets ``output``, or fails its checks.
+        """
+        if not user.admin:
+            raise RequestError(403, "only an admin submits tournaments (arena users add NAME --admin)")
+        try:
+            document = tomllib.loads(text.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise RequestError(400, "the tournament config is not UTF-8 text") from None
+        except tomllib.TOMLDecodeError as error:
+            raise RequestError(400, f"the tournament config is not TOML: {str(error)[:200]}") from None
+        if "output" in document:
+            raise RequestError(400, "'output': the service keeps each tournament's output itself; leave it out")
+        tournament_id = secrets.token_hex(8)
+        folder = self.root / tournament_id
+        folder.mkdir()
+        path = folder / CONFIG
+        path.write_bytes(f'output = "{OUTPUT}"  # the service\'s\n'.encode() + text)
+        try:
+            config = load_config(path)
+        except ConfigError as error:
+            shutil.rmtree(folder)
+            raise RequestError(400, str(error).removeprefix(f"{path}: ")[:500]) from None  # the line, not our folders
+        status = {
+            "id": tournament_id,
+            "by": user.name,
+            "game": config.game_arg,
+            "bots": len(config.bots),
+            "status": "queued",
+            "submitted": time.time(),
+            "finished": None,
+            "exit_status": None,
+        }
+        self._write(tournament_id, status)
+        return status
+
+    async def play(self, tournament_id: str) -> None:
+        """Play a submitted tournament (after any before it) in ``arena tournament``."""
+        async with self._turn:
+            status = self._status(tournament_id)
+            assert status is not None
+            self._write(tournament_id, {**status, "status": "running"})
+            folder = self.root / tournament_id
+            command = [sys.executable, "-m", "arena.cli", "tournament", str(folder / CONFIG)]
+            if self.dask is not None:
+                command += ["--dask", self.dask]
+            with open(folder / "stdout.txt", "wb") as out, open(folder / "stderr.txt", "wb") as err:
+                code: int | None = None
+                try:
+                    code = (await trio.run_process(command, stdout=out, stderr=err, check=False)).returncode
+                finally:
+                    with trio.CancelScope(shield=True):
+                        done: dict[str, Any] = {"status": "interrupted"} if code is None else {
+                            "status": "finished" if code == 0 else "failed", "exit_status": code
+                        }
+                        self._write(tournament_id, {**status, **done, "finished": time.time()})
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every tournament's status, the newest first."""
+        found = [status for folder in self.root.iterdir() if (status := self._status(folder.name)) is not None]
+        return sorted(found, key=lambda status: -status["submitted"])
+
+    def get(self, tournament_id: str) -> dict[str, Any]:
+        """A tournament's status, with the end of its output once it is over.
+
+        Raises:
+            RequestError: 404, no such tournament.
+        """
+        status = self._status(tournament_id) if set(tournament_id) <= _ID_CHARS and len(tournament_id) == 16 else None
+        if status is None:
+            raise RequestError(404, f"no tournament {tournament_id[:40]!r}")
+        folder = self.root / tournament_id
+        status["report"] = (folder / OUTPUT / REPORT_HTML).is_file()
+        status["output"] = _tail(folder / "stdout.txt") + _tail(folder / "stderr.txt")
+        return status
+
+    def report(self, tournament_id: str) -> bytes:
+        """The tournament's ``report.html``.
+
+        Raises:
+            RequestError: 404, no such tournament or no report yet.
+        """
+        if not self.get(tournament_id)["report"]:
+            raise RequestError(404, f"tournament {tournament_id} has no report yet")
+        return (self.root / tournament_id / OUTPUT / REPORT_HTML).read_bytes()
+
+
+def _tail(path: Path, limit: int = 4000) -> str:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", "replace")

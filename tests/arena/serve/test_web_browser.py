@@ -1,0 +1,188 @@
+"""The hosted arena in a real browser: Playwright drives Chromium (as the
+``arena play`` tests do, with their browser and page fixtures) against ``arena
+serve`` run as a process: the login and its cookie, the lobby, a hand played
+at a web table against a hosted bot, the match page, the leaderboard and the
+replayer, and tournaments submitted by an admin (a non-admin is refused).
+
+The deal is fixed by the seed and always-call is deterministic: leduc, seed
+11, hand 1: you hold Qs, always-call Ks, board Qh (you win 7 raising twice);
+hand 2: you hold Qs, always-call As, board Ks (you lose 1 checking through).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from arena.serve.pages import LOGGED_OUT
+from arena.serve.app import SESSION_COOKIE
+from tests.arena import test_play_browser
+from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
+from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
+
+pytestmark = test_play_browser.pytestmark  # skipped, saying why, where no Chromium is found
+
+
+def log_in(page: Page, served: Served, name: str, path: str = "/") -> None:
+    page.goto(served.url + path)
+    page.fill("#token", served.tokens[name])
+    page.click("#login")
+
+
+def test_a_page_without_a_session_goes_to_the_login(served: Served, browser: BrowserContext, page: Page) -> None:
+    browser.clear_cookies()
+    page.goto(served.url + "/leaderboard?game=kuhn")
+    assert page.url == served.url + "/login?next=%2Fleaderboard%3Fgame%3Dkuhn"
+    page.fill("#token", "not-a-token")
+    page.click("#login")
+    expect(page.locator("#error")).to_have_text("wrong token: log in with the token arena users add printed")
+    page.fill("#token", served.tokens["bob"])
+    page.click("#login")
+    expect(page.locator("h1")).to_have_text("Leaderboard: kuhn")  # back where the person was going
+    (cookie,) = [c for c in browser.cookies() if c["name"] == SESSION_COOKIE]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+    assert served.tokens["bob"] not in cookie["value"]  # a session id, not the token
+    page.goto(served.url + "/admin")
+    expect(page.locator("#error")).to_have_text("only an admin sees this page")
+    page.click("#logout")
+    expect(page.locator("h1")).to_have_text("Log in")
+    page.goto(served.url + "/")
+    assert page.url == served.url + "/login?next=%2F"
+    refused = page.evaluate("""() => new Promise((ok) => {
+        const socket = new WebSocket(`ws://${location.host}/tables/0123456789abcdef/ws`);
+        socket.onclose = (e) => ok([e.code, e.reason]);
+    })""")
+    assert refused == [1008, LOGGED_OUT]  # a table's socket without a session: the page says why
+
+
+def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(
+    served: Served, browser: BrowserContext, page: Page
+) -> None:
+    log_in(page, served, "alice")
+    expect(page.locator("h1")).to_have_text("Lobby")
+    expect(page.locator("#bots")).to_contain_text("leduc-cfr")
+    page.select_option("#game", "leduc")
+    page.select_option("#opponent", "always-call")
+    page.fill("#hands", "2")
+    page.fill("#seed", "11")
+    page.click("#sit-button")
+    expect(page.locator("#hand-number")).to_have_text("hand 1 of 2")  # arena play's table, in the service
+    expect(page.locator("#title")).to_have_text("alice vs always-call · leduc")
+    expect(page.locator("#me .card")).to_have_attribute("data-card", "Qs")
+    your_turn(page)
+    page.keyboard.press("r")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    your_turn(page)
+    page.click("#btn-raise")
+    expect(page.locator("#banner")).to_have_text("You won 7 at showdown")
+    page.reload()  # the seat outlives the page
+    expect(page.locator("#banner")).to_have_text("You won 7 at showdown")
+    page.keyboard.press("n")
+    your_turn(page)
+    page.keyboard.press("c")
+    your_turn(page)
+    page.keyboard.press("c")
+    expect(page.locator("#status")).to_have_text("The match is over.")
+    match_id = page.url.rstrip("/").split("/")[-1]
+    page.click("#lobby")
+    expect(page.locator("#matches")).to_contain_text(match_id)
+    # the match page's analysis: on a cold numba cache the estimators compile first (a minute or two, once)
+    page.click(f"text={match_id}", timeout=240_000)
+    expect(page.locator("#summary")).to_contain_text("finished")
+    expect(page.locator("#hands-played")).to_have_text("2 hands played")
+    expect(page.locator("#result tr").nth(1)).to_contain_text("alice")
+    expect(page.locator("#result tr").nth(1)).to_contain_text("+6")
+    expect(page.locator("#analysis")).to_contain_text("alice")
+    aivat = page.locator("#estimators tr").last  # the bot's side: its AIVAT, of which alice's is the negative
+    expect(aivat).to_contain_text("aivat")
+    expect(aivat).to_contain_text("-1.600")
+    # the replayer: hand 1, step by step; the board comes with round 2
+    expect(page.locator("#replay-count")).to_have_text("of 2")
+    expect(page.locator("#replay-board .card")).to_have_count(0)
+    expect(page.locator("#replay-seats .card")).to_have_count(2)
+    for _ in range(2):
+        page.click("#step")
+    expect(page.locator("#replay-actions li.current")).to_have_text("round 1: always-call call 2 (pot 6)")
+    expect(page.locator("#replay-board .card")).to_have_count(0)
+    page.click("#step")
+    expect(page.locator("#replay-board .card")).to_have_attribute("data-card", "Qh")
+    page.click("#step")
+    expect(page.locator("#replay-result")).to_have_text("alice +7, always-call -7")
+    page.click("#next-hand")
+    expect(page.locator("#replay-title")).to_have_text("seating 1, hand 2: step 0 of 4")
+    log = page.request.get(f"{served.url}/matches/{match_id}/log").text()
+    assert "STATE:0:rc/rc:Qs|Ks/Qh:7|-7:alice|always-call" in log
+    page.goto(served.url + "/leaderboard?game=leduc")
+    row = page.locator("#leaderboard tr").nth(1)
+    expect(row).to_contain_text("alice")
+    expect(row).to_contain_text("always-call")
+    expect(row).to_contain_text("not yet")  # 2 hands: below the minimum for a rank
+    expect(row.locator("td").nth(4)).to_have_text("–")  # one seating: no duplicate estimate
+    expect(row.locator("td").nth(6)).to_have_text("+1.600")  # AIVAT: the negative of the bot's (its policy is known)
+    expect(row.locator("td").nth(8)).to_have_text("+3.000")  # the estimate: the raw mean, 6 chips over 2 hands
+    expect(page.locator("#rankings tr").nth(1)).to_have_text("1alicealicealice")  # every ranking: alice, then the bot
+    expect(page.locator("#rankings tr").nth(2)).to_have_text("2bot:always-callbot:always-callbot:always-call")
+    status, mine = served.api("GET", f"/api/matches/{match_id}", served.tokens["alice"])
+    assert status == 200 and mine["status"] == "finished" and mine["result"]["hands"] == 2
+    assert served.api("GET", f"/api/matches/{match_id}", served.tokens["bob"])[0] == 404
+    page.goto(f"{served.url}/matches/{match_id}")
+    browser.clear_cookies()
+    log_in(page, served, "bob", f"/matches/{match_id}")  # another person's match: not found
+    expect(page.locator("#error")).to_have_text(f"no match '{match_id}'")
+
+
+def test_tournaments_are_an_admins(served: Served, browser: BrowserContext, page: Page) -> None:
+    status, refused = served.api("POST", "/api/tournaments", served.tokens["bob"], TOURNAMENT)
+    assert (status, refused) == (403, {"error": "only an admin submits tournaments (arena users add NAME --admin)"})
+    assert served.api("POST", "/api/tournaments", "wrong", TOURNAMENT)[0] == 401
+    status, refused = served.api("POST", "/api/tournaments", served.tokens["alice"], b'output = "x"\n' + TOURNAMENT)
+    assert status == 400 and "output" in refused["error"]
+    status, taken = served.api("POST", "/api/tournaments", served.tokens["alice"], TOURNAMENT)
+    assert status == 201 and taken["status"] == "queued" and taken["game"] == "kuhn" and taken["bots"] == 2
+    deadline = time.monotonic() + 90
+    while True:
+        status, state = served.api("GET", f"/api/tournaments/{taken['id']}", served.tokens["bob"])
+        if state["status"] not in ("queued", "running") or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert state["status"] == "finished", state["output"]
+    browser.clear_cookies()
+    log_in(page, served, "alice", f"/tournaments/{taken['id']}")
+    expect(page.locator("#tournament-status")).to_contain_text("finished")
+    page.click("#report-link")
+    expect(page.locator("body")).to_contain_text("caller")
+    expect(page.locator("body")).to_contain_text("raiser")
+    page.goto(served.url + "/admin")
+    expect(page.locator("#tournaments")).to_contain_text(taken["id"])
+    page.fill("#config", 'game = "kuhn"\nhands = 20\n[bots]\nonly = "always-call"\n')
+    page.click("#submit-tournament")
+    expect(page.locator("#error")).to_have_text("seed: missing (a whole number)")  # refused whole, in one line, before anything runs
+
+
+def test_two_tables_at_once(served: Served, browser: BrowserContext, page: Page) -> None:
+    """Two tables of one person, each its own match: what happens at one leaves the other as it was."""
+    browser.clear_cookies()
+    log_in(page, served, "alice")
+    other = browser.new_page()
+    tables = []
+    for tab in (page, other):
+        tab.goto(served.url + "/")
+        tab.select_option("#game", "leduc")
+        tab.select_option("#opponent", "always-call")
+        tab.fill("#hands", "2")
+        tab.fill("#seed", "11")
+        tab.click("#sit-button")
+        your_turn(tab)
+        tables.append(tab.url)
+    assert tables[0] != tables[1]
+    page.keyboard.press("r")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    expect(other.locator("#board .card")).to_have_count(0)  # the other table still waits in round 1
+    other.keyboard.press("c")
+    expect(other.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    expect(page.locator("#betting")).to_contain_text("raise to 3")
+    expect(other.locator("#betting")).not_to_contain_text("raise")
+    other.close()

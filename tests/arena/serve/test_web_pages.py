@@ -1,0 +1,107 @@
+"""The hosted arena's pages without a browser: what the session cookie is and
+when it stops working, where a login may send a person, forms from other
+sites, other people's matches, path tricks, and tournament configs that are
+refused (each with one line)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+import pytest
+
+from arena.serve.app import SESSION_COOKIE
+from arena.serve.config import ConfigError, load_config
+from arena.serve.store import Store
+from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+
+def log_in(served: Served, token: str) -> tuple[int, str]:
+    """POST /api/login: the status and the Set-Cookie line."""
+    status, headers, _ = served.request("POST", "/api/login", body=json.dumps({"token": token}).encode())
+    return status, headers.get("set-cookie", "")
+
+
+def session(cookie_line: str) -> dict[str, str]:
+    value = cookie_line.split(";", 1)[0].split("=", 1)[1]
+    return {"Cookie": f"{SESSION_COOKIE}={value}"}
+
+
+def test_the_session_ends_with_its_token_and_pages_send_you_to_the_login(served: Served) -> None:
+    store = Store(served.data)
+    _, token = store.add_user("carol")
+    status, line = log_in(served, token)
+    assert status == 200 and "HttpOnly" in line and "SameSite=strict" in line and token not in line
+    cookie = session(line)
+    status, headers, page = served.request("GET", "/", headers=cookie)
+    assert status == 200 and b"carol" in page
+    assert (headers["x-frame-options"], headers["content-security-policy"]) == ("DENY", "frame-ancestors 'none'")
+    store.rotate("carol")  # a new token ends the sessions the old one opened
+    status, headers, _ = served.request("GET", "/matches/x?y=1", headers=cookie)
+    assert (status, headers["location"]) == (303, "/login?next=" + quote("/matches/x?y=1", safe=""))
+    store.close()
+
+
+def test_a_login_stays_on_this_site_and_forms_from_others_are_refused(served: Served) -> None:
+    for target, kept in (("//evil.example/", "/"), ("https://evil.example/", "/"), ("/\\evil.example", "/"),
+                         ("", "/"), ("/leaderboard?game=kuhn", "/leaderboard?game=kuhn")):
+        status, _, page = served.request("GET", "/login?" + urlencode({"next": target}))
+        assert status == 200 and f'data-next="{kept}"'.encode() in page, (target, page)
+    cookie = session(log_in(served, served.tokens["bob"])[1])
+    status, _, page = served.request("POST", "/tables", headers={**cookie, **FORM, "Origin": "http://evil.example"},
+                                     body=b"game=leduc&opponent=always-call&hands=2")
+    assert status == 403 and b"a form from another site" in page
+
+
+def test_other_peoples_matches_and_path_tricks_are_not_found(served: Served) -> None:
+    alice, bob = (session(log_in(served, served.tokens[name])[1]) for name in ("alice", "bob"))
+    status, headers, _ = served.request("POST", "/tables", headers={**alice, **FORM},
+                                        body=b"game=leduc&opponent=always-call&hands=2&seed=1")
+    assert status == 303
+    match_id = headers["location"].split("/")[2]
+    assert served.request("GET", f"/tables/{match_id}/", headers=alice)[0] == 200
+    for path in (f"/matches/{match_id}", f"/matches/{match_id}/log", f"/matches/{match_id}/hands",
+                 f"/matches/{match_id}/replay.json", f"/tables/{match_id}/static/table.js"):
+        status, _, page = served.request("GET", path, headers=bob)
+        assert status == 404 and (b"no match" in page or b"no such file" in page), (path, page)
+    status, headers, _ = served.request("GET", f"/tables/{match_id}/", headers=bob)  # not bob's: his matches say no
+    assert (status, headers["location"]) == (303, f"/matches/{match_id}")
+    for path in ("/web/..%2Fpages.py", "/web/pages.py", f"/tables/{match_id}/static/..%2Findex.html",
+                 "/matches/..%2F..%2Farena.db/log", "/tournaments/..%2F..%2Farena.db"):
+        status, _, page = served.request("GET", path, headers=alice)
+        assert status == 404, (path, page)
+    status, _, page = served.request("POST", "/tables", headers={**alice, **FORM}, body=b"game=leduc&opponent=nobody&hands=x")
+    assert (status, page.count(b'id="error"')) == (400, 1)
+
+
+def test_tournament_configs_refused_with_one_line(served: Served) -> None:
+    admin = served.tokens["alice"]
+    assert served.api("POST", "/api/tournaments", admin, b"game = [") == (
+        400, {"error": "the tournament config is not TOML: Invalid value (at end of document)"}
+    )
+    assert served.api("POST", "/api/tournaments", admin, b"colour = 1\n" + TOURNAMENT) == (
+        400, {"error": "colour: unknown key (known: game, hands, series, seed, bots, limits, workers, agents, output)"}
+    )
+    status, refused = served.api("POST", "/api/tournaments", admin, b"\xff\xfe")
+    assert (status, refused) == (400, {"error": "the tournament config is not UTF-8 text"})
+    status, refused = served.api("POST", "/api/tournaments", admin, b"#" * 100_000)
+    assert (status, refused) == (413, {"error": "request body over 65536 bytes"})
+    assert served.api("GET", "/api/tournaments/0123456789abcdef", admin) == (404, {"error": "no tournament '0123456789abcdef'"})
+    assert served.api("GET", "/api/tournaments/..%2F..", admin)[0] == 404
+    bob = session(log_in(served, served.tokens["bob"])[1])
+    status, _, page = served.request("POST", "/admin/tournaments", headers={**bob, **FORM},
+                                     body=urlencode({"config": TOURNAMENT.decode()}).encode())
+    assert status == 403 and b"only an admin submits tournaments" in page
+
+
+def test_the_dask_address_tournaments_run_on(tmp_path: Path) -> None:
+    config = tmp_path / "serve.toml"
+    config.write_text('[serve]\ndask = "tcp://scheduler:8786"\n')
+    assert load_config(config, {}).dask == "tcp://scheduler:8786"
+    assert load_config(None, {}).dask is None  # a local pool
+    config.write_text("dask = 8786\n")
+    with pytest.raises(ConfigError, match=r"^dask: not a scheduler address \(tcp://HOST:8786\): 8786$"):
+        load_config(config, {})
