@@ -177,9 +177,14 @@ def _stored(connection: sqlite3.Connection) -> dict[str, list[tuple[str, float, 
     return rows
 
 
-def _forfeits(connection: sqlite3.Connection) -> list[str]:
-    """Every forfeit line, in the order the matches finished."""
-    return [line for (text,) in connection.execute("SELECT forfeits FROM matches ORDER BY rowid") for line in json.loads(text)]
+def _forfeits(connection: sqlite3.Connection, schedule: Sequence[str] = ()) -> list[str]:
+    """Every forfeit line, the matches in ``schedule`` order (of their keys;
+    any other in the order they finished, after them): identical runs print
+    and report identical lines."""
+    rank = {key: index for index, key in enumerate(schedule)}
+    rows = connection.execute("SELECT match, forfeits FROM matches ORDER BY rowid").fetchall()
+    rows.sort(key=lambda row: rank.get(row[0], len(rank)))
+    return [line for _, text in rows for line in json.loads(text)]
 
 
 def _write_csv(path: Path, stored: dict[str, list[tuple[str, float, int]]]) -> None:
@@ -412,7 +417,7 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
     """Print the bots, the forfeits, and what ``arena rank OUTPUT`` prints
     (read from the database by the same code), and write ``report.html``."""
     with closing(sqlite3.connect(config.output / DATABASE)) as connection:
-        forfeits = _forfeits(connection)
+        forfeits = _forfeits(connection, [job.key for job in schedule(config)])
     bots = _bots_table(config, stored)
     print("\n".join(table_lines(bots, left=(0, 2))))
     if forfeits:
