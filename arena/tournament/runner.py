@@ -4,7 +4,8 @@ A tournament (the ACPC's scoring, docs/protocol.md) plays every heads-up pair of
 bots (every triple three-handed) for ``series`` duplicate series. A *match* is
 one pairing in one series: the same cards played in every seating (both
 heads-up, all six three-handed), each seating with fresh agents, through our
-dealer on loopback: :func:`play_match` builds an :class:`arena.match.MatchPlan`
+dealer on loopback (the seat runner, :func:`arena.match.run_seating`):
+:func:`play_match` builds an :class:`arena.match.MatchPlan`
 and runs :func:`arena.match.run_plan`, or, when a bot is an external command
 (an ACPC ``startme.sh``), plays the seatings with
 :mod:`arena.tournament.external`, where a bot that fails forfeits its seating
@@ -28,7 +29,8 @@ rerun matches deal the same cards to agents with the same seeds, so the results
 equal an uninterrupted run.
 
 At the end it writes ``results.csv`` (``match,player,value,hands``: one row per
-player per match, in schedule order, so identical runs write identical files)
+player per match, in schedule order, so identical runs write identical files, as
+are the forfeits listed)
 and prints what ``arena rank OUTPUT`` prints (both rankings,
 the series run-off, the crosstable and a bootstrap over matches: the database
 is read by :class:`analysis.scoring.TournamentDbSource` and ranked by
