@@ -2,6 +2,8 @@
 ``arena`` command (and the ``printf`` that writes an example's input) of a page's
 ``sh`` blocks runs, in order, in one fresh directory per page, and where the page
 shows the output right below a block, the output is that (run directories aside).
+A page that opens with a command an earlier page opened with gets that run's
+output and files (the same command in an empty directory), not a second run.
 
 A line is left out only for a reason named here: a template (placeholders in
 capitals), the dealer-and-agents example (``tests/test_readme_examples.py`` runs
