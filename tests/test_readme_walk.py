@@ -2,6 +2,8 @@
 ``arena`` command (and the ``printf`` that writes an example's input) of a page's
 ``sh`` blocks runs, in order, in one fresh directory per page, and where the page
 shows the output right below a block, the output is that (run directories aside).
+A page that opens with a command an earlier page opened with gets that run's
+output and files (the same command in an empty directory), not a second run.
 
 A line is left out only for a reason named here: a template (placeholders in
 capitals), the dealer-and-agents example (``tests/test_readme_examples.py`` runs
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -72,23 +75,52 @@ def test_the_walk_finds_the_commands_of_the_readme_and_the_manual() -> None:
     assert manual >= 25, f"the manual's commands were not found: {count}"
 
 
+#: A page's first command, run in its empty directory -> what it printed (its
+#: directory written :data:`_HERE`) and a copy of the directory it left. The
+#: README's tour opens a page of the manual too: the same command from the same
+#: empty directory prints the same and leaves the same files, so it runs once.
+_FIRST_RUNS: dict[str, tuple[subprocess.CompletedProcess[str], Path]] = {}
+_HERE = "\0the page's directory\0"
+
+
+def _run(command: str, where: Path) -> subprocess.CompletedProcess[str]:
+    if command.startswith("printf "):
+        argv = ["bash", "-c", command]
+    else:
+        argv = [sys.executable, "-m", "arena.cli", *shlex.split(command)[1:]]
+    return subprocess.run(argv, cwd=where, capture_output=True, text=True, timeout=600, check=False)
+
+
+def _moved(done: subprocess.CompletedProcess[str], old: str, new: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.replace(old, new), done.stderr.replace(old, new))
+
+
+def _run_first(command: str, where: Path) -> subprocess.CompletedProcess[str]:
+    """``command`` in the empty directory ``where``, or what it did there before (:data:`_FIRST_RUNS`)."""
+    if command not in _FIRST_RUNS:
+        done = _run(command, where)
+        left = where.with_name(f"{where.name}-first")
+        shutil.copytree(where, left)
+        _FIRST_RUNS[command] = (_moved(done, str(where), _HERE), left)
+        return done
+    done, left = _FIRST_RUNS[command]
+    shutil.copytree(left, where, dirs_exist_ok=True)
+    return _moved(done, _HERE, str(where))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
 def test_every_command_of_a_page_runs_and_prints_what_the_page_shows(page: Path, tmp_path: Path) -> None:
+    fresh = True  # nothing has run or been written in tmp_path yet
     for commands, shown in _steps(page):
         if commands[0].startswith("write "):
             assert shown is not None
             (tmp_path / commands[0].removeprefix("write ")).write_text("\n".join(shown) + "\n")
+            fresh = False
             continue
         for command in commands:
-            if command.startswith("printf "):
-                argv = ["bash", "-c", command]
-            else:
-                argv = [sys.executable, "-m", "arena.cli", *shlex.split(command)[1:]]
-            done = subprocess.run(
-                argv,
-                cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
-            )  # fmt: skip
+            done = _run_first(command, tmp_path) if fresh else _run(command, tmp_path)
+            fresh = False
             assert done.returncode == 0, f"{command}\n{done.stderr}"
             assert "Traceback" not in done.stderr, f"{command}\n{done.stderr}"
             if "--target" in command:  # the page names the iteration where it stops

@@ -310,8 +310,8 @@ async def run_seating(
 ) -> SeatingRun:
     """Play one seating: ``seats[i]`` in seat ``i`` (see the module notes for
     each kind), the dealer on ``config`` (its ``peers`` are the runner's: a
-    remote seat's ``peer``, and for our own agents the address they connect
-    from when the dealer listens on every interface). Calls
+    remote seat's ``peer``; for our own agents the address they connect from,
+    loopback when the dealer listens on every interface). Calls
     ``task_status.started(ports)`` once the dealer listens, before any agent
     connects; a dealer that cannot start (its ERROR is then in the result)
     returns without, as :func:`dealer.server.serve_match` does.
@@ -326,7 +326,9 @@ async def run_seating(
     host, local_peer = _our_address(config.host)
     config = dataclasses.replace(config, peers=tuple(_peer(seat, local_peer) for seat in seats))
     # built before the dealer listens: the start timeout is for connecting
-    strategies = {i: make_strategy(seat.spec, config.game, seed=seat.seed) for i, seat in enumerate(seats) if isinstance(seat, InProcess)}
+    strategies = {
+        i: make_strategy(seat.spec, config.game, seed=seat.seed) for i, seat in enumerate(seats) if isinstance(seat, InProcess)
+    }
     mode = "a" if config.append else "w"
     with open(config.path(".out"), mode) as out, open(config.path(".err"), mode) as err:
         async with trio.open_nursery() as nursery:

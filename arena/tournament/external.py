@@ -97,7 +97,9 @@ def play_seatings(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]]) 
         if not complete and not failed:
             err = config.path(".err")
             said = f": {last}" if (last := last_line(err)) else ""
-            raise MatchError(f"{config.match_name}: the dealer stopped after {plural(played, 'hand')} with no seat to blame{said} (see {err})")
+            raise MatchError(
+                f"{config.match_name}: the dealer stopped after {plural(played, 'hand')} with no seat to blame{said} (see {err})"
+            )
         outcomes.append(SeatingOutcome(config.match_name, totals, played, complete, failed))
     return outcomes
 

@@ -4,7 +4,8 @@ A tournament (the ACPC's scoring, docs/protocol.md) plays every heads-up pair of
 bots (every triple three-handed) for ``series`` duplicate series. A *match* is
 one pairing in one series: the same cards played in every seating (both
 heads-up, all six three-handed), each seating with fresh agents, through our
-dealer on loopback: :func:`play_match` builds an :class:`arena.match.MatchPlan`
+dealer on loopback (the seat runner, :func:`arena.match.run_seating`):
+:func:`play_match` builds an :class:`arena.match.MatchPlan`
 and runs :func:`arena.match.run_plan`, or, when a bot is an external command
 (an ACPC ``startme.sh``), plays the seatings with
 :mod:`arena.tournament.external`, where a bot that fails forfeits its seating
@@ -28,7 +29,8 @@ rerun matches deal the same cards to agents with the same seeds, so the results
 equal an uninterrupted run.
 
 At the end it writes ``results.csv`` (``match,player,value,hands``: one row per
-player per match, in schedule order, so identical runs write identical files)
+player per match, in schedule order, so identical runs write identical files, as
+are the forfeits listed)
 and prints what ``arena rank OUTPUT`` prints (both rankings,
 the series run-off, the crosstable and a bootstrap over matches: the database
 is read by :class:`analysis.scoring.TournamentDbSource` and ranked by
@@ -177,9 +179,14 @@ def _stored(connection: sqlite3.Connection) -> dict[str, list[tuple[str, float, 
     return rows
 
 
-def _forfeits(connection: sqlite3.Connection) -> list[str]:
-    """Every forfeit line, in the order the matches finished."""
-    return [line for (text,) in connection.execute("SELECT forfeits FROM matches ORDER BY rowid") for line in json.loads(text)]
+def _forfeits(connection: sqlite3.Connection, schedule: Sequence[str] = ()) -> list[str]:
+    """Every forfeit line, the matches in ``schedule`` order (of their keys;
+    any other in the order they finished, after them): identical runs print
+    and report identical lines."""
+    rank = {key: index for index, key in enumerate(schedule)}
+    rows = connection.execute("SELECT match, forfeits FROM matches ORDER BY rowid").fetchall()
+    rows.sort(key=lambda row: rank.get(row[0], len(rank)))
+    return [line for _, text in rows for line in json.loads(text)]
 
 
 def _write_csv(path: Path, stored: dict[str, list[tuple[str, float, int]]]) -> None:
@@ -412,7 +419,7 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
     """Print the bots, the forfeits, and what ``arena rank OUTPUT`` prints
     (read from the database by the same code), and write ``report.html``."""
     with closing(sqlite3.connect(config.output / DATABASE)) as connection:
-        forfeits = _forfeits(connection)
+        forfeits = _forfeits(connection, [job.key for job in schedule(config)])
     bots = _bots_table(config, stored)
     print("\n".join(table_lines(bots, left=(0, 2))))
     if forfeits:
