@@ -33,16 +33,14 @@ from typing import Final
 import trio
 
 from analysis.tables import plural
-from arena.match import KEEP_BYTES as KEEP_BYTES, MatchError, Seat, SeatingRun, keep_output, last_line, run_seating
+from arena.match import MatchError, Seat, SeatingRun, last_line, run_seating
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import Game
 
-__all__ = ["SeatingOutcome", "play_seatings", "forfeit_charges", "KEEP_BYTES"]
+__all__ = ["SeatingOutcome", "play_seatings", "forfeit_charges"]
 
 _ABORT_GRACE_S: Final = 1.0
-#: The output capture under the name this module gave it before the seat runner held it.
-_keep = keep_output
 
 
 @dataclass(frozen=True)

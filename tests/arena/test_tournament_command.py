@@ -19,7 +19,8 @@ import trio
 
 from arena.commands.tournament import main
 from arena.tournament import parse_config, run_tournament
-from arena.tournament.external import KEEP_BYTES, _keep, forfeit_charges
+from arena.match import KEEP_BYTES, keep_output
+from arena.tournament.external import forfeit_charges
 from dealer.log import read_log
 from poker.gamedef import load_game
 
@@ -236,7 +237,7 @@ def test_a_flooded_stream_keeps_its_head_and_tail_in_bounded_memory(tmp_path: Pa
     path = tmp_path / "flood.std"
     tracemalloc.start()
     try:
-        trio.run(_keep, Flood(total), path)
+        trio.run(keep_output, Flood(total), path)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -246,7 +247,7 @@ def test_a_flooded_stream_keeps_its_head_and_tail_in_bounded_memory(tmp_path: Pa
     assert head.startswith(b"<") and tail.endswith(b">") and set(head[1:] + tail[:-1]) == {ord(".")}
     assert marker.decode() == f"\n[arena: {total - 2 * KEEP_BYTES} bytes dropped here: only the first and the last {KEEP_BYTES} are kept]\n"
     small = tmp_path / "small.std"
-    trio.run(_keep, Flood(3 * KEEP_BYTES // 2), small)
+    trio.run(keep_output, Flood(3 * KEEP_BYTES // 2), small)
     assert small.stat().st_size == 3 * KEEP_BYTES // 2  # nothing dropped: kept whole
 
 
