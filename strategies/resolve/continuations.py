@@ -286,9 +286,13 @@ class ContinuationEvaluator:
         return known
 
     def street_values(
-        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8], reach: npt.NDArray[np.float64]
-    ) -> StreetValues:
-        """Both positions' values ``[2, L, H]`` at the leaves for the reaches ``[2, L, H]``."""
+        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
+        reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
+    ) -> StreetValues:  # fmt: skip
+        """The values ``[2, L, H]`` of ``positions`` (0 for the other) at the
+        leaves for the reaches ``[2, L, H]``. The K picks of one leaf share its
+        state and the other player's reach: the chooser's values split that
+        reach by sequence once per leaf, not per pick."""
         n_leaves, n_hands = reach.shape[1], reach.shape[2]
         out = np.zeros((2, n_leaves, n_hands))
         if not n_leaves:
@@ -301,10 +305,16 @@ class ContinuationEvaluator:
         onehot[seq[valid], np.flatnonzero(valid)] = 1.0
         matrices = np.stack([self._matrix(s, int(k)) for s, k in zip(leaves, continuation)])  # [L, n, n]
         rows = np.where(valid, seq, 0)
-        for p in range(2):
+        first: dict[int, int] = {}
+        group = np.array([first.setdefault(id(state), len(first)) for state in leaves])
+        for p in positions:
             opponent = reach[1 - p]  # [L, H]
-            split = fold_reach(self.table, (opponent[:, None, :] * onehot[None]).reshape(n_leaves * width, n_hands))
-            split = split.reshape(n_leaves, width, n_hands)
+            if p == self.chooser:  # the other's reach: one row per leaf state
+                opponent = opponent[np.unique(group, return_index=True)[1]]
+            split = fold_reach(self.table, (opponent[:, None, :] * onehot[None]).reshape(-1, n_hands))
+            split = split.reshape(-1, width, n_hands)
+            if p == self.chooser:
+                split = split[group]
             own = matrices if p == 0 else -np.swapaxes(matrices, 1, 2)
             picked = own[:, rows, :]  # [L, H, n]
             out[p] = np.einsum("lhs,lsh->lh", picked, split) * valid

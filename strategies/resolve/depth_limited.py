@@ -271,7 +271,7 @@ class _StreetSolver:
         if len(self.leaves):
             assert self.evaluator is not None
             leaf, deals, deal_values = self.evaluator.street_values(
-                self.tree.board, self.leaf_states, self.tree.continuation[self.leaves], reach[:, self.leaves]
+                self.tree.board, self.leaf_states, self.tree.continuation[self.leaves], reach[:, self.leaves], positions
             )
             for p in positions:
                 values[p, self.leaves] = leaf[p]

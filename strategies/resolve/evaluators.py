@@ -169,13 +169,15 @@ class LeafEvaluator(Protocol):
     """What a street tree's solver asks at its depth-limit leaves."""
 
     def street_values(
-        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8], reach: npt.NDArray[np.float64]
-    ) -> StreetValues:
-        """Both players' values ``[2, L, H]`` at the leaves (their states, and
+        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
+        reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
+    ) -> StreetValues:  # fmt: skip
+        """The players' values ``[2, L, H]`` at the leaves (their states, and
         the continuation picked at each, -1 where none is:
         :mod:`strategies.resolve.continuations`) for the reaches ``[2, L, H]``,
         with the values per deal of the next street's cards as
-        :meth:`Evaluator.values_by_deal`."""
+        :meth:`Evaluator.values_by_deal`; only ``positions``' values need be
+        right (the solver's pass for one player reads only its own)."""
         ...
 
 
@@ -209,9 +211,10 @@ class Evaluator(ABC):
         return self.leaf_values(board, pots, reach), [], None
 
     def street_values(
-        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8], reach: npt.NDArray[np.float64]
-    ) -> StreetValues:
-        """:class:`LeafEvaluator`'s question, answered from the pots alone."""
+        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
+        reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
+    ) -> StreetValues:  # fmt: skip
+        """:class:`LeafEvaluator`'s question, answered from the pots alone (both positions)."""
         return self.values_by_deal(board, np.array([float(s.spent[0]) for s in leaves]), reach)
 
     @abstractmethod

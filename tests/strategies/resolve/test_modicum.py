@@ -104,13 +104,15 @@ def test_continuation_values_are_the_rest_of_the_hand_played_out() -> None:
 
 def test_leaf_values_are_the_reach_weighted_continuation_values() -> None:
     """The evaluator's counterfactual values are ``sum_o reach(o) V[h, o]`` over
-    opponent hands sharing no card (position 1: ``-V`` transposed)."""
+    opponent hands sharing no card (position 1: ``-V`` transposed), here at two
+    picks of one leaf (the chooser's reach differs, the other's is the leaf's)."""
     blueprint = leduc_blueprint()
     values = ContinuationValues(blueprint)
     table = HandTable(LEDUC)
     evaluator = ContinuationEvaluator(values, 1, _locate(blueprint), table)
     leaves = [State(LEDUC).apply(CALL).apply(CALL)] * 2
     reach = np.random.default_rng(3).random((2, 2, 6))
+    reach[0, 1] = reach[0, 0]
     out, _, _ = evaluator.street_values((), leaves, np.array([0, 3], dtype=np.int8), reach)
     node = blueprint.game.tree.node_of_key[leaves[0].betting_string()]
     cards = [int(h[0]) for h in private_hands(LEDUC)]
