@@ -14,7 +14,7 @@ import pytest
 from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import load_game
-from poker.state import CALL, State
+from poker.state import CALL, Action, State
 from strategies.base import PublicState, StrategyError, make_strategy
 from strategies.cfr.abstraction.card_abstraction import NullAbstraction
 from strategies.cfr.solvers.abstract_game import AbstractCFR
@@ -31,6 +31,7 @@ from strategies.resolve.continuations import (
 )
 from strategies.resolve.depth_limited import DepthLimitedResolution, build_street_tree, solve_street
 from strategies.resolve.evaluators import HandTable
+from strategies.resolve.lookahead import lookahead_abstraction
 from strategies.resolve.modicum import ModicumStrategy
 
 LEDUC = load_game("leduc")
@@ -213,3 +214,31 @@ def test_the_agent_is_reproducible_from_its_seed(tmp_path) -> None:  # type: ign
 def test_bad_options_are_one_line(spec: str, message: str) -> None:
     with pytest.raises(StrategyError, match=message):
         make_strategy(spec, LEDUC, seed=0)
+
+
+def test_an_off_tree_raise_is_re_solved_from_the_real_state() -> None:
+    """No-limit Leduc, a blueprint with pot raises only: after the opponent's
+    raise to a size the blueprint lacks, the agent's answer is over the real
+    state's actions (fold, call, the re-solve's sizes, all-in), a distribution
+    for every hand, and the opponent's range is the blueprint's split between
+    the two nearest abstract raises (both have weight)."""
+    from strategies.cfr.tree.public import BettingAbstraction
+
+    game = load_game("leduc.nolimit")
+    solve = AbstractSolve.build(NullAbstraction(game), betting=BettingAbstraction((1.0,)))
+    solver = AbstractCFR(solve.game)
+    solver.run(300)
+    blueprint = Blueprint(solve.game, LosslessSequences(game), solver.average())
+    agent = ModicumStrategy(game, blueprint, iterations=50, seed=3)
+    state = State(game).apply(CALL).apply(CALL)
+    board = (int(sorted(game.deck())[0]),)
+    bounds = state.raise_bounds()
+    assert bounds is not None
+    raised = state.apply(Action.raise_to((300 + bounds[1]) // 2))  # between the pot raise (to 300) and all-in
+    steps, abstract = abstract_history(raised, blueprint.betting)
+    assert abstract is not None and len(steps[-1].weights) == 2
+    actions = agent.actions(raised)
+    assert actions == tuple(tree_actions(raised, lookahead_abstraction(game, raised, agent.sizes)))
+    assert Action.raise_to(bounds[1]) in actions or raised.raise_bounds() is None
+    policy = agent.policy(PublicState(raised, board, actions))
+    assert np.allclose(policy[agent.table.board_mask(board) > 0].sum(axis=1), 1.0)
