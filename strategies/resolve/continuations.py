@@ -188,6 +188,12 @@ class ContinuationValues:
         """The continuation strategies ``float64[K, A, R]``."""
         return np.stack([biased(self.blueprint, k) for k in range(self.count)])
 
+    def check_down(self, round_: int, stake: float) -> npt.NDArray[np.float64]:
+        """Position 0's chips ``[n_r, n_r]`` when ``stake`` each is shown down with
+        round-r sequences: the value of a leaf off the blueprint's tree."""
+        out: npt.NDArray[np.float64] = stake * self._sign[round_]
+        return out
+
     def at(self, node: int, chooser: int) -> npt.NDArray[np.float64]:
         """``V[K, n_r, n_r]`` (position 0's chips) at ``node``, a node of the
         blueprint's tree that starts round r+1, over round-r sequence pairs."""
@@ -277,8 +283,7 @@ class ContinuationEvaluator:
             found = self.locate(state)
             round_ = state.round - 1
             if found is None:
-                pot = float(min(state.spent))
-                known = pot * self.values._sign[round_]
+                known = self.values.check_down(round_, float(min(state.spent)))
             else:
                 node, scale = found
                 known = scale * self.values.at(node, self.chooser)[k]

@@ -15,7 +15,9 @@ and one batched evaluator call for all depth-limit leaves.
 (fold, call, the depth's pot fractions, all-in; every legal action in a limit
 game), with four node kinds: decision, *chance* (the street ended with betting
 still to come: the depth limit), fold, and showdown (on the last street, or an
-all-in call before it, valued over the board's run-outs). It offers the part of
+all-in call before it, valued over the board's run-outs). With continuation
+strategies (Modicum, :mod:`strategies.resolve.continuations`) each depth limit
+is instead a decision of one player among K picks, each pick a leaf. It offers the part of
 :class:`strategies.cfr.tree.public.Tree`'s interface the agent reads (actions,
 children, kinds), so :class:`strategies.resolve.resolver.Resolution` and the
 continual re-solving agent treat both lookaheads alike.
