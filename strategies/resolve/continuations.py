@@ -49,7 +49,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -180,13 +179,10 @@ class ContinuationValues:
             w = showdown.reshape(s, n // s, s, n // s).sum(axis=(1, 3))
             self._joint.append(j)
             self._sign.append(np.divide(w, j, out=np.zeros_like(w), where=j > 0))
+        #: The continuation strategies ``float64[K, A, R]``.
+        self.tables = np.stack([biased(blueprint, k) for k in range(count)])
         self._payoff = game.tree.payoff[:, 0, 0]
         self._cache: dict[tuple[int, int], npt.NDArray[np.float64]] = {}
-
-    @cached_property
-    def tables(self) -> npt.NDArray[np.float64]:
-        """The continuation strategies ``float64[K, A, R]``."""
-        return np.stack([biased(self.blueprint, k) for k in range(self.count)])
 
     def check_down(self, round_: int, stake: float) -> npt.NDArray[np.float64]:
         """Position 0's chips ``[n_r, n_r]`` when ``stake`` each is shown down with

@@ -122,6 +122,19 @@ class ModicumStrategy(Strategy):
         self._cache: dict[tuple[str, tuple[int, ...]], DepthLimitedResolution] = {}
         #: Wall seconds of every re-solve this agent ran.
         self.solve_seconds: list[float] = []
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Pay the one-off costs now, before a dealer's clock runs (it allows 7 s a
+        hand on average): the first calls of the numba kernels (loaded from their
+        cache) that bucket a flop and split a reach."""
+        from strategies.resolve.evaluators import fold_reach
+
+        game = self.game
+        if game.num_rounds > 1:
+            flop = sorted(game.deck())[: game.total_board_cards(1)]
+            self.blueprint.sequences.buckets(1, flop)
+        fold_reach(self.table, np.zeros((1, self.table.num_hands)))
 
     # -- the blueprint's tree -------------------------------------------------------------
 
