@@ -11,6 +11,7 @@ import strategies.tilt  # noqa: F401  (registers "tilt")
 import strategies.bots  # noqa: F401  (registers the named bots of `arena bots`)
 import strategies.portfolio  # noqa: F401  (registers "portfolio")
 import strategies.resolve.agent  # noqa: F401  (registers "resolve")
+import strategies.resolve.modicum  # noqa: F401  (registers "modicum")
 from strategies.base import PublicState, Strategy, StrategyError, make_strategy, strategy_names
 
 __all__ = ["PublicState", "Strategy", "StrategyError", "make_strategy", "strategy_names"]

@@ -54,6 +54,7 @@ __all__ = [
     "register",
     "Spec",
     "make_strategy",
+    "on_columns",
     "strategy_names",
 ]
 
@@ -78,6 +79,31 @@ class PublicState:
         illegal = [str(a) for a in self.actions if not self.state.is_legal(a)]
         if illegal:
             raise StrategyError(f"actions {illegal} are not legal after {self.state.betting_string()!r}")
+
+
+def on_columns(
+    name: str, public: PublicState, actions: Sequence[Action], rows: npt.NDArray[np.float64], hint: str = ""
+) -> npt.NDArray[np.float64]:
+    """A policy ``rows`` over the strategy's own ``actions`` (``[H, n]``; an action
+    may come twice) on the columns of ``public.actions``.
+
+    Raises:
+        NotImplementedError: the strategy ``name`` plays an action with positive
+            probability that is not a column (``hint`` ends the message).
+    """
+    columns = {a: i for i, a in enumerate(public.actions)}
+    out = np.zeros((len(rows), len(public.actions)))
+    for i, action in enumerate(actions):
+        column = columns.get(action)
+        if column is None:
+            if rows[:, i].any():
+                raise NotImplementedError(
+                    f"strategy {name!r} plays {action} after {public.state.betting_string()!r}"
+                    f" but the columns are {[str(a) for a in public.actions]}{hint}"
+                )
+            continue
+        out[:, column] += rows[:, i]
+    return out
 
 
 class Strategy(abc.ABC):

@@ -50,7 +50,7 @@ from poker.deal import private_hands
 from poker.gamedef import Game, format_game
 from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
-from strategies.base import Options, PublicState, Strategy, StrategyError, register
+from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import BettingAbstraction, DecisionRows, Tree, tree_actions
 from strategies.translation import Path, real_raise, translate, translation_draw
 
@@ -297,7 +297,6 @@ class EquilibriumStrategy(Strategy):
         """One translation's policy on the columns of ``public.actions``."""
         state = public.state
         n_hands = len(self._hand_row)
-        out = np.zeros((n_hands, len(public.actions)))
         abstract = _decision(path, state)
         rows: npt.NDArray[np.float64]
         if abstract is not None:
@@ -310,18 +309,7 @@ class EquilibriumStrategy(Strategy):
             rows, real = np.ones((n_hands, 1)), [CALL]
         if len(real) == len(public.actions) and all(columns.get(a) == i for i, a in enumerate(real)):
             return rows.copy()  # the tree's own columns: the file's numbers exactly
-        for i, action in enumerate(real):
-            column = columns.get(action)
-            if column is None:
-                if rows[:, i].any():
-                    raise NotImplementedError(
-                        f"strategy {self.name!r} plays {action} after {state.betting_string()!r}"
-                        f" but the columns are {[str(a) for a in public.actions]}; ask for"
-                        " EquilibriumStrategy.actions(state)"
-                    )
-                continue
-            out[:, column] += rows[:, i]
-        return out
+        return on_columns(self.name, public, real, rows, "; ask for EquilibriumStrategy.actions(state)")
 
 
 def _decision(path: Path, real: State) -> State | None:

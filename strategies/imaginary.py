@@ -118,10 +118,14 @@ class ImportanceError(ValueError):
 
 
 class CachedPolicy:
-    """A policy asked once per public state (betting, board)."""
+    """A policy asked once per public state (betting, board). Its columns are the
+    legal actions :class:`PublicState` lists by default, and with a strategy
+    that names the actions it plays (``actions(state)``, as the no-limit agents
+    that raise other sizes do) those too."""
 
     def __init__(self, policy: Policy, game: Game) -> None:
         self.ask: PolicyFn = policy.policy if isinstance(policy, Strategy) else policy
+        self.own: Callable[[State], Sequence[Action]] | None = getattr(policy, "actions", None)
         self.rows = len(private_hands(game))
         self.cache: dict[tuple[str, tuple[int, ...]], tuple[FloatArray, tuple[Action, ...]]] = {}
 
@@ -129,7 +133,10 @@ class CachedPolicy:
         key = (state.betting_string(), board)
         hit = self.cache.get(key)
         if hit is None:
-            public = PublicState(state, board)
+            columns = dict.fromkeys(state.legal_actions())
+            if self.own is not None and not state.game.is_limit:
+                columns.update(dict.fromkeys(a for a in self.own(state) if state.is_legal(a)))
+            public = PublicState(state, board, tuple(columns))
             answer = np.asarray(self.ask(public), dtype=np.float64)
             if answer.shape != (self.rows, len(public.actions)):
                 raise ImportanceError(

@@ -97,6 +97,7 @@ __all__ = [
     "raise_candidates",
     "Decision",
     "decide",
+    "lbr_hand",
     "play_hand",
     "play_hands",
     "run_lbr",
@@ -330,15 +331,22 @@ def decide(
 # -- playing hands -------------------------------------------------------------------
 
 
-def play_hand(
+def play_hand(game: Game, target: Strategy, deal: Deal, lbr_position: int, config: LbrConfig, rng: np.random.Generator) -> float:
+    """Play one hand with LBR in ``lbr_position``; LBR's winnings in chips."""
+    state = lbr_hand(game, target, deal, lbr_position, config, rng)
+    return float(hand_values(state, deal.hole, deal.board)[lbr_position])
+
+
+def lbr_hand(
     game: Game,
     target: Strategy,
     deal: Deal,
     lbr_position: int,
     config: LbrConfig,
     rng: np.random.Generator,
-) -> float:
-    """Play one hand with LBR in ``lbr_position``; LBR's winnings in chips."""
+) -> State:
+    """:func:`play_hand`'s hand, its final state (the betting: what a variance
+    reduction such as AIVAT replays)."""
     _, rows = _hand_sets(game)
     lbr_hole = deal.hole[lbr_position]
     target_row = rows[tuple(sorted(deal.hole[1 - lbr_position]))]
@@ -366,7 +374,7 @@ def play_hand(
             action = columns[choice]
             range_ = bayes_update(range_, policy[:, choice])
         state = state.apply(action)
-    return float(hand_values(state, deal.hole, deal.board)[lbr_position])
+    return state
 
 
 @cache

@@ -12,4 +12,7 @@ of the street: :mod:`~strategies.resolve.depth_limited` (the street tree and
 its CFR+), :mod:`~strategies.resolve.evaluators` (values at the cut: the
 learned net, the equity heuristic), :mod:`~strategies.resolve.values` (the value
 network's file and numpy inference) and :mod:`~strategies.resolve.train`
-(``arena train-values``)."""
+(``arena train-values``). Modicum's depth-limited solving (Brown, Sandholm &
+Amos 2018) reuses the street tree: :mod:`~strategies.resolve.continuations`
+(the blueprint, its continuation strategies and their values at the depth
+limit) and :mod:`~strategies.resolve.modicum` (the ``modicum`` strategy)."""

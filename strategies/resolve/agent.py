@@ -55,7 +55,7 @@ from poker.deal import private_hands
 from poker.gamedef import Game, shipped_name
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
-from strategies.base import Options, PublicState, Strategy, StrategyError, register
+from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import NodeKind, TreeError, board_key, tree_actions
 from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction, parse_sizes
 
@@ -253,24 +253,10 @@ class ResolvingStrategy(Strategy):
         """Probabilities of ``public.actions`` for every private hand (the module
         docstring says how). Raises :class:`NotImplementedError` if the agent
         plays an action with positive probability that is not a column."""
-        columns = {a: i for i, a in enumerate(public.actions)}
-        out = np.zeros((self._n_hands, len(public.actions)))
         resolved = self.resolution(public.state, public.board)
         if resolved is None:
-            out[:] = 1.0 / len(public.actions)
-            return out
-        rows = resolved.root_policy()
-        for i, action in enumerate(resolved.tree.actions(0)):
-            column = columns.get(action)
-            if column is None:
-                if rows[:, i].any():
-                    raise NotImplementedError(
-                        f"strategy 'resolve' plays {action} after {public.state.betting_string()!r}"
-                        f" but the columns are {[str(a) for a in public.actions]}"
-                    )
-                continue
-            out[:, column] += rows[:, i]
-        return out
+            return np.full((self._n_hands, len(public.actions)), 1.0 / len(public.actions))
+        return on_columns("resolve", public, resolved.tree.actions(0), resolved.root_policy())
 
 
 def _normalised(

@@ -15,7 +15,9 @@ and one batched evaluator call for all depth-limit leaves.
 (fold, call, the depth's pot fractions, all-in; every legal action in a limit
 game), with four node kinds: decision, *chance* (the street ended with betting
 still to come: the depth limit), fold, and showdown (on the last street, or an
-all-in call before it, valued over the board's run-outs). It offers the part of
+all-in call before it, valued over the board's run-outs). With continuation
+strategies (Modicum, :mod:`strategies.resolve.continuations`) each depth limit
+is instead a decision of one player among K picks, each pick a leaf. It offers the part of
 :class:`strategies.cfr.tree.public.Tree`'s interface the agent reads (actions,
 children, kinds), so :class:`strategies.resolve.resolver.Resolution` and the
 continual re-solving agent treat both lookaheads alike.
@@ -37,7 +39,7 @@ import numpy.typing as npt
 from poker.gamedef import Game
 from poker.state import Action, State
 from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
-from strategies.resolve.evaluators import Evaluator, HandTable, Runouts, fold_reach
+from strategies.resolve.evaluators import Evaluator, HandTable, LeafEvaluator, Runouts, fold_reach
 from strategies.resolve.resolver import Resolution, ResolveError, check_inputs
 
 __all__ = ["DepthLimitedResolution", "StreetTree", "build_street_tree", "solve_street"]
@@ -58,6 +60,7 @@ class StreetTree:
     decision_index: npt.NDArray[np.int32]
     spent: npt.NDArray[np.int64]
     table: HandTable
+    continuation: npt.NDArray[np.int8]
 
     @property
     def num_nodes(self) -> int:
@@ -92,28 +95,43 @@ class StreetTree:
 
 
 def build_street_tree(
-    game: Game, state: State, board: Sequence[int], abstraction: BettingAbstraction | None, table: HandTable
+    game: Game,
+    state: State,
+    board: Sequence[int],
+    abstraction: BettingAbstraction | None,
+    table: HandTable,
+    *,
+    continuations: int = 0,
+    chooser: int = 0,
 ) -> StreetTree:
-    """The street tree below ``state`` (a decision) with ``board`` dealt."""
+    """The street tree below ``state`` (a decision) with ``board`` dealt. With
+    ``continuations`` K > 0 every depth limit is a decision of ``chooser``
+    among K continuation strategies (Modicum: :mod:`strategies.resolve.continuations`),
+    each child a leaf (same state) whose :attr:`StreetTree.continuation` is its
+    index; the chooser's picks are part of the solve, per private hand."""
     board = tuple(board)
     states: list[State] = [state]
+    picks: list[int] = [-1]
     kinds: list[int] = []
     children: list[list[int]] = []
     i = 0
     while i < len(states):
         s = states[i]
+        limit = s.round > state.round and not s.finished
         if s.finished:
             kind = NodeKind.SHOWDOWN if s.is_showdown() else NodeKind.FOLD
-        elif s.round > state.round:
+        elif limit and (picks[i] >= 0 or not continuations):
             kind = NodeKind.CHANCE
         else:
             kind = NodeKind.DECISION
         kinds.append(kind)
         below: list[int] = []
         if kind == NodeKind.DECISION:
-            for action in tree_actions(s, abstraction):
+            following = [(s, k) for k in range(continuations)] if limit else [(s.apply(a), -1) for a in tree_actions(s, abstraction)]
+            for child, pick in following:
                 below.append(len(states))
-                states.append(s.apply(action))
+                states.append(child)
+                picks.append(pick)
         children.append(below)
         i += 1
     if kinds[0] != NodeKind.DECISION:
@@ -130,7 +148,7 @@ def build_street_tree(
     player = np.full(n_nodes, -1, dtype=np.int8)
     for node, s in enumerate(states):
         if kinds[node] == NodeKind.DECISION:
-            player[node] = s.current_player()
+            player[node] = chooser if s.round > state.round else s.current_player()
         elif kinds[node] == NodeKind.FOLD:
             player[node] = s.folded.index(True)
     return StreetTree(
@@ -144,6 +162,7 @@ def build_street_tree(
         decision_index=decision_index,
         spent=np.array([s.spent for s in states], dtype=np.int64).reshape(n_nodes, 2),
         table=table,
+        continuation=np.array(picks, dtype=np.int8),
     )
 
 
@@ -165,7 +184,7 @@ class DepthLimitedResolution(Resolution):
     ``deal_values`` the evaluator's iteration-averaged values per deal of the
     next street at each leaf (``leaves``), ``[2, B, L, H]``."""
 
-    evaluator: Evaluator | None = None
+    evaluator: LeafEvaluator | None = None
     reach: npt.NDArray[np.float64] | None = None
     deals: tuple[tuple[int, ...], ...] = ()
     deal_values: npt.NDArray[np.float64] | None = None
@@ -179,7 +198,7 @@ class DepthLimitedResolution(Resolution):
         average strategy's reach at the leaf (DeepStack-Leduc's
         ``get_chance_action_cfv``)."""
         tree = self.tree
-        if self.evaluator is None or self.reach is None or not isinstance(tree, StreetTree):
+        if not isinstance(self.evaluator, Evaluator) or self.reach is None or not isinstance(tree, StreetTree):
             raise ResolveError("a depth-limited resolution without its evaluator")
         mask = tree.table.board_mask(board)
         if self.deal_values is not None and self.leaves is not None and board in self.deals:
@@ -195,7 +214,7 @@ class DepthLimitedResolution(Resolution):
 class _StreetSolver:
     """CFR+ state on a street tree (module docstring)."""
 
-    def __init__(self, tree: StreetTree, evaluator: Evaluator | None, ranges: npt.NDArray[np.float64], max_boards: int, seed: int):
+    def __init__(self, tree: StreetTree, evaluator: LeafEvaluator | None, ranges: npt.NDArray[np.float64], max_boards: int, seed: int):
         self.tree = tree
         self.evaluator = evaluator
         self.root_reach = ranges.copy()
@@ -213,7 +232,7 @@ class _StreetSolver:
         self.stakes = tree.spent[self.showdowns].min(axis=1).astype(np.float64)
         self.runouts = Runouts(tree.table, tree.board, max_boards=max_boards, seed=seed) if len(self.showdowns) else None
         self.leaves = np.flatnonzero(kind == NodeKind.CHANCE)
-        self.pots = tree.spent[self.leaves, 0].astype(np.float64)
+        self.leaf_states = [tree.states[int(leaf)] for leaf in self.leaves]
         if len(self.leaves) and evaluator is None:
             raise ResolveError("a lookahead cut at the street's end needs an evaluator")
         shape = (tree.num_decisions, tree.max_actions, n_hands)
@@ -253,7 +272,9 @@ class _StreetSolver:
                 values[p, self.showdowns] = self.runouts.values(reach[1 - p, self.showdowns], self.stakes)
         if len(self.leaves):
             assert self.evaluator is not None
-            leaf, deals, deal_values = self.evaluator.values_by_deal(self.tree.board, self.pots, reach[:, self.leaves])
+            leaf, deals, deal_values = self.evaluator.street_values(
+                self.tree.board, self.leaf_states, self.tree.continuation[self.leaves], reach[:, self.leaves], positions
+            )
             for p in positions:
                 values[p, self.leaves] = leaf[p]
             if deal_values is not None and weight > 0:
@@ -322,7 +343,7 @@ class _StreetSolver:
 
 def solve_street(
     tree: StreetTree,
-    evaluator: Evaluator | None,
+    evaluator: LeafEvaluator | None,
     position: int,
     our_range: npt.NDArray[np.float64],
     *,

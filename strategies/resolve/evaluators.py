@@ -36,10 +36,10 @@ from __future__ import annotations
 import itertools
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -47,12 +47,22 @@ import numpy.typing as npt
 from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import Game
+from poker.state import State
 from strategies.resolve import _kernels
 
 if TYPE_CHECKING:
     from strategies.resolve.values import ValueNet
 
-__all__ = ["EquityEvaluator", "Evaluator", "HandTable", "NetEvaluator", "Runouts", "fold_reach"]
+__all__ = [
+    "EquityEvaluator",
+    "Evaluator",
+    "HandTable",
+    "LeafEvaluator",
+    "NetEvaluator",
+    "Runouts",
+    "StreetValues",
+    "fold_reach",
+]
 
 _RUNOUT_VALUES: Callable[..., None] = _kernels.runout_values
 _FOLD_REACH: Callable[..., None] = _kernels.fold_reach_rows
@@ -151,6 +161,26 @@ class Runouts:
         return np.stack([self.values(reach[1], stakes), self.values(reach[0], stakes)])
 
 
+#: Values ``[2, L, H]`` at depth-limit leaves, the next street's deals and the values per deal (or None).
+StreetValues = tuple[npt.NDArray[np.float64], list[tuple[int, ...]], npt.NDArray[np.float64] | None]
+
+
+class LeafEvaluator(Protocol):
+    """What a street tree's solver asks at its depth-limit leaves."""
+
+    def street_values(
+        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
+        reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
+    ) -> StreetValues:  # fmt: skip
+        """The players' values ``[2, L, H]`` at the leaves (their states, and
+        the continuation picked at each, -1 where none is:
+        :mod:`strategies.resolve.continuations`) for the reaches ``[2, L, H]``,
+        with the values per deal of the next street's cards as
+        :meth:`Evaluator.values_by_deal`; only ``positions``' values need be
+        right (the solver's pass for one player reads only its own)."""
+        ...
+
+
 class Evaluator(ABC):
     """Both players' counterfactual values where a lookahead stops at the end of
     a street (see the module docstring for the units)."""
@@ -179,6 +209,13 @@ class Evaluator(ABC):
         that has them (else ``[]`` and None): a re-solve averages them over its
         iterations, to carry the values of the deal that comes."""
         return self.leaf_values(board, pots, reach), [], None
+
+    def street_values(
+        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
+        reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
+    ) -> StreetValues:  # fmt: skip
+        """:class:`LeafEvaluator`'s question, answered from the pots alone (both positions)."""
+        return self.values_by_deal(board, np.array([float(s.spent[0]) for s in leaves]), reach)
 
     @abstractmethod
     def board_values(

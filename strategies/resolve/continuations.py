@@ -1,0 +1,383 @@
+"""Modicum's continuation strategies and their values at a depth limit
+(Brown, Sandholm & Amos, "Depth-Limited Solving for Imperfect-Information
+Games", NeurIPS 2018).
+
+A depth-limited re-solve stops at the end of the current street. What a hand is
+worth there depends on how both players go on, and in an imperfect-information
+game no single value per hand is right: the opponent could have switched to
+another way of playing the rest of the hand. Modicum lets the opponent *pick*,
+at every depth-limit leaf and for every private hand, one of K continuation
+strategies; the re-solve then has to be good against the best pick, so it is
+robust without a trained value network. The K strategies are a blueprint (a
+small abstract-game solution) and versions of it biased toward folding,
+calling and raising: at every decision below the leaf the probabilities of
+that kind of action are multiplied by :data:`BIAS_FACTOR` and renormalised.
+The player re-solving plays the blueprint below the leaf.
+
+**The blueprint** (:class:`Blueprint`, read by :func:`load_blueprint`) is an
+abstract-game strategy file (``arena solve GAME --algorithm abstract``): a
+perfect-recall card abstraction, so a hand's private state in round r is its
+bucket *sequence* and the abstract game's chance deals pairs of sequences with
+exact joint counts (:mod:`strategies.cfr.solvers.abstract_game`).
+
+**Values at a leaf** (:class:`ContinuationValues`). For a node of the
+blueprint's betting tree that starts round r+1 and each continuation k, one
+backward pass over the subtree below it gives ``V_k[s0, s1]``: position 0's
+expected chips from there given both players' round-r sequences, when the
+chooser plays continuation k and the other the blueprint. Values are matrices
+over sequence pairs: a decision of position 0 mixes the children's rows by its
+strategy, one of position 1 the columns; a round change averages the child
+over the pairs of extensions by the joint deal counts; a fold pays its fixed
+amount and a showdown its stake times the mean showdown sign of the pair. The
+cost is the subtree's nodes times (sequences)^2, with no loop over hands.
+
+**From sequences to hands** (:class:`ContinuationEvaluator`). On the real board
+each hand h has its round-r sequence ``s(h)``; with the opponent's reach r at
+the leaf, position 0's counterfactual value is ``v(h) = sum_s V[s(h), s] *
+R_s(h)``, ``R_s(h)`` the reach of the opponent's hands in sequence s that share
+no card with h (:func:`strategies.resolve.evaluators.fold_reach` per sequence),
+and position 1's likewise with ``-V`` transposed: the engine's counterfactual
+units, linear in the other's reach, vectorised over hands. Within a sequence
+pair the value is the abstract game's average (the blueprint's card
+abstraction); with no abstraction (spec ``none``, small games) it is exact.
+A leaf reached by betting off the blueprint's tree takes the node the
+translated betting reaches (:func:`abstract_history`), its values scaled by
+the ratio of the real pot to that node's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from poker.gamedef import Game
+from poker.state import Action, ActionType, State
+from strategies.cfr.abstraction.card_abstraction import Abstraction
+from strategies.cfr.solvers.abstract_game import AbstractGame
+from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
+from strategies.resolve.evaluators import HandTable, StreetValues, fold_reach
+from strategies.translation import map_probabilities, pot_fraction
+
+__all__ = [
+    "BIASES",
+    "BIAS_FACTOR",
+    "AbstractStep",
+    "Blueprint",
+    "ContinuationEvaluator",
+    "ContinuationValues",
+    "abstract_history",
+    "load_blueprint",
+]
+
+#: The continuation strategies, in order: the blueprint and its fold-, call- and raise-biased versions.
+BIASES = ("blueprint", "fold", "call", "raise")
+#: Modicum's bias: the biased kind of action's probabilities times this, then renormalised.
+BIAS_FACTOR = 5.0
+
+_KIND_OF = {ActionType.FOLD: 1, ActionType.CALL: 2, ActionType.RAISE: 3}
+
+
+@dataclass(frozen=True, eq=False)
+class Blueprint:
+    """An abstract-game strategy: ``game`` (the betting tree and joint tables),
+    ``sequences`` (each hand's bucket sequence per round and board, in
+    ``game``'s column order) and ``strategy`` (``float64[A, R]`` in ``game``'s
+    layout)."""
+
+    game: AbstractGame
+    sequences: Abstraction
+    strategy: npt.NDArray[np.float64]
+
+    @property
+    def betting(self) -> BettingAbstraction | None:
+        """The betting abstraction of the blueprint's tree (None: a limit game)."""
+        return self.game.tree.abstraction
+
+    def rows(self, node: int, board: Sequence[int]) -> npt.NDArray[np.float64]:
+        """The blueprint's action probabilities ``float64[H, n]`` at decision
+        ``node`` for every private hand on ``board`` (uniform for hands that
+        clash with it)."""
+        game = self.game
+        n = int(game.num_children[node])
+        seq = self.sequences.buckets(int(game.tree.round[node]), list(board)).astype(np.int64)
+        columns = int(game.doff[node]) + np.maximum(seq, 0)
+        rows: npt.NDArray[np.float64] = self.strategy[:n, columns].T.copy()
+        rows[seq < 0] = 1.0 / n
+        return rows
+
+
+def load_blueprint(path: str | Path) -> Blueprint:
+    """The blueprint in the abstract-game strategy file at ``path``: the one place
+    that knows the blueprint's storage. Its card abstraction comes from the cache
+    (:func:`strategies.cfr.abstraction.card_abstraction.load_abstraction`, built
+    there the first time); its joint bucket tables from the file's directory when
+    they lie beside it (the shipped blueprint's do: a few minutes to build), else
+    from the cache or built there too.
+
+    Raises:
+        StrategyFileError: not an abstract-game strategy file.
+        OSError: it cannot be read.
+    """
+    from strategies.cfr.abstraction.card_abstraction import CardAbstraction, load_abstraction
+    from strategies.cfr.solvers.abstract_game import joint_tables_path
+    from strategies.cfr.solvers.abstract_solve import ALGORITHM, AbstractSolve, LosslessSequences
+    from strategies.cfr.strategy_file import BUCKETS, StrategyFileError, load_strategy
+
+    saved = load_strategy(path)
+    if saved.layout != BUCKETS or saved.algorithm != ALGORITHM:
+        raise StrategyFileError(f"{path}: a blueprint must be an abstract-game strategy file (arena solve --algorithm abstract)")
+    abstraction = load_abstraction(saved.card_abstraction, saved.game)
+    beside = Path(path).parent
+    cache_dir = beside if isinstance(abstraction, CardAbstraction) and joint_tables_path(abstraction, beside).is_file() else None
+    solve = AbstractSolve.build(abstraction, betting=saved.abstraction, cache_dir=cache_dir)
+    sequences = abstraction if isinstance(abstraction, CardAbstraction) else LosslessSequences(saved.game)
+    return Blueprint(solve.game, sequences, solve.from_file(saved.arrays["strategy"].astype(np.float64)))
+
+
+def biased(blueprint: Blueprint, bias: int) -> npt.NDArray[np.float64]:
+    """Continuation ``bias`` (an index of :data:`BIASES`) of the blueprint's table."""
+    if bias == 0:
+        return blueprint.strategy
+    game = blueprint.game
+    tree = game.tree
+    factor = np.ones_like(blueprint.strategy)
+    for node in game.decisions:
+        start, width = int(game.doff[node]), int(game.width[node])
+        for a in range(int(game.num_children[node])):
+            child = tree.states[int(game.first_child[node]) + a]
+            taken = child.actions[tree.states[node].round][-1]
+            if _KIND_OF[taken.type] == bias:
+                factor[a, start : start + width] = BIAS_FACTOR
+    table = blueprint.strategy * factor
+    total = table.sum(axis=0)
+    out: npt.NDArray[np.float64] = table / np.where(total > 0, total, 1.0)
+    return out
+
+
+class ContinuationValues:
+    """``V_k`` at the blueprint's round-starting nodes (module docstring), for
+    ``k`` over the first ``count`` of :data:`BIASES`, cached per (node, chooser)."""
+
+    def __init__(self, blueprint: Blueprint, count: int = len(BIASES)) -> None:
+        if not 1 <= count <= len(BIASES):
+            raise ValueError(f"between 1 and {len(BIASES)} continuation strategies, got {count}")
+        self.blueprint = blueprint
+        self.count = count
+        game = blueprint.game
+        tables = game.tables
+        n = game.sequences[-1]
+        joint = tables.joint.astype(np.float64)
+        showdown = tables.showdown.astype(np.float64)
+        self._joint: list[npt.NDArray[np.float64]] = []
+        self._sign: list[npt.NDArray[np.float64]] = []
+        for s in game.sequences:
+            j = joint.reshape(s, n // s, s, n // s).sum(axis=(1, 3))
+            w = showdown.reshape(s, n // s, s, n // s).sum(axis=(1, 3))
+            self._joint.append(j)
+            self._sign.append(np.divide(w, j, out=np.zeros_like(w), where=j > 0))
+        #: The continuation strategies ``float64[K, A, R]``.
+        self.tables = np.stack([biased(blueprint, k) for k in range(count)])
+        self._payoff = game.tree.payoff[:, 0, 0]
+        self._cache: dict[tuple[int, int], npt.NDArray[np.float64]] = {}
+
+    def check_down(self, round_: int, stake: float) -> npt.NDArray[np.float64]:
+        """Position 0's chips ``[n_r, n_r]`` when ``stake`` each is shown down with
+        round-r sequences: the value of a leaf off the blueprint's tree."""
+        out: npt.NDArray[np.float64] = stake * self._sign[round_]
+        return out
+
+    def at(self, node: int, chooser: int) -> npt.NDArray[np.float64]:
+        """``V[K, n_r, n_r]`` (position 0's chips) at ``node``, a node of the
+        blueprint's tree that starts round r+1, over round-r sequence pairs."""
+        key = (node, chooser)
+        known = self._cache.get(key)
+        if known is None:
+            known = self._cache[key] = self._compute(node, chooser)
+        return known
+
+    def _compute(self, root: int, chooser: int) -> npt.NDArray[np.float64]:
+        game = self.blueprint.game
+        tree = game.tree
+        order = [root]
+        for node in order:
+            first = int(game.first_child[node])
+            order.extend(range(first, first + int(game.num_children[node])))
+        blueprint = self.blueprint.strategy
+        values: dict[int, npt.NDArray[np.float64]] = {}
+        for node in reversed(order):
+            round_ = int(tree.round[node])
+            kind = int(tree.kind[node])
+            if kind == NodeKind.FOLD:
+                values[node] = np.full((1, 1, 1), self._payoff[node])
+                continue
+            if kind == NodeKind.SHOWDOWN:
+                values[node] = (self._payoff[node] * self._sign[round_])[None]
+                continue
+            player = int(tree.player[node])
+            start, width = int(game.doff[node]), int(game.width[node])
+            total = np.zeros((self.count, width, width))
+            first = int(game.first_child[node])
+            for a in range(int(game.num_children[node])):
+                child = self._lift(values.pop(first + a), int(tree.round[first + a]), round_, width)
+                if player == chooser:
+                    sigma = self.tables[:, a, start : start + width]
+                else:
+                    sigma = np.broadcast_to(blueprint[a, start : start + width], (self.count, width))
+                total += sigma[:, :, None] * child if player == 0 else sigma[:, None, :] * child
+            values[node] = total
+        return self._lift(values[root], int(tree.round[root]), int(tree.round[root]) - 1, game.sequences[int(tree.round[root]) - 1])
+
+    def _lift(self, child: npt.NDArray[np.float64], below: int, round_: int, width: int) -> npt.NDArray[np.float64]:
+        """A child's values in its parent's round ``round_`` (``width`` sequences):
+        a fold's constant as it is; a later round's averaged over the extensions
+        of each pair by the joint deal counts."""
+        if below == round_ or child.shape[1] == 1:
+            return child
+        joint = self._joint[below]
+        m = joint.shape[0] // width
+        weighted = (child * joint[None]).reshape(child.shape[0], width, m, width, m).sum(axis=(2, 4))
+        parent = self._joint[round_]
+        out: npt.NDArray[np.float64] = np.divide(weighted, parent[None], out=np.zeros_like(weighted), where=parent[None] > 0)
+        return out
+
+
+#: ``locate(leaf state)``: the blueprint node a leaf's betting reaches and the pot ratio (real / node), or None.
+Locate = Callable[[State], "tuple[int, float] | None"]
+
+
+class ContinuationEvaluator:
+    """The depth-limit values of a street tree whose leaves are continuation
+    picks (:func:`strategies.resolve.depth_limited.build_street_tree` with
+    ``continuations``): leaf ``l`` with pick ``k`` is valued by ``V_k`` of the
+    blueprint node ``locate`` gives for its state (module docstring). Leaves
+    whose betting left the blueprint's tree (``locate`` gives None) are valued
+    as a check-down: the showdown of the pot now, every continuation alike."""
+
+    def __init__(self, values: ContinuationValues, chooser: int, locate: Locate, table: HandTable) -> None:
+        self.values = values
+        self.chooser = chooser
+        self.locate = locate
+        self.table = table
+        self._sequences: dict[tuple[int, tuple[int, ...]], npt.NDArray[np.int64]] = {}
+        self._leaf: dict[tuple[str, int], npt.NDArray[np.float64]] = {}
+
+    def _sequence(self, round_: int, board: tuple[int, ...]) -> npt.NDArray[np.int64]:
+        key = (round_, board)
+        known = self._sequences.get(key)
+        if known is None:
+            known = self._sequences[key] = self.values.blueprint.sequences.buckets(round_, list(board)).astype(np.int64)
+        return known
+
+    def _matrix(self, state: State, k: int) -> npt.NDArray[np.float64]:
+        key = (state.betting_string(), k)
+        known = self._leaf.get(key)
+        if known is None:
+            found = self.locate(state)
+            round_ = state.round - 1
+            if found is None:
+                known = self.values.check_down(round_, float(min(state.spent)))
+            else:
+                node, scale = found
+                known = scale * self.values.at(node, self.chooser)[k]
+            self._leaf[key] = known
+        return known
+
+    def street_values(
+        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
+        reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
+    ) -> StreetValues:  # fmt: skip
+        """The values ``[2, L, H]`` of ``positions`` (0 for the other) at the
+        leaves for the reaches ``[2, L, H]``. The K picks of one leaf share its
+        state and the other player's reach: the chooser's values split that
+        reach by sequence once per leaf, not per pick."""
+        n_leaves, n_hands = reach.shape[1], reach.shape[2]
+        out = np.zeros((2, n_leaves, n_hands))
+        if not n_leaves:
+            return out, [], None
+        round_ = leaves[0].round - 1
+        seq = self._sequence(round_, board)
+        valid = seq >= 0
+        width = self.values.blueprint.game.sequences[round_]
+        onehot = np.zeros((width, n_hands))
+        onehot[seq[valid], np.flatnonzero(valid)] = 1.0
+        matrices = np.stack([self._matrix(s, int(k)) for s, k in zip(leaves, continuation)])  # [L, n, n]
+        rows = np.where(valid, seq, 0)
+        first: dict[int, int] = {}
+        group = np.array([first.setdefault(id(state), len(first)) for state in leaves])
+        for p in positions:
+            opponent = reach[1 - p]  # [L, H]
+            if p == self.chooser:  # the other's reach: one row per leaf state
+                opponent = opponent[np.unique(group, return_index=True)[1]]
+            split = fold_reach(self.table, (opponent[:, None, :] * onehot[None]).reshape(-1, n_hands))
+            split = split.reshape(-1, width, n_hands)
+            if p == self.chooser:
+                split = split[group]
+            own = matrices if p == 0 else -np.swapaxes(matrices, 1, 2)
+            picked = own[:, rows, :]  # [L, H, n]
+            out[p] = np.einsum("lhs,lsh->lh", picked, split) * valid
+        return out, [], None
+
+
+@dataclass(frozen=True)
+class AbstractStep:
+    """One real action read on the blueprint's tree: the real state before it,
+    the action, the abstract state before it and the abstract action indices
+    with their weights (summing to 1)."""
+
+    real: State
+    action: Action
+    abstract: State
+    weights: tuple[tuple[int, float], ...]
+
+
+def abstract_history(real: State, betting: BettingAbstraction | None) -> tuple[list[AbstractStep], State | None]:
+    """The real betting of ``real`` read on a betting abstraction's tree from the
+    start of the hand: one :class:`AbstractStep` per real action (a raise
+    between two abstract sizes splits by the pseudo-harmonic mapping,
+    :func:`strategies.translation.map_probabilities`) and the abstract state
+    reached. The walk follows the heaviest mapping; from where the abstract hand
+    parts from the real one (a different round or player to act, or over) the
+    rest is left out and the state reached is None."""
+    game = real.game
+    before = abstract = State(game)
+    steps: list[AbstractStep] = []
+    for action in (a for round_actions in real.actions for a in round_actions):
+        actions = tree_actions(abstract, betting)
+        weights = _map_action(abstract, actions, before, action)
+        if not weights:
+            return steps, None
+        steps.append(AbstractStep(before, action, abstract, tuple(weights)))
+        abstract = abstract.apply(actions[max(weights, key=lambda w: w[1])[0]])
+        before = before.apply(action)
+        if abstract.finished != before.finished or (
+            not before.finished and (abstract.round != before.round or abstract.current_player() != before.current_player())
+        ):
+            return steps, None
+    return steps, abstract
+
+
+def _map_action(abstract: State, actions: list[Action], before: State, action: Action) -> list[tuple[int, float]]:
+    """Abstract action indices and weights for the real ``action`` taken in ``before``."""
+    if action.type is not ActionType.RAISE:
+        same = [i for i, a in enumerate(actions) if a.type is action.type]
+        return [(same[0], 1.0)] if same else []
+    raises = [i for i, a in enumerate(actions) if a.type is ActionType.RAISE]
+    if not raises:
+        return []
+    bounds, abstract_bounds = before.raise_bounds(), abstract.raise_bounds()
+    if bounds is not None and abstract_bounds is not None and action.size >= bounds[1] and actions[raises[-1]].size >= abstract_bounds[1]:
+        return [(raises[-1], 1.0)]  # all-in to all-in
+    if before.game.is_limit:
+        return [(raises[0], 1.0)]
+    fractions = [pot_fraction(abstract, actions[i].size) for i in raises]
+    x = pot_fraction(before, action.size)
+    return [(raises[k], p) for k, p in map_probabilities(x, fractions) if p > 0]
+
+
+def pot_ratio(real: State, abstract: State) -> float:
+    """Chips both players have committed in ``real`` over those in ``abstract``."""
+    return float(min(real.spent)) / max(float(min(abstract.spent)), 1.0)

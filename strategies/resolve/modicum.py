@@ -1,0 +1,330 @@
+"""Modicum: depth-limited solving from a small blueprint (Brown, Sandholm &
+Amos, "Depth-Limited Solving for Imperfect-Information Games", NeurIPS 2018).
+
+**Pre-flop** the agent plays the blueprint (an abstract-game solution,
+:class:`strategies.resolve.continuations.Blueprint`), reading the real betting
+on its tree (:func:`strategies.resolve.continuations.abstract_history`) and
+playing the real image of its abstract actions
+(:func:`strategies.translation.real_raise`).
+
+**From the flop on**, at each of its decisions it solves the rest of the
+current street from the real state (:func:`strategies.resolve.depth_limited.build_street_tree`:
+fold, call, the ``sizes`` pot fractions and all-in; CFR+ with linear
+averaging). Each depth limit (the next street's deal) is a decision of the
+opponent among K continuation strategies, every leaf valued by the
+blueprint's continuation values (:mod:`strategies.resolve.continuations`);
+on the river the tree runs to the end of the hand. The solve is *unsafe*
+re-solving, as Modicum's: the root ranges are estimates, not constraints. The
+opponent's range is the product over its actions of the blueprint's
+probabilities of them (an off-tree raise split between the two nearest
+abstract sizes by the pseudo-harmonic mapping); our own is the product of
+what we actually played: the blueprint's probabilities pre-flop, and after
+that the root strategy of our own earlier re-solves (each cached by its
+public history). Off-tree sizes of the opponent need no more than that: the
+re-solve starts from the real state, its pot and stacks, so the real bet is
+in the tree; only the range update and the leaves' blueprint nodes read the
+bet as its nearest abstract sizes.
+
+Given the public history the agent is deterministic (CFR is, and ranges are a
+function of the history), so :meth:`ModicumStrategy.policy` is the re-solve's
+strategy for every private hand, which LBR and AIVAT need; ``seed`` only
+seeds the draw of the action played.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from poker.deal import private_hands
+from poker.gamedef import Game, shipped_name
+from poker.protocol import MatchState
+from poker.state import CALL, FOLD, Action, ActionType, State
+from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
+from strategies.cfr.tree.public import TreeError, tree_actions
+from strategies.resolve.lookahead import lookahead_abstraction, parse_sizes
+from strategies.translation import real_raise
+
+if TYPE_CHECKING:  # the solver (numba) is imported when an agent is made, not when strategies register
+    from strategies.resolve.continuations import Blueprint
+    from strategies.resolve.depth_limited import DepthLimitedResolution
+
+__all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy"]
+
+#: The blueprints that ship, by game: HUNL's is ``arena solve hunl --algorithm abstract --abstraction
+#: ehs2:3:perfect --bet-sizes 1 --iterations 1000`` (abstract-game exploitability 23.6 mbb/g; 8 min
+#: on a loaded 2-core machine once the joint tables exist) with only its average strategy kept.
+SHIPPED_BLUEPRINTS = {
+    "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum-blueprint.strategy"
+}
+#: CFR+ iterations per re-solve by default (a flop or turn re-solve in 1-3 s on a loaded 2-core machine).
+DEFAULT_ITERATIONS = 100
+#: Raise sizes of the re-solve by default (pot fractions; all-in always kept).
+DEFAULT_SIZES = "0.5+1/1/"
+#: Continuation strategies by default: all of :data:`strategies.resolve.continuations.BIASES`.
+DEFAULT_CONTINUATIONS = 4
+#: Run-outs of an all-in showdown before the river, at most, by default.
+DEFAULT_MAX_BOARDS = 16
+#: Re-solves kept (the oldest goes first): a hand's own decisions and the histories an analysis asks about.
+CACHED_SOLVES = 64
+
+
+class ModicumStrategy(Strategy):
+    """Depth-limited solving with continuation strategies (module docstring).
+
+    Args:
+        game: a two-player game.
+        blueprint: the abstract-game strategy played pre-flop and continued at leaves.
+        sizes: pot fractions of the re-solve's raises per depth (:func:`parse_sizes`).
+        iterations: CFR+ iterations per re-solve.
+        continuations: K, the first K of :data:`strategies.resolve.continuations.BIASES`.
+        seed: seeds the draws of :meth:`act`.
+        max_boards: run-outs of an all-in showdown before the river, at most.
+    """
+
+    name = "modicum"
+
+    def __init__(
+        self,
+        game: Game,
+        blueprint: Blueprint,
+        *,
+        sizes: tuple[tuple[float, ...], ...] = ((0.5, 1.0), (1.0,), ()),
+        iterations: int = DEFAULT_ITERATIONS,
+        continuations: int = DEFAULT_CONTINUATIONS,
+        seed: int | None = None,
+        max_boards: int = DEFAULT_MAX_BOARDS,
+    ) -> None:
+        if game.num_players != 2:
+            raise StrategyError(f"strategy 'modicum' plays two-player games; the game has {game.num_players}")
+        if blueprint.game.game != game:
+            raise StrategyError("strategy 'modicum': the blueprint was solved for another game")
+        from strategies.resolve.continuations import BIASES, ContinuationValues
+        from strategies.resolve.evaluators import HandTable
+
+        if iterations < 1 or not 1 <= continuations <= len(BIASES):
+            raise StrategyError(
+                f"strategy 'modicum': iterations must be at least 1 and continuations 1 to {len(BIASES)},"
+                f" got {iterations} and {continuations}"
+            )
+        self.values = ContinuationValues(blueprint, continuations)
+        self.table = HandTable(game)
+        self.game, self.blueprint, self.sizes = game, blueprint, sizes
+        self.iterations, self.max_boards = iterations, max_boards
+        self.seed = secrets.randbits(63) if seed is None else seed
+        self._rng = np.random.default_rng(self.seed)
+        self._hand_row = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
+        self._cache: dict[tuple[str, tuple[int, ...]], DepthLimitedResolution] = {}
+        #: Wall seconds of every re-solve this agent ran.
+        self.solve_seconds: list[float] = []
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Pay the one-off costs now, before a dealer's clock runs (it allows 7 s a
+        hand on average): the first calls of the numba kernels (loaded from their
+        cache) that bucket a flop and split a reach."""
+        from strategies.resolve.evaluators import fold_reach
+
+        game = self.game
+        if game.num_rounds > 1:
+            flop = sorted(game.deck())[: game.total_board_cards(1)]
+            self.blueprint.sequences.buckets(1, flop)
+        fold_reach(self.table, np.zeros((1, self.table.num_hands)))
+
+    # -- the blueprint's tree -------------------------------------------------------------
+
+    def _node(self, abstract: State) -> int:
+        return self.blueprint.game.tree.node_of_key[abstract.betting_string()]
+
+    def _locate(self, leaf: State) -> tuple[int, float] | None:
+        """The blueprint node a depth-limit leaf's betting reaches, and the pot ratio."""
+        from strategies.resolve.continuations import abstract_history, pot_ratio
+
+        _, abstract = abstract_history(leaf, self.blueprint.betting)
+        if abstract is None or abstract.finished:
+            return None
+        return self._node(abstract), pot_ratio(leaf, abstract)
+
+    # -- ranges and re-solves ---------------------------------------------------------------
+
+    def ranges(self, state: State, board: tuple[int, ...]) -> npt.NDArray[np.float64]:
+        """Both positions' ranges ``[2, H]`` at ``state`` (module docstring), zero on
+        hands that clash with ``board``; a range our own actions made empty (a
+        history we do not play) is taken uniform."""
+        from strategies.resolve.continuations import abstract_history
+
+        game = self.game
+        ranges = np.ones((2, len(self._hand_row)))
+        me = state.current_player()
+        steps, _ = abstract_history(state, self.blueprint.betting)
+        for step in steps:
+            actor = step.real.current_player()
+            seen = board[: game.total_board_cards(step.real.round)]
+            own = None
+            if actor == me and step.real.round > 0:
+                resolved = self.resolution(step.real, seen)
+                actions = resolved.tree.actions(0)
+                if step.action in actions:
+                    own = resolved.root_policy()[:, actions.index(step.action)]
+            if own is None:
+                rows = self.blueprint.rows(self._node(step.abstract), seen)
+                own = sum((w * rows[:, i] for i, w in step.weights), np.zeros(len(rows)))
+            ranges[actor] *= own
+        ranges *= self.table.board_mask(board)[None, :]
+        for p in range(2):
+            if not ranges[p].sum() > 0:
+                ranges[p] = self.table.board_mask(board)
+        return ranges
+
+    def resolution(self, state: State, board: tuple[int, ...]) -> DepthLimitedResolution:
+        """The re-solve at our post-flop decision ``state`` (``board``: the cards dealt so far), cached."""
+        board = tuple(board[: self.game.total_board_cards(state.round)])
+        key = (state.betting_string(), board)
+        known = self._cache.get(key)
+        if known is None:
+            if len(self._cache) >= CACHED_SOLVES:  # LBR asks about many histories and never starts a hand
+                self._cache.pop(next(iter(self._cache)))
+            known = self._cache[key] = self._solve(state, board)
+        return known
+
+    def _solve(self, state: State, board: tuple[int, ...]) -> DepthLimitedResolution:
+        from strategies.resolve.continuations import ContinuationEvaluator
+        from strategies.resolve.depth_limited import build_street_tree, solve_street
+
+        start = time.perf_counter()
+        game = self.game
+        position = state.current_player()
+        ranges = self.ranges(state, board)
+        last = state.round == game.num_rounds - 1
+        tree = build_street_tree(
+            game,
+            state,
+            board,
+            lookahead_abstraction(game, state, self.sizes),
+            self.table,
+            continuations=0 if last else self.values.count,
+            chooser=1 - position,
+        )
+        evaluator = ContinuationEvaluator(self.values, 1 - position, self._locate, self.table)
+        result = solve_street(
+            tree,
+            evaluator,
+            position,
+            ranges[position],
+            opponent_range=ranges[1 - position],
+            iterations=self.iterations,
+            max_boards=self.max_boards,
+            seed=self.seed,
+        )
+        self.solve_seconds.append(time.perf_counter() - start)
+        return result
+
+    # -- decisions ------------------------------------------------------------------------
+
+    def decision(self, state: State, board: tuple[int, ...]) -> tuple[list[Action], npt.NDArray[np.float64]]:
+        """The real actions at our decision ``state`` and their probabilities for
+        every private hand ``[H, n]`` (an action may appear twice pre-flop, where
+        two abstract raises clamp to one real size)."""
+        from strategies.resolve.continuations import abstract_history
+
+        if state.round > 0:
+            resolved = self.resolution(state, board)
+            return list(resolved.tree.actions(0)), resolved.root_policy()
+        _, abstract = abstract_history(state, self.blueprint.betting)
+        if abstract is None:
+            return [CALL], np.ones((len(self._hand_row), 1))
+        real = []
+        for action in tree_actions(abstract, self.blueprint.betting):
+            if action.type is ActionType.FOLD:
+                real.append(FOLD if state.can_fold() else CALL)
+            elif action.type is ActionType.CALL or self.game.is_limit:
+                real.append(action)
+            else:
+                real.append(real_raise(abstract, action, state))
+        return real, self.blueprint.rows(self._node(abstract), ())
+
+    def new_hand(self, view: MatchState) -> None:
+        self._cache.clear()
+
+    def act(self, view: MatchState) -> Action:
+        state = view.state
+        hand = self._hand_row.get(tuple(sorted(int(c) for c in view.hole[view.viewer])))
+        actions, rows = self.decision(state, tuple(view.board))
+        if hand is None:
+            return CALL
+        row = rows[hand]
+        total = float(row.sum())
+        action = actions[int(self._rng.choice(len(actions), p=row / total))] if total > 0 else CALL
+        return action if state.is_legal(action) else CALL
+
+    def actions(self, state: State) -> tuple[Action, ...]:
+        """The actions the agent may take in ``state``: the columns to ask :meth:`policy` for."""
+        if state.round > 0:
+            return tuple(tree_actions(state, lookahead_abstraction(self.game, state, self.sizes)))
+        return tuple(dict.fromkeys(self.decision(state, ())[0]))
+
+    def policy(self, public: PublicState) -> npt.NDArray[np.float64]:
+        """Probabilities of ``public.actions`` for every private hand. Raises
+        :class:`NotImplementedError` if the agent plays an action with positive
+        probability that is not a column."""
+        actions, rows = self.decision(public.state, tuple(public.board))
+        return on_columns("modicum", public, actions, rows)
+
+
+def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
+    from strategies.cfr.strategy_file import StrategyFileError
+    from strategies.resolve.continuations import load_blueprint
+
+    path = options.text("blueprint", None, meta="PATH")
+    sizes_text = options.text("sizes", DEFAULT_SIZES, meta="F+F/F") or DEFAULT_SIZES
+    numbers = {
+        "iterations": options.text("iterations", str(DEFAULT_ITERATIONS), meta="N") or str(DEFAULT_ITERATIONS),
+        "continuations": options.text("continuations", str(DEFAULT_CONTINUATIONS), meta="K") or str(DEFAULT_CONTINUATIONS),
+        "boards": options.text("boards", str(DEFAULT_MAX_BOARDS), meta="K") or str(DEFAULT_MAX_BOARDS),
+    }
+    try:
+        sizes = parse_sizes(sizes_text)
+    except TreeError as error:
+        raise StrategyError(f"strategy 'modicum': {error}") from None
+    if not all(text.isdigit() and int(text) >= 1 for text in numbers.values()):
+        raise StrategyError(
+            "strategy 'modicum': " + ", ".join(f"{k}={v!r}" for k, v in numbers.items()) + " must be whole numbers, at least 1"
+        )
+    if path is None:
+        name = shipped_name(game)
+        if name is None or name not in SHIPPED_BLUEPRINTS:
+            raise StrategyError(
+                "strategy 'modicum': no blueprint ships for this game; give blueprint=PATH"
+                " (arena solve GAME --algorithm abstract ... -o PATH)"
+            )
+        path = str(SHIPPED_BLUEPRINTS[name])
+    try:
+        blueprint = load_blueprint(path)
+    except (StrategyFileError, OSError, ValueError) as error:
+        raise StrategyError(f"strategy 'modicum': {error}") from None
+    return ModicumStrategy(
+        game,
+        blueprint,
+        sizes=sizes,
+        iterations=int(numbers["iterations"]),
+        continuations=int(numbers["continuations"]),
+        seed=seed,
+        max_boards=int(numbers["boards"]),
+    )
+
+
+@register(
+    "modicum",
+    "depth-limited solving (Modicum): the blueprint pre-flop, then CFR+ on the rest of the street from the real"
+    " state at every decision, the opponent picking among K continuation strategies at the street's end;"
+    f" blueprint=PATH (abstract-game file; default the shipped HUNL one), sizes=F+F/F ({DEFAULT_SIZES}),"
+    f" iterations=N ({DEFAULT_ITERATIONS}), continuations=K (1-4: blueprint, fold-, call-, raise-biased; 4),"
+    f" boards=K (all-in run-outs, {DEFAULT_MAX_BOARDS})",
+)
+def _modicum(game: Game, options: Options, *, seed: int | None) -> Strategy:
+    return _parse(game, options, seed)
