@@ -72,17 +72,17 @@ from strategies.cfr.abstraction.abstraction_file import check_bucket_tables, exp
 from strategies.cfr.abstraction.bucketing import BucketTables
 from strategies.cfr.abstraction.card_abstraction import CardAbstraction, load_abstraction, parse_abstraction_spec
 from strategies.cfr.abstraction.card_tables import AbstractionError
-from strategies.cfr.file_io import ARRAY_DTYPES, MAX_DIMS, Field, FileFormatError, HeaderFile, check_fields, show, write_file
+from strategies.cfr.file_io import ARRAY_DTYPES, MAX_DIMS, Field, FileFormatError, HeaderFile, show, write_file
 from strategies.cfr.solvers.multiplayer import MultiTree, build_multi_tree
 from strategies.cfr.solvers.pcs import exact_buckets, row_layout
 from strategies.cfr.strategy_file import (
     BUCKETS,
-    FORMAT as STRATEGY_FORMAT,
     HEADER_FIELDS,
     THREE_PLAYER,
     THREE_PLAYER_BUCKETS,
     StrategyFile,
     StrategyFileError,
+    checked_header,
     header_tree,
     load_strategy,
     strategy_header,
@@ -311,15 +311,7 @@ def load_compact(path: str | Path) -> StrategyFile:
         OSError: it cannot be read.
     """
     with HeaderFile(path, CompactFileError, "compact strategy file") as file:
-        header = file.header
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            kind = " (a full strategy file)" if isinstance(header, dict) and header.get("format") == STRATEGY_FORMAT else ""
-            raise file.fail(f"not a compact strategy file (no {FORMAT!r} header){kind}")
-        if header.get("version") != FORMAT_VERSION:
-            raise file.fail(f"compact file version {show(header.get('version'))}; this reader knows {FORMAT_VERSION}")
-        problem = check_fields(header, COMPACT_FIELDS, where="the header")
-        if problem is not None:
-            raise file.fail(problem)
+        header = checked_header(file, FORMAT, FORMAT_VERSION, COMPACT_FIELDS)
         if header.get("layout") == THREE_PLAYER_BUCKETS:
             raise file.fail(f"a {THREE_PLAYER_BUCKETS!r} compact file; they are not made")
         checked = header_tree(file, header, entry_bytes=1 / MAX_RATIO)

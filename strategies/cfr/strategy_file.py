@@ -117,6 +117,7 @@ __all__ = [
     "THREE_PLAYER_BUCKETS",
     "StrategyFile",
     "StrategyFileError",
+    "checked_header",
     "header_tree",
     "load_strategy",
     "save_strategy",
@@ -492,14 +493,7 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
         OSError: the file cannot be read.
     """
     with HeaderFile(path, StrategyFileError, "strategy file") as file:
-        header = file.header
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise file.fail(f"not a strategy file (no {FORMAT!r} header)")
-        if header.get("version") != FORMAT_VERSION:
-            raise file.fail(f"strategy file version {show(header.get('version'))}; this reader knows {FORMAT_VERSION}")
-        problem = check_fields(header, HEADER_FIELDS, where="the header")
-        if problem is not None:
-            raise file.fail(problem)
+        header = checked_header(file, FORMAT, FORMAT_VERSION, HEADER_FIELDS)
         if header.get("layout") == THREE_PLAYER_BUCKETS:
             game, _ = _game(file, header)
             return _three_player_buckets(file, header, game)
@@ -529,6 +523,23 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
         layout=checked.layout,
         gains=None if checked.layout != THREE_PLAYER else tuple(header["best_response_gains"]),
     )
+
+
+def checked_header(file: HeaderFile, form: str, version: int, fields: dict[str, Field]) -> dict[str, Any]:
+    """``file``'s header, which must name ``form`` and ``version`` and fit ``fields``.
+
+    Raises:
+        FileFormatError: ``file``'s error, one line naming the file.
+    """
+    header = file.header
+    if not isinstance(header, dict) or header.get("format") != form:
+        raise file.fail(f"not a {file.what} (no {form!r} header)")
+    if header.get("version") != version:
+        raise file.fail(f"{file.what} version {show(header.get('version'))}; this reader knows {version}")
+    problem = check_fields(header, fields, where="the header")
+    if problem is not None:
+        raise file.fail(problem)
+    return header
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,7 @@ def test_truncated_and_full_files_are_one_line_errors(valid: Path, tmp_path: Pat
         with pytest.raises(CompactFileError) as caught:
             load_compact(path)
         assert "\n" not in str(caught.value) and str(caught.value).startswith(f"{path}: ")
-    _refused(LEDUC, "(a full strategy file)")
+    _refused(LEDUC, "not a compact strategy file (no 'acpc-arena-compact' header)")
 
 
 @pytest.fixture(scope="module")
