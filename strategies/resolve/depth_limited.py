@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 from poker.state import Action, State
-from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
+from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, tree_actions
 from strategies.resolve.evaluators import Evaluator, HandTable, Runouts, fold_reach
 from strategies.resolve.resolver import Resolution, ResolveError, check_inputs
 
@@ -92,15 +92,32 @@ class StreetTree:
 
 
 def build_street_tree(
-    game: Game, state: State, board: Sequence[int], abstraction: BettingAbstraction | None, table: HandTable
+    game: Game,
+    state: State,
+    board: Sequence[int],
+    abstraction: BettingAbstraction | None,
+    table: HandTable,
+    *,
+    max_entries: int = MAX_ENTRIES,
 ) -> StreetTree:
-    """The street tree below ``state`` (a decision) with ``board`` dealt."""
+    """The street tree below ``state`` (a decision) with ``board`` dealt.
+
+    Raises:
+        TreeError: more than ``max_entries`` nodes x private hands (as
+            :func:`strategies.cfr.tree.public.build_tree`: each solver array of
+            that shape takes 8 bytes an entry), found out before building further.
+    """
     board = tuple(board)
     states: list[State] = [state]
     kinds: list[int] = []
     children: list[list[int]] = []
     i = 0
     while i < len(states):
+        if len(states) * table.num_hands > max_entries:
+            raise TreeError(
+                f"the street's lookahead holds more than {len(states)} nodes x {table.num_hands} hands, over the"
+                f" limit of {max_entries:,}; ask for fewer raise sizes"
+            )
         s = states[i]
         if s.finished:
             kind = NodeKind.SHOWDOWN if s.is_showdown() else NodeKind.FOLD
