@@ -103,6 +103,7 @@ __all__ = [
     "is_compact",
     "load_compact",
     "load_playing",
+    "plays_alike",
     "quantize",
     "save_compact",
     "write_compact",
@@ -245,6 +246,19 @@ def write_compact(source: str | Path, output: str | Path, *, levels: int = DEFAU
     compact, largest = compact_of(load_strategy(source), levels)
     save_compact(output, compact, max_difference=largest)
     return CompactReport(Path(source).stat().st_size, Path(output).stat().st_size, largest)
+
+
+def plays_alike(a: StrategyFile, b: StrategyFile) -> bool:
+    """Whether two compact files play exactly alike: the same game, trees and
+    quantized strategy, and card abstractions with the same look-up arrays."""
+    same_cards = (a.cards is None) == (b.cards is None) and (
+        a.cards is None or b.cards is None or a.cards.digest == b.cards.digest
+    )
+    return (
+        (a.game, a.abstraction, a.layout, a.isomorphism, a.levels) == (b.game, b.abstraction, b.layout, b.isomorphism, b.levels)
+        and same_cards
+        and np.array_equal(a.arrays["strategy"], b.arrays["strategy"])
+    )
 
 
 # -- reading ------------------------------------------------------------------------
