@@ -74,14 +74,14 @@ def abstract_figures(strategy: Path, equilibrium: str, logs: list[Path], opponen
     """Exact abstract-game values (mbb/g) against the opponent's model counted
     from ``logs``: the DBR file's, the equilibrium bot's and a best response's."""
     from analysis.hands import concat, read_hands
-    from strategies.bots import bot_path, find_bot
+    from strategies.bots import find_bot, solve_path
     from strategies.cfr.abstraction.card_abstraction import load_abstraction
     from strategies.cfr.solvers.abstract_solve import AbstractSolve
     from strategies.cfr.strategy_file import load_strategy
     from strategies.dbr_abstract import abstract_exploitation, count_abstract_model
 
     ours = load_strategy(strategy)
-    anchor = load_strategy(bot_path(find_bot(equilibrium)))
+    anchor = load_strategy(solve_path(find_bot(equilibrium)))
     if anchor.card_abstraction != ours.card_abstraction or anchor.abstraction != ours.abstraction:
         raise SystemExit(f"{equilibrium} is not solved in the DBR file's abstraction")
     solve = AbstractSolve.build(load_abstraction(ours.card_abstraction, ours.game), betting=ours.abstraction)

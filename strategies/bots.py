@@ -10,15 +10,21 @@ random``); its factory loads the file through the equilibrium agent
 no-limit games).
 
 Small bots ship in the package (``strategies/data/NAME.strategy``, each written
-by its recorded command, byte for byte: the solves are deterministic). Large
-ones are built on the user's machine by ``arena bots build NAME``
+by its recorded command, byte for byte: the solves are deterministic). Hold'em
+bots play a **compact playing file** (``NAME.compact``,
+:mod:`strategies.cfr.compact`: the average strategy alone, quantized, with the
+card abstraction inside): ``hulhe-ir50`` ships its compact file in the package,
+seated from a fresh checkout with an empty cache; the others' is written by
+``arena bots build NAME`` beside the full solve. Large solves are run on the user's machine by ``arena bots build NAME``
 (:mod:`arena.commands.bots`), which runs the recorded command into
 ``$ACPC_ARENA_CACHE/bots/`` (default ``~/.cache/acpc-arena/bots/``): first into
 ``NAME.partial.strategy`` (the solve's checkpoints land there, and an
 interrupted build resumes from it), renamed to ``NAME.strategy`` when the solve
 has finished (a build stopped between the two renames the finished file:
-:func:`finished_partial`). Seating a bot whose file is missing fails at once with one line
-naming the command that builds it.
+:func:`finished_partial`); a compact bot's build then writes ``NAME.compact``
+from it (into the cache: a shipped compact file stays as it is, and the build
+says whether it plays the same). Seating a bot whose file is missing fails at
+once with one line naming the command that builds it.
 
 Three-player bots (3p Kuhn and Leduc) are solved by three-player CFR+
 (:mod:`strategies.cfr.solvers.multiplayer`) into ``three-player`` strategy
@@ -52,12 +58,14 @@ __all__ = [
     "BotError",
     "bot_path",
     "build_command",
+    "built_compact_path",
     "find_bot",
     "finished_partial",
     "load_bot",
     "partial_path",
     "solve_argv",
     "solve_command",
+    "solve_path",
 ]
 
 #: Where the shipped strategy files live (package data).
@@ -76,7 +84,9 @@ class Bot:
     and ``--iterations`` (the recorded command is :func:`solve_command`);
     ``quality`` is the exploitability of its file in chips per hand (None: not
     measured; three-player bots: the seven-step epsilon, with each position's
-    best-response gain in ``gains``)."""
+    best-response gain in ``gains``). ``compact``: the bot plays a compact
+    playing file (quantized to ``levels``), shipped when ``shipped``, else
+    written by its build beside the full solve."""
 
     name: str
     game: str
@@ -87,6 +97,8 @@ class Bot:
     quality: float | None = None
     gains: tuple[float, ...] | None = None
     note: str = ""
+    compact: bool = False
+    levels: int = 255
 
 
 _THREE_PLAYER_HOLDEM = (
@@ -167,6 +179,7 @@ LIBRARY: Final[dict[str, Bot]] = {
             "CFR+ on the 5-bucket perfect-recall E[HS^2] abstract game (625 bucket sequences), 2000 iterations",
             options=("--algorithm", "abstract", "--abstraction", "ehs2:5:perfect", "--float32", "--every", "50"),
             iterations=2000,
+            compact=True,
             note="built locally: 45 min end to end on a shared 2-core machine (card abstraction and joint bucket"
             " tables about 20 min once, then 2000 iterations at about 0.7 s; a 261 MB file); quality after the"
             " build is the abstract game's exploitability, 0.604 mbb/g there (the real game's cannot be computed"
@@ -186,9 +199,13 @@ LIBRARY: Final[dict[str, Bot]] = {
                 "500",
             ),
             iterations=10000,
-            note="built locally: 59 min on a shared, loaded 2-core machine (0.35 s an iteration; about 40 min on"
-            " one quiet core at 0.23 s, the card abstraction about 10 s; PCS runs one board at a time on one"
-            " core); a 23 MB file; no exploitability can be computed for an imperfect-recall HULHE abstraction"
+            shipped=True,
+            compact=True,
+            note="ships as strategies/data/hulhe-ir50.compact, 4.1 MB (255 levels, the card abstraction inside:"
+            " seated with an empty cache), which plays every probability within 0.0026 of the solve's"
+            " (in duplicate against the solve -0.3 +- 14.2 mbb/g over 30,000 deals, benchmarks/hulhe_bots.py); `arena bots build` reruns the solve into the cache (59 min on a shared, loaded 2-core"
+            " machine, 0.35 s an iteration; about 40 min on one quiet core at 0.23 s, the card abstraction about 10 s;"
+            " PCS runs one board at a time on one core; a 23 MB file) and writes its compact file beside; no exploitability can be computed for an imperfect-recall HULHE abstraction"
             " here: its quality is its duplicate result against hulhe-ehs2-5, +16.1 +- 12.4 mbb/g over 60,000"
             " deals (benchmarks/hulhe_bots.py)",
         ),
@@ -209,6 +226,7 @@ LIBRARY: Final[dict[str, Bot]] = {
                 "50",
             ),
             iterations=1000,
+            compact=True,
             note="built locally: 36 min end to end on a shared 2-core machine (card abstraction and joint bucket"
             " tables about 10 min once, then 1000 iterations at about 1.5 s; a 961 MB file); quality after the"
             " build is the abstract game's exploitability, 48.4 mbb/g there after 1000 iterations (still falling)",
@@ -261,11 +279,30 @@ def find_bot(name: str) -> Bot:
     return bot
 
 
-def bot_path(bot: Bot) -> Path:
-    """The bot's strategy file: in the package when shipped, else in the cache."""
-    if bot.shipped:
+def solve_path(bot: Bot) -> Path:
+    """The full solve's strategy file: the package's for a shipped bot played from
+    its strategy file, else ``$ACPC_ARENA_CACHE/bots/NAME.strategy``."""
+    if bot.shipped and not bot.compact:
         return DATA_DIR / f"{bot.name}.strategy"
     return default_cache_dir() / CACHE_SUBDIR / f"{bot.name}.strategy"
+
+
+def built_compact_path(bot: Bot) -> Path:
+    """Where a build writes a compact bot's playing file (the cache)."""
+    return default_cache_dir() / CACHE_SUBDIR / f"{bot.name}.compact"
+
+
+def bot_path(bot: Bot) -> Path:
+    """The file the bot plays: a shipped one in the package (``.compact`` or
+    ``.strategy``); else its compact file in the cache, or, for a compact bot
+    built before compact files existed, its full solve while there is no compact
+    file beside it."""
+    if bot.shipped:
+        return DATA_DIR / f"{bot.name}.{'compact' if bot.compact else 'strategy'}"
+    if not bot.compact:
+        return solve_path(bot)
+    compact = built_compact_path(bot)
+    return solve_path(bot) if not compact.is_file() and solve_path(bot).is_file() else compact
 
 
 def partial_path(bot: Bot) -> Path:
@@ -281,7 +318,7 @@ def solve_argv(bot: Bot, output: Path | str) -> list[str]:
 def solve_command(bot: Bot) -> str:
     """The recorded command line (``-o`` the shipped file's name, or the cache
     path a build writes)."""
-    output = bot_path(bot).name if bot.shipped else bot_path(bot)
+    output = solve_path(bot).name if bot.shipped and not bot.compact else solve_path(bot)
     return shlex.join(["arena", "solve", *solve_argv(bot, output)])
 
 
@@ -377,7 +414,8 @@ def describe(bot: Bot) -> dict[str, Any]:
     """The bot as ``arena bots --format json`` lists it: ``name``, ``game``,
     ``file``, ``built``, ``command`` (the recorded ``arena solve``), ``quality``
     (exploitability in ``unit``, None when not measured), ``quality_kind``,
-    ``shipped``, ``build`` (the command that builds it here), ``description``,
+    ``shipped``, ``compact`` (it plays a compact playing file), ``build`` (the
+    command that builds it here; for a shipped compact bot, rebuilds it), ``description``,
     ``note``, ``gains`` (three-player bots: each position's
     best-response gain in ``unit``, else None)."""
     quality, kind = stored_quality(bot)
@@ -393,7 +431,8 @@ def describe(bot: Bot) -> dict[str, Any]:
         "unit": unit.name,
         "quality_kind": kind or None,
         "shipped": bot.shipped,
-        "build": None if bot.shipped else build_command(bot),
+        "compact": bot.compact,
+        "build": None if bot.shipped and not bot.compact else build_command(bot),
         "description": bot.description,
         "note": bot.note,
         "gains": None if bot.gains is None else [g * unit.per_chip for g in bot.gains],

@@ -143,21 +143,22 @@ def _sampled_table(saved: StrategyFile) -> BucketTable:
 
 
 def load_table(path: str | FilePath) -> StrategyTable:
-    """The :class:`StrategyTable` of the strategy file at ``path`` (cached per
-    path, modification time and size).
+    """The :class:`StrategyTable` of the strategy file or compact playing file
+    (:mod:`strategies.cfr.compact`) at ``path`` (cached per path, modification
+    time and size).
 
     Raises:
         StrategyFileError: not a strategy file we can play.
         OSError: it cannot be read.
     """
-    from strategies.cfr.strategy_file import load_strategy
+    from strategies.cfr.compact import load_playing
 
     resolved = FilePath(path).resolve()
     stat = resolved.stat()
     key = (str(resolved), stat.st_mtime_ns, stat.st_size)
     table = _TABLES.get(key)
     if table is None:
-        table = StrategyTable(load_strategy(resolved))
+        table = StrategyTable(load_playing(resolved))
         if len(_TABLES) >= 8:
             _TABLES.pop(next(iter(_TABLES)))
         _TABLES[key] = table

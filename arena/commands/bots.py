@@ -12,7 +12,10 @@ Abou Risk & Szafron's (2010) seven-step epsilon).
 ``arena bots build NAME`` builds a large bot on this machine: it runs the
 recorded ``arena solve`` command (progress bar, exploitability lines) into
 ``$ACPC_ARENA_CACHE/bots/NAME.partial.strategy`` and renames it to
-``NAME.strategy`` when done. Ctrl-C (or SIGTERM) writes a checkpoint and exits
+``NAME.strategy`` when done; a hold'em bot's compact playing file
+(``NAME.compact``, what the bot plays) is then written from it (for
+``hulhe-ir50``, which ships one, the build says whether it plays exactly as
+the package's). Ctrl-C (or SIGTERM) writes a checkpoint and exits
 with status 130; running the same command again resumes from it. Seat a bot by
 its name: ``arena match leduc leduc-cfr random``.
 """
@@ -30,11 +33,13 @@ from strategies.bots import (
     Bot,
     BotError,
     bot_path,
+    built_compact_path,
     describe,
     find_bot,
     finished_partial,
     partial_path,
     solve_argv,
+    solve_path,
 )
 
 __all__ = ["build", "main"]
@@ -87,15 +92,18 @@ def _identity(bot: Bot) -> list[str]:
 
 
 def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
-    """Build ``bot`` into the cache (resuming an interrupted build); the exit status."""
+    """Build ``bot`` into the cache (resuming an interrupted build; a compact
+    bot's playing file written from the solve); the exit status."""
     from arena.commands import solve
 
-    if bot.shipped:
+    if bot.shipped and not bot.compact:
         print(f"{bot.name} ships with the package: {bot_path(bot)}")
         return EXIT_OK
-    final, partial = bot_path(bot), partial_path(bot)
+    final, partial = solve_path(bot), partial_path(bot)
     if final.is_file() and not force:
-        print(f"{bot.name} is built: {final} (--force builds it again)")
+        if bot.compact and not built_compact_path(bot).is_file():
+            return _compact(bot)
+        print(f"{bot.name} is built: {built_compact_path(bot) if bot.compact else final} (--force builds it again)")
         return EXIT_OK
     partial.parent.mkdir(parents=True, exist_ok=True)
     if finished_partial(bot):
@@ -120,9 +128,37 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
 
 
 def _install(bot: Bot) -> int:
-    """Rename the finished partial file to the bot's file; the exit status."""
-    os.replace(partial_path(bot), bot_path(bot))
-    print(f"built {bot.name}: {bot_path(bot)}")
+    """Rename the finished partial file to the bot's solve (and write a compact
+    bot's playing file from it); the exit status."""
+    os.replace(partial_path(bot), solve_path(bot))
+    print(f"built {bot.name}: {solve_path(bot)}")
+    return _compact(bot) if bot.compact else EXIT_OK
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def _compact(bot: Bot) -> int:
+    """Write the compact playing file of ``bot``'s built solve (for a shipped
+    one, say whether it plays exactly as the package's); the exit status."""
+    from strategies.cfr.abstraction.card_tables import AbstractionError
+    from strategies.cfr.compact import load_compact, plays_alike, write_compact
+    from strategies.cfr.strategy_file import StrategyFileError
+
+    target = built_compact_path(bot)
+    try:
+        report = write_compact(solve_path(bot), target, levels=bot.levels)
+        print(
+            f"wrote {bot.name}'s playing file: {target} ({_megabytes(report.compact_bytes)}; the solve's"
+            f" {_megabytes(report.source_bytes)}), {bot.levels} levels, largest probability difference"
+            f" {report.max_difference:.4g}"
+        )
+        if bot.shipped:
+            same = plays_alike(load_compact(target), load_compact(bot_path(bot)))
+            print(f"it plays {'exactly as' if same else 'otherwise than'} the package's {bot_path(bot)}")
+    except (StrategyFileError, AbstractionError, OSError) as error:
+        return fail(PROG, error, EXIT_FAILED)
     return EXIT_OK
 
 

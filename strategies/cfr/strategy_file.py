@@ -84,7 +84,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -97,11 +97,15 @@ from strategies.cfr.tree.betting import BettingTree, build_betting_tree
 from strategies.cfr.tree.budget import TreeBudgetError, TreeSize, tree_size
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
+if TYPE_CHECKING:
+    from strategies.cfr.abstraction.card_abstraction import CardAbstraction
+
 __all__ = [
     "BUCKETS",
     "FORMAT",
     "FORMAT_VERSION",
     "HEADER_FIELDS",
+    "HeaderTree",
     "MAX_BETTING_NODES",
     "MAX_GAME_TEXT",
     "MAX_POT_FRACTION",
@@ -113,8 +117,11 @@ __all__ = [
     "THREE_PLAYER_BUCKETS",
     "StrategyFile",
     "StrategyFileError",
+    "checked_header",
+    "header_tree",
     "load_strategy",
     "save_strategy",
+    "strategy_header",
     "tree_digest",
 ]
 
@@ -177,11 +184,19 @@ class StrategyFile:
     layout: str = PUBLIC_TREE
     #: Each position's best-response gain against the others (three-player files).
     gains: tuple[float, ...] | None = None
+    #: A compact playing file's quantization (:mod:`strategies.cfr.compact`):
+    #: ``arrays["strategy"]`` is then ``uint8``, each information set's entries
+    #: summing to ``levels`` (or all 0), played as ``q / levels``; 0: float arrays.
+    levels: int = 0
+    #: The card abstraction a compact file carries (its bucket tables), so play
+    #: builds nothing; None: rebuilt from ``card_abstraction`` when played.
+    cards: CardAbstraction | None = None
 
     @property
     def strategy(self) -> npt.NDArray[np.float64]:
         """The average strategy ``[D, A, H]`` of a public-tree file, on :meth:`build_tree`
-        (a three-player file: on :meth:`build_multi_tree`).
+        (a three-player file: on :meth:`build_multi_tree`; a compact file's
+        ``q / levels``).
 
         Raises:
             StrategyFileError: a bucket table (play it with
@@ -190,7 +205,7 @@ class StrategyFile:
         if self.layout == BUCKETS:
             raise StrategyFileError(f"a {self.layout!r} strategy file is a bucket table, not a public-tree strategy")
         table: npt.NDArray[np.float64] = self.arrays["strategy"]
-        return table
+        return table / self.levels if self.levels else table
 
     def build_tree(self) -> Tree:
         """The public tree the arrays belong to (built again from the header); for
@@ -260,6 +275,15 @@ def save_strategy(
         raise StrategyFileError("the arrays of a bucket table must all have one shape")
     if "strategy" not in strategy_file.arrays:
         raise StrategyFileError("a strategy file needs a 'strategy' array")
+    write_file(Path(path), strategy_header(strategy_file, tree), strategy_file.arrays)
+
+
+def strategy_header(
+    strategy_file: StrategyFile, tree: Tree | BettingTree | MultiTree | BettingGraph
+) -> dict[str, Any]:
+    """The header :func:`save_strategy` writes for ``strategy_file`` on ``tree``
+    (without ``arrays``, which :func:`write_file` adds); compact playing files
+    start from it."""
     abstraction = strategy_file.abstraction
     header = {
         "format": FORMAT,
@@ -280,7 +304,7 @@ def save_strategy(
     }
     if strategy_file.gains is not None:
         header["best_response_gains"] = list(strategy_file.gains)
-    write_file(Path(path), header, strategy_file.arrays)
+    return header
 
 
 # -- the header schema ------------------------------------------------------------
@@ -431,17 +455,17 @@ def _game(file: HeaderFile, header: dict[str, Any]) -> tuple[Game, BettingAbstra
     return game, BettingAbstraction(tuple(float(f) for f in betting["pot_fractions"]), betting["all_in"])
 
 
-def _fits_file(file: HeaderFile, game: Game, size: TreeSize, isomorphism: bool, arrays: int) -> None:
-    """A public tree's arrays (``[D, A, H]``, at least 4 bytes an entry, ``D`` at
-    least the decisions over the suit permutations isomorphism merges) must be
-    in the file, so a small file cannot make us build a big tree."""
+def _fits_file(file: HeaderFile, game: Game, size: TreeSize, isomorphism: bool, entry_bytes: float) -> None:
+    """A public tree's arrays (``[D, A, H]``, at least ``entry_bytes`` per decision
+    and hand, ``D`` at least the decisions over the suit permutations isomorphism
+    merges) must be in the file, so a small file cannot make us build a big tree."""
     merged = math.factorial(game.num_suits) if isomorphism else 1
     hands = math.comb(len(game.deck()), game.num_hole_cards)
-    needed = arrays * -(-size.public_decisions // merged) * hands * 4
+    needed = math.ceil(-(-size.public_decisions // merged) * hands * entry_bytes)
     if file.size < needed:
         raise file.fail(
-            f"the header's tree has up to {size.public_decisions:,} decisions x {hands} hands: its {arrays}"
-            f" arrays need at least {needed:,} bytes, the file has {file.size:,}"
+            f"the header's tree has up to {size.public_decisions:,} decisions x {hands} hands: its arrays need at"
+            f" least {needed:,} bytes, the file has {file.size:,}"
         )
 
 
@@ -469,77 +493,118 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
         OSError: the file cannot be read.
     """
     with HeaderFile(path, StrategyFileError, "strategy file") as file:
-        header = file.header
-        if not isinstance(header, dict) or header.get("format") != FORMAT:
-            raise file.fail(f"not a strategy file (no {FORMAT!r} header)")
-        if header.get("version") != FORMAT_VERSION:
-            raise file.fail(f"strategy file version {show(header.get('version'))}; this reader knows {FORMAT_VERSION}")
-        problem = check_fields(header, HEADER_FIELDS, where="the header")
-        if problem is not None:
-            raise file.fail(problem)
-        game, abstraction = _game(file, header)
-        layout = header.get("layout", PUBLIC_TREE)
-        spec = header["card_abstraction"]
-        if layout == THREE_PLAYER_BUCKETS:
+        header = checked_header(file, FORMAT, FORMAT_VERSION, HEADER_FIELDS)
+        if header.get("layout") == THREE_PLAYER_BUCKETS:
+            game, _ = _game(file, header)
             return _three_player_buckets(file, header, game)
-        if layout != BUCKETS and spec != "none":
-            raise file.fail(f"a {layout} strategy with card abstraction {show(spec)}")
-        if layout == BUCKETS:
-            problem = _card_abstraction(spec, game)
-            if problem is not None:
-                raise file.fail(problem)
-        isomorphism = bool(header.get("suit_isomorphism", False))
-        if layout == THREE_PLAYER and isomorphism:
-            raise file.fail("a three-player tree with suit isomorphism; three-player trees keep every board")
-        checked: Tree | BettingTree | MultiTree
-        try:
-            if layout == BUCKETS or tree is None:
-                size = tree_size(
-                    game,
-                    abstraction,
-                    max_betting_nodes=MAX_BETTING_NODES,
-                    max_public_nodes=None if layout == BUCKETS else MAX_PUBLIC_NODES,
-                    max_work=MAX_TREE_WORK,
-                )
-                if layout == THREE_PLAYER:
-                    _payoff_fits(file, game, size)
-                if layout != BUCKETS:
-                    _fits_file(file, game, size, isomorphism, len(header["arrays"]))
-            if layout == BUCKETS:
-                checked = build_betting_tree(game, abstraction)
-            elif layout == THREE_PLAYER:
-                checked = build_multi_tree(game) if tree is None else tree
-            else:
-                checked = build_tree(game, abstraction, isomorphism=isomorphism) if tree is None else tree
-        except (TreeBudgetError, TreeError) as error:
-            raise file.fail(f"the header's tree: {error}") from None
-        if tree_digest(checked) != header["tree_digest"]:
-            raise file.fail("the arrays belong to a different public tree than the one they are loaded on")
+        checked = header_tree(file, header, tree=tree, entry_bytes=4.0 * len(header["arrays"]))
 
         def expect(name: str, dtype: np.dtype[Any], shape: tuple[int, ...]) -> str | None:
             if dtype.kind != "f":
                 return f"dtype {dtype.name}; strategy arrays are floating point"
-            if isinstance(checked, Tree | MultiTree):
-                needed = (checked.num_decisions, checked.max_actions, len(checked.hands))
+            if isinstance(checked.tree, Tree | MultiTree):
+                needed = (checked.tree.num_decisions, checked.tree.max_actions, len(checked.tree.hands))
                 return None if shape == needed else f"shape {shape}; the tree needs {needed}"
-            if len(shape) != 2 or shape[0] != checked.max_actions:
-                return f"shape {shape}; the betting tree needs ({checked.max_actions}, columns)"
+            if len(shape) != 2 or shape[0] != checked.tree.max_actions:
+                return f"shape {shape}; the betting tree needs ({checked.tree.max_actions}, columns)"
             return None
 
         arrays = file.arrays(header["arrays"], expect)
-    if layout == BUCKETS and len({array.shape for array in arrays.values()}) > 1:
+    if checked.layout == BUCKETS and len({array.shape for array in arrays.values()}) > 1:
         raise StrategyFileError(f"{path}: the arrays of a bucket table have different shapes")
     return StrategyFile(
-        game=game,
-        abstraction=abstraction,
+        game=checked.game,
+        abstraction=checked.abstraction,
         **_solve_record(header),
         arrays=arrays,
         settings=dict(header.get("settings") or {}),
-        card_abstraction=spec,
-        isomorphism=isomorphism,
-        layout=layout,
-        gains=None if layout != THREE_PLAYER else tuple(header["best_response_gains"]),
+        card_abstraction=header["card_abstraction"],
+        isomorphism=checked.isomorphism,
+        layout=checked.layout,
+        gains=None if checked.layout != THREE_PLAYER else tuple(header["best_response_gains"]),
     )
+
+
+def checked_header(file: HeaderFile, form: str, version: int, fields: dict[str, Field]) -> dict[str, Any]:
+    """``file``'s header, which must name ``form`` and ``version`` and fit ``fields``.
+
+    Raises:
+        FileFormatError: ``file``'s error, one line naming the file.
+    """
+    header = file.header
+    if not isinstance(header, dict) or header.get("format") != form:
+        raise file.fail(f"not a {file.what} (no {form!r} header)")
+    if header.get("version") != version:
+        raise file.fail(f"{file.what} version {show(header.get('version'))}; this reader knows {version}")
+    problem = check_fields(header, fields, where="the header")
+    if problem is not None:
+        raise file.fail(problem)
+    return header
+
+
+@dataclass(frozen=True)
+class HeaderTree:
+    """What :func:`header_tree` found in a checked header: the game, its betting
+    abstraction, the layout, the suit isomorphism flag and the tree the arrays
+    belong to (a bucket table's betting tree)."""
+
+    game: Game
+    abstraction: BettingAbstraction | None
+    layout: str
+    isomorphism: bool
+    tree: Tree | BettingTree | MultiTree
+
+
+def header_tree(
+    file: HeaderFile, header: dict[str, Any], *, tree: Tree | MultiTree | None = None, entry_bytes: float
+) -> HeaderTree:
+    """The game and tree of a header already checked against :data:`HEADER_FIELDS`
+    (any layout but ``three-player-buckets``): the game parsed, the tree sized
+    before it is built (a ``public-tree`` or ``three-player`` file must hold at
+    least ``entry_bytes`` per decision and hand: a small file cannot make us
+    build a big tree), built (or ``tree``, given) and its digest compared. The
+    compact playing files (:mod:`strategies.cfr.compact`) share these checks.
+
+    Raises:
+        FileFormatError: ``file``'s error, one line naming the file.
+    """
+    game, abstraction = _game(file, header)
+    layout = header.get("layout", PUBLIC_TREE)
+    spec = header["card_abstraction"]
+    if layout != BUCKETS and spec != "none":
+        raise file.fail(f"a {layout} strategy with card abstraction {show(spec)}")
+    if layout == BUCKETS:
+        problem = _card_abstraction(spec, game)
+        if problem is not None:
+            raise file.fail(problem)
+    isomorphism = bool(header.get("suit_isomorphism", False))
+    if layout == THREE_PLAYER and isomorphism:
+        raise file.fail("a three-player tree with suit isomorphism; three-player trees keep every board")
+    checked: Tree | BettingTree | MultiTree
+    try:
+        if layout == BUCKETS or tree is None:
+            size = tree_size(
+                game,
+                abstraction,
+                max_betting_nodes=MAX_BETTING_NODES,
+                max_public_nodes=None if layout == BUCKETS else MAX_PUBLIC_NODES,
+                max_work=MAX_TREE_WORK,
+            )
+            if layout == THREE_PLAYER:
+                _payoff_fits(file, game, size)
+            if layout != BUCKETS:
+                _fits_file(file, game, size, isomorphism, entry_bytes)
+        if layout == BUCKETS:
+            checked = build_betting_tree(game, abstraction)
+        elif layout == THREE_PLAYER:
+            checked = build_multi_tree(game) if tree is None else tree
+        else:
+            checked = build_tree(game, abstraction, isomorphism=isomorphism) if tree is None else tree
+    except (TreeBudgetError, TreeError) as error:
+        raise file.fail(f"the header's tree: {error}") from None
+    if tree_digest(checked) != header["tree_digest"]:
+        raise file.fail("the arrays belong to a different public tree than the one they are loaded on")
+    return HeaderTree(game, abstraction, layout, isomorphism, checked)
 
 
 def _solve_record(header: dict[str, Any]) -> dict[str, Any]:

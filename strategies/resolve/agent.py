@@ -44,9 +44,10 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -56,7 +57,7 @@ from poker.gamedef import Game, shipped_name
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
-from strategies.cfr.tree.public import NodeKind, TreeError, board_key, tree_actions
+from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, board_key, tree_actions
 from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
@@ -316,17 +317,68 @@ def _after_chance(carry: Carry, board: tuple[int, ...], game: Game, round_: int)
 SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data" / "leduc-nl-values.npz"}
 
 
+#: ``resolve``'s defaults where the exact lookahead from a hand's first decision is
+#: over the tree limit (hold'em: HUNL's holds more than 66,316 nodes x 1,326 hands):
+#: the ``equity`` evaluator (no value net ships for these games), and CFR+
+#: iterations and run-outs that keep a HUNL hand within the dealer's 7 s a hand
+#: (about 1.5 s of re-solving a hand on 2 quiet cores; the first decision's root
+#: solve once more).
+LARGE_GAME_DEFAULTS: Final = {"evaluator": "equity", "iterations": 50, "boards": 8}
+#: Run-outs an option may ask for: each holds about 100 bytes per private hand
+#: (hold'em: 130 KB), and every leaf evaluation walks them all.
+MAX_BOARDS = 4096
+
+
+def _fits(build: Callable[[], object]) -> str | None:
+    """None if ``build()`` makes its tree within the limits, else why not."""
+    try:
+        build()
+    except TreeError as error:
+        return str(error)
+    return None
+
+
+def _exact_problem(game: Game, sizes: tuple[tuple[float, ...], ...]) -> str | None:
+    """Why the exact lookahead from a hand's first decision does not fit, or None.
+    Counted first without building (:func:`strategies.cfr.tree.budget.tree_size`,
+    bounded work) on every depth's sizes at every depth, a tree that holds the
+    lookahead: the public tree's builder walks the whole betting tree before it
+    can count, which many sizes make endless."""
+    from strategies.cfr.strategy_file import MAX_BETTING_NODES, MAX_TREE_WORK
+    from strategies.cfr.tree.budget import TreeBudgetError, tree_size
+
+    union = BettingAbstraction(tuple(sorted({f for level in sizes for f in level})))
+    hands = len(private_hands(game))
+    try:
+        tree_size(
+            game,
+            None if game.is_limit else union,
+            max_betting_nodes=MAX_BETTING_NODES,
+            max_public_nodes=MAX_ENTRIES // hands,
+            max_work=MAX_TREE_WORK,
+        )
+    except TreeBudgetError as error:
+        return f"{error} x {hands} hands = {MAX_ENTRIES:,} entries"
+    return _fits(lambda: build_lookahead(game, State(game), (), sizes))
+
+
 def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     sizes_text = options.text("sizes", "1", meta="F+F/F") or "1"
-    iterations_text = options.text("iterations", "1000", meta="N") or "1000"
-    seconds_text = options.text("seconds", "0", meta="S") or "0"
-    kind = options.choice("evaluator", ("exact", "net", "equity"), "exact")
-    model = options.text("model", None, meta="PATH")
-    boards_text = options.text("boards", str(DEFAULT_MAX_BOARDS), meta="K") or str(DEFAULT_MAX_BOARDS)
     try:
         sizes = parse_sizes(sizes_text)
     except TreeError as error:
         raise StrategyError(f"strategy 'resolve': {error}") from None
+    # The first decision's lookahead is the biggest a hand builds: checked here, before any hand.
+    root = State(game)
+    exact_problem = _exact_problem(game, sizes)
+    large = exact_problem is not None
+    kind = options.choice("evaluator", ("exact", "net", "equity"), "equity" if large else "exact")
+    default_iterations = str(LARGE_GAME_DEFAULTS["iterations"] if large else 1000)
+    default_boards = str(LARGE_GAME_DEFAULTS["boards"] if large else DEFAULT_MAX_BOARDS)
+    iterations_text = options.text("iterations", default_iterations, meta="N") or default_iterations
+    seconds_text = options.text("seconds", "0", meta="S") or "0"
+    model = options.text("model", None, meta="PATH")
+    boards_text = options.text("boards", default_boards, meta="K") or default_boards
     try:
         iterations = int(iterations_text)
         seconds = float(seconds_text)
@@ -336,12 +388,24 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
             f"strategy 'resolve': iterations={iterations_text!r}, seconds={seconds_text!r} and boards={boards_text!r}"
             " must be numbers"
         ) from None
-    if boards < 1:
-        raise StrategyError(f"strategy 'resolve': boards must be at least 1, got {boards}")
+    if not 1 <= boards <= MAX_BOARDS:
+        raise StrategyError(f"strategy 'resolve': boards must be 1 to {MAX_BOARDS}, got {boards}")
     if model is not None and kind != "net":
         raise StrategyError("strategy 'resolve': model=PATH goes with evaluator=net")
-    from strategies.resolve.evaluators import EquityEvaluator, NetEvaluator  # numba: only for a resolve agent
+    if kind == "exact" and exact_problem is not None:
+        raise StrategyError(
+            f"strategy 'resolve': evaluator=exact looks ahead to the end of the hand, and from the first decision"
+            f" {exact_problem}; evaluator=equity (the default here) stops at the end of each street"
+        )
+    from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator  # numba: only for a resolve agent
 
+    if kind != "exact":
+        from strategies.resolve.depth_limited import build_street_tree
+
+        abstraction = lookahead_abstraction(game, root, sizes)
+        street_problem = _fits(lambda: build_street_tree(game, root, (), abstraction, HandTable(game)))
+        if street_problem is not None:
+            raise StrategyError(f"strategy 'resolve': sizes={sizes_text}: {street_problem}")
     evaluator: Evaluator | None = None
     if kind == "equity":
         evaluator = EquityEvaluator(game, max_boards=boards, seed=0 if seed is None else seed)
@@ -368,7 +432,8 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead from the real state;"
     " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S; evaluator=exact (to the"
     " end of the hand, default), net (learned values at the street's end; model=PATH, default the shipped one) or"
-    " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs)",
+    " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64);"
+    " where the exact lookahead does not fit (hold'em) the defaults are evaluator=equity, iterations=50, boards=8",
 )
 def _resolve(game: Game, options: Options, *, seed: int | None) -> Strategy:
     return _parse(game, options, seed)

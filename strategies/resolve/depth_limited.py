@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 from poker.state import Action, State
-from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
+from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, tree_actions
 from strategies.resolve.evaluators import Evaluator, HandTable, LeafEvaluator, Runouts, fold_reach
 from strategies.resolve.resolver import Resolution, ResolveError, check_inputs
 
@@ -103,12 +103,19 @@ def build_street_tree(
     *,
     continuations: int = 0,
     chooser: int = 0,
+    max_entries: int = MAX_ENTRIES,
 ) -> StreetTree:
     """The street tree below ``state`` (a decision) with ``board`` dealt. With
     ``continuations`` K > 0 every depth limit is a decision of ``chooser``
     among K continuation strategies (Modicum: :mod:`strategies.resolve.continuations`),
     each child a leaf (same state) whose :attr:`StreetTree.continuation` is its
-    index; the chooser's picks are part of the solve, per private hand."""
+    index; the chooser's picks are part of the solve, per private hand.
+
+    Raises:
+        TreeError: more than ``max_entries`` nodes x private hands (as
+            :func:`strategies.cfr.tree.public.build_tree`: each solver array of
+            that shape takes 8 bytes an entry), found out before building further.
+    """
     board = tuple(board)
     states: list[State] = [state]
     picks: list[int] = [-1]
@@ -116,6 +123,11 @@ def build_street_tree(
     children: list[list[int]] = []
     i = 0
     while i < len(states):
+        if len(states) * table.num_hands > max_entries:
+            raise TreeError(
+                f"the street's lookahead holds more than {len(states)} nodes x {table.num_hands} hands, over the"
+                f" limit of {max_entries:,}; ask for fewer raise sizes"
+            )
         s = states[i]
         limit = s.round > state.round and not s.finished
         if s.finished:

@@ -15,13 +15,15 @@ from arena.commands import match
 from poker.gamedef import load_game
 from poker.stats import unit_of
 from strategies import StrategyError, make_strategy, strategy_names
-from strategies.bots import LIBRARY, Bot, bot_path, load_bot, partial_path, solve_argv
+from strategies.bots import DATA_DIR, LIBRARY, Bot, bot_path, load_bot, partial_path, solve_argv
 from arena.commands import solve as solve_cli
 from arena.commands import bots as cli_bots
 from arena.commands import exploitability as cli_exploitability
+from strategies.cfr.compact import load_compact
 from strategies.cfr.strategy_file import load_strategy
 
-SHIPPED = [name for name, bot in LIBRARY.items() if bot.shipped]
+#: The shipped strategy files (a compact bot's playing file is tested apart: its solve is built, not shipped).
+SHIPPED = [name for name, bot in LIBRARY.items() if bot.shipped and not bot.compact]
 #: Rebuilding leduc3p-cfr takes 3000 three-player iterations (about 35 s).
 REBUILT = [pytest.param(n, marks=pytest.mark.slow) if n == "leduc3p-cfr" else n for n in SHIPPED]
 FIELDS = {"name": str, "game": str, "file": str, "built": bool, "command": str}
@@ -30,7 +32,9 @@ FIELDS = {"name": str, "game": str, "file": str, "built": bool, "command": str}
 def test_the_library_holds_the_small_and_large_bots() -> None:
     assert SHIPPED == ["kuhn-cfr", "leduc-cfr", "leduc-nl-pot", "leduc-nl-3sizes", "kuhn3p-cfr", "leduc3p-cfr"]
     built_here = [n for n, b in LIBRARY.items() if not b.shipped]
-    assert built_here == ["hulhe-ehs2-5", "hulhe-ir50", "hunl-ehs2-3", "holdem3p-ehs2"]
+    assert built_here == ["hulhe-ehs2-5", "hunl-ehs2-3", "holdem3p-ehs2"]
+    assert [n for n, b in LIBRARY.items() if b.compact] == ["hulhe-ehs2-5", "hulhe-ir50", "hunl-ehs2-3"]
+    assert [n for n, b in LIBRARY.items() if b.shipped and b.compact] == ["hulhe-ir50"]
     assert set(LIBRARY) <= set(strategy_names())
 
 
@@ -61,7 +65,12 @@ def test_listing_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkey
         assert row["command"].startswith(f"arena solve {bot.game} ") and row["command"].endswith(".strategy")
         assert row["file"] == str(bot_path(bot))
         assert row["gains"] == (None if bot.gains is None else list(bot.gains))
-        if bot.shipped:
+        assert row["compact"] is bot.compact
+        if bot.shipped and bot.compact:  # a hold'em bot's playing file: no exploitability, rebuilt by its build
+            assert row["built"] is True and row["file"] == str(DATA_DIR / f"{bot.name}.compact")
+            assert row["build"] == f"arena bots build {bot.name}" and str(tmp_path / "bots") in row["command"]
+            assert Path(row["file"]).stat().st_size < 8 << 20
+        elif bot.shipped:
             assert row["built"] is True and row["quality"] == bot.quality and row["unit"] == "chips/hand"
             assert row["quality_kind"] == ("exact" if bot.gains is None else "seven-step epsilon")
             assert Path(row["file"]).stat().st_size < 4 << 20  # a few MB at most
@@ -245,3 +254,58 @@ def test_three_player_bot_plays_as_agent_processes_over_tcp(tmp_path: Path) -> N
     assert [line for log in logs for line in log.read_text().splitlines() if "WARNING" in line] == []
     results = json.loads((run / "results.json").read_text())
     assert "leduc3p-cfr" in json.dumps(results)
+
+
+COMPACT_TINY = dataclasses.replace(TINY, name="test-leduc-compact", compact=True)
+
+
+def test_a_compact_bot_is_built_with_its_playing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    monkeypatch.setitem(LIBRARY, COMPACT_TINY.name, COMPACT_TINY)
+    assert cli_bots.main(["build", COMPACT_TINY.name, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    solve, playing = tmp_path / "bots" / f"{COMPACT_TINY.name}.strategy", tmp_path / "bots" / f"{COMPACT_TINY.name}.compact"
+    assert f"built {COMPACT_TINY.name}: {solve}" in out and f"playing file: {playing}" in out
+    assert bot_path(COMPACT_TINY) == playing and load_compact(playing).iterations == 20
+    assert load_bot(COMPACT_TINY, load_game("leduc"), seed=1).table.game == load_game("leduc")
+    # A solve built before compact files: played as it is until the build writes the compact file (no new solve).
+    playing.unlink()
+    assert bot_path(COMPACT_TINY) == solve
+    assert cli_bots.main(["build", COMPACT_TINY.name, "--quiet"]) == 0
+    assert "playing file" in capsys.readouterr().out and bot_path(COMPACT_TINY) == playing
+    assert cli_bots.main(["build", COMPACT_TINY.name]) == 0 and f"is built: {playing}" in capsys.readouterr().out
+
+
+def test_a_shipped_compact_bot_is_rebuilt_into_the_cache_and_compared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shipped = dataclasses.replace(COMPACT_TINY, shipped=True)
+    package = tmp_path / "package"
+    package.mkdir()
+    monkeypatch.setattr("strategies.bots.DATA_DIR", package)
+    monkeypatch.setitem(LIBRARY, shipped.name, shipped)
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "first"))
+    assert cli_bots.main(["build", shipped.name, "--quiet"]) == 1  # no package file to compare with yet
+    (tmp_path / "first" / "bots" / f"{shipped.name}.compact").rename(package / f"{shipped.name}.compact")
+    capsys.readouterr()
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "second"))
+    assert bot_path(shipped) == package / f"{shipped.name}.compact"
+    assert cli_bots.main(["build", shipped.name, "--quiet"]) == 0
+    assert f"it plays exactly as the package's {package / shipped.name}.compact" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("opponent", ["always-raise:size=max", "random:size=uniform"])
+def test_the_shipped_hulhe_bot_is_seated_at_once_with_an_empty_cache(
+    opponent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(cache))
+    run = tmp_path / "run"
+    argv = ["hulhe", "hulhe-ir50", opponent, "--hands", "50", "--seed", "3", "--duplicate", "--in-process"]
+    assert match.main([*argv, "--run-dir", str(run)]) == 0
+    logs = [*run.glob("*.err"), *run.glob("*.log")]
+    assert logs and [line for log in logs for line in log.read_text().splitlines() if "WARNING" in line] == []
+    assert list(cache.iterdir()) == []  # nothing built: the package's file holds what play needs

@@ -484,7 +484,8 @@ def resume_solver(saved: StrategyFile, abstraction: Abstraction | None = None) -
 
 def bucket_strategy(saved: StrategyFile) -> PCSStrategy:
     """The :class:`PCSStrategy` of a bucket-table strategy file (its card
-    abstraction rebuilt from the header's spec with :func:`load_abstraction`).
+    abstraction the one a compact file carries, else rebuilt from the header's
+    spec with :func:`load_abstraction`).
 
     Raises:
         StrategyFileError: not a bucket table, or one that does not fit its card abstraction.
@@ -492,8 +493,9 @@ def bucket_strategy(saved: StrategyFile) -> PCSStrategy:
     if saved.layout != BUCKETS:
         raise StrategyFileError("only a bucket-table strategy file has a bucket strategy")
     try:
-        abstraction = load_abstraction(saved.card_abstraction, saved.game)
-        return PCSStrategy(saved.game, abstraction, saved.arrays["strategy"], betting=saved.abstraction)
+        abstraction = saved.cards if saved.cards is not None else load_abstraction(saved.card_abstraction, saved.game)
+        table = saved.arrays["strategy"]
+        return PCSStrategy(saved.game, abstraction, table, betting=saved.abstraction, levels=saved.levels)
     except (AbstractionError, PCSError) as error:
         raise StrategyFileError(" ".join(f"card abstraction {saved.card_abstraction!r}: {error}".split())) from None
 
@@ -516,7 +518,9 @@ class PCSStrategy(Strategy):
     on the betting tree of ``game``: ``policy(public)`` gives row ``h`` =
     ``table[:, column of bucket(round, board)[h]]`` at the node of
     ``public.state``; hands that clash with the board get the uniform row.
-    ``act`` samples the viewer's row with a seeded generator."""
+    ``act`` samples the viewer's row with a seeded generator. ``levels`` > 0:
+    the table is a compact file's ``uint8`` quantization, played as ``table /
+    levels`` (the table stays a quarter of float32's size in memory)."""
 
     name = "pcs"
 
@@ -529,8 +533,10 @@ class PCSStrategy(Strategy):
         betting: BettingAbstraction | None = None,
         tree: BettingTree | None = None,
         seed: int | None = None,
+        levels: int = 0,
     ) -> None:
         self.game = game
+        self.levels = levels
         self.abstraction = exact_buckets(game, abstraction)
         self.tree = build_betting_tree(game, betting) if tree is None else tree
         self.row_start = row_layout(self.tree, self.abstraction)
@@ -562,9 +568,15 @@ class PCSStrategy(Strategy):
         n = int(self.tree.num_children[node])
         buckets = self.abstraction.buckets(int(self.tree.round[node]), list(public.board))
         base = int(self.row_start[self.tree.decision_index[node]])
-        rows = self.table[:n, base + np.maximum(buckets, 0)].T.copy()
+        rows = self._probabilities(self.table[:n, base + np.maximum(buckets, 0)]).T
         rows[buckets < 0] = 1.0 / n
         return rows
+
+    def _probabilities(self, block: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        """``block`` of the table as probabilities, a fresh array (a float table's own dtype)."""
+        if self.levels:
+            return block / self.levels
+        return block.copy()
 
     def act(self, view: MatchState) -> Action:
         node = self.tree.node_of_key.get(view.state.betting_string(), -1)
@@ -593,6 +605,6 @@ class PCSStrategy(Strategy):
             buckets = cache[(r, board)]
             n = int(self.tree.num_children[own])
             base = int(self.row_start[self.tree.decision_index[own]])
-            strategy[d, :n, :] = self.table[:n, base + np.maximum(buckets, 0)]
+            strategy[d, :n, :] = self._probabilities(self.table[:n, base + np.maximum(buckets, 0)])
             strategy[d, :n, buckets < 0] = 1.0 / n
         return strategy

@@ -88,6 +88,7 @@ from poker.gamedef import Game
 from poker.state import Action, ActionType, State
 
 __all__ = [
+    "MAX_ENTRIES",
     "NO_LIMIT_DEFAULT",
     "BettingAbstraction",
     "DecisionRows",
@@ -513,6 +514,11 @@ def tree_actions(state: State, abstraction: BettingAbstraction | None) -> list[A
     return [a for a in state.legal_actions() if a.type is not ActionType.RAISE]
 
 
+#: Nodes x private hands a public tree may hold (each solver array of that shape
+#: takes 8 bytes an entry: 400 MB); re-solving lookaheads share the limit.
+MAX_ENTRIES = 50_000_000
+
+
 def build_tree(
     game: Game,
     abstraction: BettingAbstraction | None = None,
@@ -520,7 +526,7 @@ def build_tree(
     root: State | None = None,
     board: Sequence[int] = (),
     isomorphism: bool = False,
-    max_entries: int = 50_000_000,
+    max_entries: int = MAX_ENTRIES,
 ) -> Tree:
     """The public tree of ``game`` below ``root`` (default: the start of a hand).
 

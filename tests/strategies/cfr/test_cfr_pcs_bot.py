@@ -1,7 +1,7 @@
 """The HULHE imperfect-recall PCS bot's parts: PCS's ``--plus``/``--linear`` on
 the command line, an imperfect-recall PCS file with a lossless round 0 played
 by the equilibrium agent in a match over TCP, and the bot's library entry (its
-recorded command, the one-line error naming its build command). The lossless
+recorded command, its compact playing file seated with an empty cache). The lossless
 round 0 itself is tested with the other card abstractions (test_cfr_abstraction.py)."""
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ import pytest
 
 from arena.commands import match
 from poker.gamedef import load_game
-from strategies import StrategyError, make_strategy
-from strategies.bots import LIBRARY, solve_argv
+from strategies import make_strategy
+from strategies.bots import LIBRARY, bot_path, solve_argv
 from arena.commands import solve as solve_cli
+from strategies.cfr.compact import load_compact
 from strategies.cfr.strategy_file import load_strategy
+from strategies.equilibrium import EquilibriumStrategy
 
 BOT = "hulhe-ir50"
 
@@ -50,15 +52,15 @@ def test_an_imperfect_recall_pcs_file_plays_a_match_over_tcp(tmp_path: Path, mon
     assert json.loads((run / "results.json").read_text())
 
 
-def test_the_hulhe_bot_is_built_by_pcs_and_names_its_build_command(
+def test_the_hulhe_bot_is_built_by_pcs_and_ships_its_compact_playing_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     bot = LIBRARY[BOT]
     argv = solve_argv(bot, "out.strategy")
     assert argv[:5] == ["hulhe", "--algorithm", "pcs", "--abstraction", "ehs2:lossless,50,50,50:imperfect"]
-    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
-    with pytest.raises(StrategyError) as error:
-        make_strategy(BOT, load_game("hulhe"))
-    message = str(error.value)
-    assert "\n" not in message and f"`arena bots build {BOT}`" in message
-    assert str(tmp_path / "bots" / f"{BOT}.strategy") in message
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))  # an empty cache: seated from the package's file
+    agent = make_strategy(BOT, load_game("hulhe"), seed=1)
+    assert isinstance(agent, EquilibriumStrategy) and agent.table.layout == "buckets"
+    saved = load_compact(bot_path(bot))
+    assert (saved.algorithm, saved.iterations, saved.card_abstraction) == ("pcs", bot.iterations, argv[4])
+    assert list(tmp_path.iterdir()) == []

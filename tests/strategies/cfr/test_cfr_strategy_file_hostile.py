@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-import tracemalloc
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -27,9 +25,7 @@ from strategies.cfr.strategy_file import (
 )
 from strategies.cfr.tree.betting import build_betting_tree
 from strategies.cfr.tree.public import BettingAbstraction, build_tree
-
-SECONDS = 1.0
-PEAK_BYTES = 200 << 20
+from tests.strategies.cfr.hostile_files import refused
 
 Header = dict[str, Any]
 Arrays = dict[str, Any]
@@ -59,25 +55,7 @@ def _pack(header: Any, arrays: Any) -> bytes:
 
 
 def _refused(path: Path, match: str) -> None:
-    """Loading ``path`` raises one line naming it and matching ``match``, within
-    the time and memory bounds. Time is this process's CPU time: the work a hostile
-    file can force, not how busy the machine's other processes keep the cores."""
-    start = time.process_time()
-    with pytest.raises(StrategyFileError) as caught:
-        load_strategy(path)
-    elapsed = time.process_time() - start
-    message = str(caught.value)
-    assert "\n" not in message and message.startswith(f"{path}: "), message
-    assert match in message, message
-    assert elapsed < SECONDS, f"{elapsed:.2f} s: {message}"
-    tracemalloc.start()
-    try:
-        with pytest.raises(StrategyFileError):
-            load_strategy(path)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < PEAK_BYTES, f"{peak} bytes: {message}"
+    refused(path, match, load_strategy, StrategyFileError)
 
 
 def _header_case(edit: Callable[[Header], None]) -> Callable[[Header, Arrays], bytes]:

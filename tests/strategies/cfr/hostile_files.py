@@ -1,0 +1,39 @@
+"""The check every hostile-file test makes: loading fails with one line naming
+the file, fast and in little memory (strategy files and compact playing files)."""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: CPU seconds and bytes (peak, traced) a hostile file may cost its reader.
+SECONDS = 1.0
+PEAK_BYTES = 200 << 20
+
+
+def refused(path: Path, match: str, load: Callable[[Path], Any], error: type[Exception]) -> None:
+    """``load(path)`` raises ``error`` with one line naming ``path`` and holding
+    ``match``, within the time and memory bounds. Time is this process's CPU
+    time: the work a hostile file can force, not how busy the machine's other
+    processes keep the cores."""
+    start = time.process_time()
+    with pytest.raises(error) as caught:
+        load(path)
+    elapsed = time.process_time() - start
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{path}: "), message
+    assert match in message, message
+    assert elapsed < SECONDS, f"{elapsed:.2f} s: {message}"
+    tracemalloc.start()
+    try:
+        with pytest.raises(error):
+            load(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < PEAK_BYTES, f"{peak} bytes: {message}"

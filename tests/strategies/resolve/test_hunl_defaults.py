@@ -1,0 +1,53 @@
+"""``resolve`` in HUNL with no options: defaults that fit the tree limit (the
+``equity`` evaluator, 50 iterations, 8 run-outs) play a match within the
+dealer's default limits, and options that ask for more than a lookahead can
+hold are one line from ``arena match``, not a traceback from the agent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.commands.match import main as match_main
+from poker.gamedef import load_game
+from strategies.base import make_strategy
+from strategies.resolve.agent import LARGE_GAME_DEFAULTS, MAX_BOARDS, ResolvingStrategy
+from strategies.resolve.evaluators import EquityEvaluator
+
+
+def test_the_hunl_defaults_fit_and_leduc_keeps_the_exact_lookahead() -> None:
+    agent = make_strategy("resolve", load_game("hunl"), seed=1)
+    assert isinstance(agent, ResolvingStrategy) and isinstance(agent.evaluator, EquityEvaluator)
+    assert (agent.iterations, agent.max_boards) == (LARGE_GAME_DEFAULTS["iterations"], LARGE_GAME_DEFAULTS["boards"])
+    assert agent.evaluator.max_boards == LARGE_GAME_DEFAULTS["boards"]
+    small = make_strategy("resolve", load_game("leduc.nolimit"), seed=1)
+    assert isinstance(small, ResolvingStrategy) and small.evaluator is None
+    assert (small.iterations, small.max_boards) == (1000, 64)
+
+
+def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    argv = ["hunl", "resolve", "always-call", "--hands", "2", "--seed", "1", "--in-process", "--run-dir", str(run)]
+    assert match_main(argv) == 0
+    logs = [*run.glob("*.err"), *run.glob("*.log")]
+    assert logs and [line for log in logs for line in log.read_text().splitlines() if "WARNING" in line] == []
+    assert "resolve" in json.dumps(json.loads((run / "results.json").read_text()))
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("resolve:evaluator=exact", "evaluator=exact looks ahead to the end of the hand"),
+        ("resolve:sizes=0.1+0.2+0.3+0.4+0.5+0.6+0.7+0.8+0.9+1+1.5+2+3+4", "over the limit of 50,000,000"),
+        (f"resolve:boards={MAX_BOARDS + 1}", f"boards must be 1 to {MAX_BOARDS}"),
+    ],
+)
+def test_an_option_that_asks_for_too_much_is_one_line(
+    spec: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["hunl", spec, "always-call", "--hands", "2", "--seed", "1", "--run-dir", str(tmp_path / "run")]
+    assert match_main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and expected in err[0], err
