@@ -5,7 +5,8 @@ or two (``duplicate``: the same cards with the seats swapped; the agent
 connects once per seating). Its files live in ``DATA/matches/ID/``: the
 dealer's ``seatingN.log`` (the ACPC log, a STATE line flushed as each hand
 ends), ``seatingN.hands.msgpack`` (hand records), ``.err``/``.out`` and
-``.events.jsonl``. The database holds the match's row and, once it is over,
+``.events.jsonl``; in Texas hold'em the hand histories (PHH, PokerStars
+text: :data:`HISTORIES`) are written from the logs when asked for. The database holds the match's row and, once it is over,
 its result document, so a service killed at any point loses no finished
 hand; on restart every match not over is marked aborted and its result read
 from the files.
