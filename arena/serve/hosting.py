@@ -6,10 +6,10 @@ connects once per seating). Its files live in ``DATA/matches/ID/``: the
 dealer's ``seatingN.log`` (the ACPC log, a STATE line flushed as each hand
 ends), ``seatingN.hands.msgpack`` (hand records), ``.err``/``.out`` and
 ``.events.jsonl``; in Texas hold'em the hand histories (PHH, PokerStars
-text: :data:`HISTORIES`) are written from the logs when asked for. The database holds the match's row and, once it is over,
-its result document, so a service killed at any point loses no finished
-hand; on restart every match not over is marked aborted and its result read
-from the files.
+text: :data:`HISTORIES`) are written from the logs when asked for. The
+database holds the match's row and, once it is over, its result document,
+so a service killed at any point loses no finished hand; on restart every
+match not over is marked aborted and its result read from the files.
 
 Each seating is played by the seat runner
 (:func:`arena.match.seats.run_seating`): the dealer in this process, the
