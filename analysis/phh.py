@@ -51,7 +51,7 @@ from poker.gamedef import UNLIMITED_RAISES, UNLIMITED_STACK, Betting, Game
 from poker.hand_rank import hand_values
 from poker.state import Action, ActionType, IllegalActionError, State
 
-__all__ = ["write_phh", "phh_text", "read_phh", "is_phh", "PHH_SUFFIXES"]
+__all__ = ["write_phh", "phh_text", "phh_problem", "read_phh", "is_phh", "PHH_SUFFIXES"]
 
 #: File names :func:`read_phh` reads: one hand, or many.
 PHH_SUFFIXES: Final = (".phh", ".phhs")
@@ -102,10 +102,17 @@ def _game_fields(game: Game) -> list[str]:
     return lines
 
 
-def _check_game(game: Game) -> None:
+def phh_problem(game: Game) -> str | None:
+    """Why PHH cannot hold ``game``'s hands; None when it can (whoever offers
+    a PHH download asks first: the hosted arena, ``arena play``)."""
     problem = holdem_problem(game)
     if problem is None and game.is_limit and (game.raise_size[0] != game.raise_size[1] or game.raise_size[2] != game.raise_size[3]):
         problem = "PHH's limit hold'em has one bet size before the turn and one from the turn on"
+    return problem
+
+
+def _check_game(game: Game) -> None:
+    problem = phh_problem(game)
     if problem is not None:
         raise HoldemError(f"PHH: {problem}")
 

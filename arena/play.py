@@ -20,6 +20,8 @@ from agent.client import AgentError, play
 from agent.human.seat import HumanSeat, Limits
 from agent.human.tui import Quit, in_colour, read_stdin_line, run_tui
 from agent.human.web import Pages, new_token, serve_table
+from analysis.hands import read_hands
+from analysis.phh import phh_problem, write_phh
 from analysis.tables import plural
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
@@ -27,7 +29,7 @@ from poker.protocol import MatchState
 from poker.state import Action
 from strategies.base import Spec, Strategy
 
-__all__ = ["PlayPlan", "Session", "play_session", "aborted_text", "HOST", "MATCH_NAME"]
+__all__ = ["PlayPlan", "Session", "play_session", "aborted_text", "write_phh_file", "HOST", "MATCH_NAME"]
 
 HOST: Final = "127.0.0.1"
 DEFAULT_HANDS: Final = 100
@@ -189,3 +191,23 @@ def aborted_text(result: MatchResult) -> str:
     """Why the dealer aborted, on one line (for the page and the closing line)."""
     reason = "; ".join(line for line in (result.aborted or "").splitlines() if line)
     return f"the dealer aborted after {plural(result.hands_played, 'hand')}: {reason}"
+
+
+def write_phh_file(plan: PlayPlan) -> Path | None:
+    """The run's finished hands as PHH, ``match.phhs`` beside its ACPC log
+    (:mod:`analysis.phh`), for the poker world's tools; the file, or None
+    where PHH has no such game (Kuhn and Leduc poker) or no hand finished.
+
+    Raises:
+        HandsError: the log cannot be read.
+        OSError: the file cannot be written.
+    """
+    log = plan.run_dir / f"{MATCH_NAME}.log"
+    if phh_problem(plan.game) is not None or not log.exists():
+        return None
+    hands = read_hands(log, plan.game, skip_damaged=True)  # a person who left may leave a hand half-written
+    if not len(hands):
+        return None
+    path = plan.run_dir / f"{MATCH_NAME}.phhs"
+    path.write_text("".join(write_phh(hands)), encoding="utf-8")
+    return path

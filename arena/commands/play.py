@@ -16,7 +16,9 @@ an action, thirty a hand, ten a hand on average over the match.
 The run directory (``runs/<time>-play-<game>-<seed>/`` unless ``--run-dir``)
 gets what a match leaves: ``match.log`` (ACPC), ``match.hands.msgpack`` (hand
 records), ``match.events.jsonl`` and the dealer's ``match.err``/``match.out``;
-``arena analyze DIR`` reads it. Once the match is over the web table stays up
+``arena analyze DIR`` reads it. In Texas hold'em the finished hands are also
+written as PHH, ``match.phhs`` (:mod:`analysis.phh`; PokerKit reads it), and
+the closing lines name it. Once the match is over the web table stays up
 until no page has been open for ``--linger`` seconds (default 10).
 
 Exit statuses: 0 the match was played; 1 the dealer aborted (a time limit,
@@ -38,6 +40,7 @@ import trio
 from agent.human.seat import Limits
 from agent.human.web import bind_table
 from poker.stats import format_chips, mean_ci, unit_of
+from analysis.hands import HandsError
 from analysis.tables import plural, table_lines
 from arena.commands._kit import (
     EXIT_FAILED,
@@ -66,6 +69,7 @@ from arena.play import (
     Session,
     aborted_text,
     play_session,
+    write_phh_file,
 )
 from dealer.log import LogError, read_log
 from poker.gamedef import GameDefError, load_game
@@ -172,6 +176,13 @@ def _report(plan: PlayPlan, session: Session) -> int:
     except LogError as error:
         return fail(PROG, error, EXIT_FAILED)
     print(f"{PROG}: {len(hands)} of {plural(plan.hands, 'hand')} played; logs in {plan.run_dir} (arena analyze {plan.run_dir})")
+    try:
+        phh = write_phh_file(plan)
+    except (HandsError, OSError) as error:
+        print(f"{PROG}: error: no hand history (PHH) written: {error}", file=sys.stderr)
+    else:
+        if phh is not None:
+            print(f"{PROG}: hand history (PHH) in {phh}")
     if hands:
         rows = [("player", "total chips", unit.name, "95% CI")]
         for name in plan.names:

@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from arena.serve.hosting import Host, RequestError
+from arena.serve.hosting import HISTORIES, Host, RequestError
 from arena.serve.store import User
 
 __all__ = [
@@ -248,6 +248,13 @@ async def _match_hands(request: Request, user: User) -> Response:
     return Response(data, media_type="application/msgpack")
 
 
+async def _match_history(request: Request, user: User) -> Response:
+    host: Host = request.app.state.host
+    form = request.url.path.rsplit("/", 1)[1]  # the route names it: phh or pokerstars
+    data = await host.history_bytes(user, request.path_params["id"], form)
+    return Response(data, media_type=HISTORIES[form][1])
+
+
 async def _leaderboard(request: Request, user: User) -> Response:
     host: Host = request.app.state.host
     game = request.query_params.get("game")
@@ -272,6 +279,7 @@ def make_app(host: Host) -> Starlette:
         Route("/api/matches/{id}", _route(_show_match), methods=["GET"]),
         Route("/api/matches/{id}/log", _route(_match_log), methods=["GET"]),
         Route("/api/matches/{id}/hands", _route(_match_hands), methods=["GET"]),
+        *(Route(f"/api/matches/{{id}}/{form}", _route(_match_history), methods=["GET"]) for form in HISTORIES),
         Route("/api/leaderboard", _route(_leaderboard), methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error})

@@ -5,10 +5,11 @@ or two (``duplicate``: the same cards with the seats swapped; the agent
 connects once per seating). Its files live in ``DATA/matches/ID/``: the
 dealer's ``seatingN.log`` (the ACPC log, a STATE line flushed as each hand
 ends), ``seatingN.hands.msgpack`` (hand records), ``.err``/``.out`` and
-``.events.jsonl``. The database holds the match's row and, once it is over,
-its result document, so a service killed at any point loses no finished
-hand; on restart every match not over is marked aborted and its result read
-from the files.
+``.events.jsonl``; in Texas hold'em the hand histories (PHH, PokerStars
+text: :data:`HISTORIES`) are written from the logs when asked for. The
+database holds the match's row and, once it is over, its result document,
+so a service killed at any point loses no finished hand; on restart every
+match not over is marked aborted and its result read from the files.
 
 Each seating is played by the seat runner
 (:func:`arena.match.seats.run_seating`): the dealer in this process, the
@@ -29,6 +30,7 @@ per user, the dealer's time limits with a whole-match cap
 
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import secrets
@@ -44,6 +46,9 @@ import trio
 
 from analysis.estimators import EstimatorError, aivat_column
 from analysis.hands import HandsError, concat, read_hands
+from analysis.holdem import holdem_problem
+from analysis.phh import phh_problem, write_phh
+from analysis.pokerstars import write_pokerstars
 from analysis.ranking import ranking_document
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
@@ -65,6 +70,14 @@ CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe"
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 _SEED_LIMIT: Final = 2**32
+#: The hand-history downloads beside the ACPC log: each format's file name ending and media type.
+HISTORIES: Final = {"phh": (".phhs", "application/toml; charset=utf-8"), "pokerstars": (".txt", "text/plain; charset=utf-8")}
+
+
+def history_problem(game: Game, form: str) -> str | None:
+    """Why the hand history ``form`` (one of :data:`HISTORIES`) cannot hold
+    ``game``'s hands (Kuhn and Leduc poker have neither); None when it can."""
+    return phh_problem(game) if form == "phh" else holdem_problem(game)
 #: [web hook] The user's seat played in this process (a web table,
 #: :mod:`arena.serve.tables`): called with the seating, the address and the
 #: port to connect to, once the seating's dealer listens.
@@ -337,13 +350,36 @@ class Host:
         row = await self.store.call(self._own, user, match_id)
         return await trio.to_thread.run_sync(self._concat, row, ".hands.msgpack")
 
+    async def history_bytes(self, user: User, match_id: str, form: str) -> bytes:
+        """The hands of each seating played as the hand history ``form``
+        (:data:`HISTORIES`: PHH's ``.phhs`` or PokerStars text) with the seats'
+        names, for the poker world's tools. A game the format does not have is
+        a 404, as a match that is not there."""
+        row = await self.store.call(self._own, user, match_id)
+        return await trio.to_thread.run_sync(self._history, row, form)
+
+    def _history(self, row: MatchRow, form: str) -> bytes:
+        game = load_game(row.game)
+        problem = history_problem(game, form)
+        if problem is not None:
+            raise RequestError(404, f"no {form} hand history of a {row.game} match: {problem}")
+        logs = self._files(row, ".log")
+        if not logs:
+            return b""
+        hands = concat([read_hands(path, game, skip_damaged=True) for path in logs])  # a line still being written
+        if form == "phh":
+            blocks = write_phh(hands)
+        else:  # an ACPC log has no clock: the newest log's time
+            blocks = write_pokerstars(hands, datetime.datetime.fromtimestamp(max(p.stat().st_mtime for p in logs), datetime.UTC))
+        return "".join(blocks).encode()
+
+    def _files(self, row: MatchRow, suffix: str) -> list[Path]:
+        """The match's file of each seating played that has one (``seatingN{suffix}``)."""
+        paths = (self.matches_dir / row.id / f"seating{index}{suffix}" for index in range(2 if row.duplicate else 1))
+        return [path for path in paths if path.is_file()]
+
     def _concat(self, row: MatchRow, suffix: str) -> bytes:
-        parts = []
-        for index in range(2 if row.duplicate else 1):
-            path = self.matches_dir / row.id / f"seating{index}{suffix}"
-            if path.is_file():
-                parts.append(path.read_bytes())
-        return b"".join(parts)
+        return b"".join(path.read_bytes() for path in self._files(row, suffix))
 
     # -- the queue -----------------------------------------------------------
 
@@ -448,10 +484,9 @@ class Host:
         None where it does not apply. Computed once per match."""
         if row.id not in self.aivat_values:
             values: list[float] | None = None
-            logs = [self.matches_dir / row.id / f"seating{index}.log" for index in range(len(row.ports))]
             if game.is_limit and game.num_players == 2:
                 try:
-                    every = concat([read_hands(path, game) for path in logs if path.is_file()])
+                    every = concat([read_hands(path, game) for path in self._files(row, ".log")])
                     _, column = aivat_column(every, names[1], row.opponent, tree_only=True)
                     values = [-float(value) for value in column]
                 except (HandsError, EstimatorError, ValueError):

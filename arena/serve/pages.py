@@ -40,7 +40,7 @@ from analysis.estimators import EstimatorError, estimator_table
 from analysis.hands import HandsError, concat
 from analysis.hands import read_log as read_hands
 from arena.serve.app import SESSION_COOKIE, _route, error  # _route: the API's token check, limits and errors
-from arena.serve.hosting import Host, RequestError
+from arena.serve.hosting import HISTORIES, Host, RequestError, history_problem
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
 from arena.serve.tournaments import Tournaments
@@ -381,10 +381,24 @@ async def _match(request: Request, user: User) -> Response:
         + duplicate
         + _analysis_html(analysis)
         + f'<h2>Downloads</h2><p><a href="/matches/{match_id}/log" id="download-log">ACPC log</a> · '
-        f'<a href="/matches/{match_id}/hands" id="download-hands">hands (msgpack)</a></p>'
+        f'<a href="/matches/{match_id}/hands" id="download-hands">hands (msgpack)</a>{_history_links(match_id, row.game)}</p>'
         + _REPLAYER.format(id=match_id, chunk=REPLAY_CHUNK)
     )
     return _html(f"Match {match_id}", body, user)
+
+
+#: The hand-history links' words, by format (:data:`arena.serve.hosting.HISTORIES`).
+_HISTORY_WORDS: Final = {"phh": "hand history (PHH)", "pokerstars": "PokerStars text"}
+
+
+def _history_links(match_id: str, game_name: str) -> str:
+    """The links to the hand histories the match's game has (none for Kuhn and Leduc poker)."""
+    game = load_game(game_name)
+    return "".join(
+        f' · <a href="/matches/{match_id}/{form}" id="download-{form}">{_HISTORY_WORDS[form]}</a>'
+        for form in HISTORIES
+        if history_problem(game, form) is None
+    )
 
 
 _REPLAYER: Final = """<h2>Replayer</h2>
@@ -438,6 +452,10 @@ async def _download(request: Request, user: User) -> Response:
     elif what == "hands":
         data = await web.host.hand_bytes(user, match_id)
         kind, name = "application/msgpack", f"{match_id}.hands.msgpack"
+    elif what in HISTORIES:
+        data = await web.host.history_bytes(user, match_id, what)
+        ending, kind = HISTORIES[what]
+        name = match_id + ending
     else:
         raise RequestError(404, "no such download")
     return Response(data, media_type=kind, headers={"Content-Disposition": f'attachment; filename="{name}"'})

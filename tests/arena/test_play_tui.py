@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from analysis.hands import read_log
+from analysis.phh import read_phh
 from arena.commands.analyze import main as analyze
 from arena.commands.play import main
 from tests.arena.play_process import PlayProcess
+from tests.holdem_matches import assert_same_hands
 
 
 def run_tui(tmp_path: Path, script: str | None, *args: str) -> tuple[int, str, str, PlayProcess]:
@@ -61,11 +64,32 @@ def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture
         "STATE:0:r650c/cc:As|Ks/Qs:650|-650:you|always-call",
         "STATE:1:cr1200c/:Qs|Kh/Ah:-1200|1200:always-call|you",
     ]
+    assert not (play.run_dir / "match.phhs").exists()  # PHH holds Texas hold'em only
     for source in (play.run_dir, play.run_dir / "match.hands.msgpack"):  # the log, then the hand records
         assert analyze([str(source)]) == 0
         table = capsys.readouterr().out.splitlines()
         assert table[0] == "leduc.nolimit.2p: 2 hands in 1 log, chips/hand"
         assert re.fullmatch(r"you +2 +925\.000 +388\.909 +±539\.000", table[2]), table
+
+
+def test_a_hold_em_run_leaves_its_hands_as_phh(tmp_path: Path) -> None:
+    """Hold'em (PHH has it, Kuhn and Leduc it has not): ``match.phhs`` beside the
+    log, named in the closing lines, the log's hands with the seats' names."""
+    status, out, err, play = run_tui(tmp_path, "c\n" * 8, "holdem.limit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
+    assert status == 0, err
+    phh = play.run_dir / "match.phhs"
+    lines = out.splitlines()
+    assert lines[-5:-3] == [
+        f"arena play: 2 of 2 hands played; logs in {play.run_dir} (arena analyze {play.run_dir})",
+        f"arena play: hand history (PHH) in {phh}",
+    ]
+    assert play.states() == [
+        "STATE:0:cc/cc/cc/cc:3h7d|6dQc/Ah4s6h/Ts/Ac:-10|10:you|always-call",
+        "STATE:1:cc/cc/cc/cc:Kd6s|2c7d/8hAd5d/9h/Ts:10|-10:always-call|you",
+    ]
+    log = read_log(play.run_dir / "match.log")
+    assert_same_hands(log, read_phh(phh))
+    assert "players = ['you', 'always-call']" in phh.read_text()
 
 
 def test_the_input_ending_leaves_the_table(tmp_path: Path) -> None:

@@ -1,14 +1,19 @@
 """The match API of ``arena serve`` as a script sees it: the contract, tokens,
-other users' matches, bad requests, and a duplicate match played by our
-``arena agent`` from other processes through the ports the API gave."""
+other users' matches, bad requests, and duplicate matches played by our
+``arena agent`` from other processes through the ports the API gave (a
+hold'em one for the hand histories, PHH and PokerStars text)."""
 
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import msgpack
 
+from analysis.hands import concat, read_log
+from analysis.phh import read_phh
 from tests.arena.serve.service_process import Service, add_user, agent
+from tests.holdem_matches import assert_same_hands
 
 UNAUTHORIZED = "missing or wrong token: send Authorization: Bearer TOKEN (arena users add NAME prints one)"
 
@@ -23,6 +28,8 @@ def _routes(match_id: str) -> list[tuple[str, str]]:
         ("GET", f"/api/matches/{match_id}"),
         ("GET", f"/api/matches/{match_id}/log"),
         ("GET", f"/api/matches/{match_id}/hands"),
+        ("GET", f"/api/matches/{match_id}/phh"),
+        ("GET", f"/api/matches/{match_id}/pokerstars"),
         ("GET", "/api/leaderboard?game=kuhn"),
     ]
 
@@ -79,6 +86,35 @@ def test_a_duplicate_match_played_through_the_ports(service: Service) -> None:
     assert sorted(board["rankings"]["bankroll"]) == ["alice", "bot:always-call"] and board["rankings"]["matches"] == 1
 
 
+def test_a_hold_em_match_as_phh_and_pokerstars_text(service: Service, tmp_path: Path) -> None:
+    """The ``.phhs`` download is the seatings' logs hand by hand, with the seats' names."""
+    token = add_user(service.data, "alice")
+    status, _, answer = service.request(
+        "POST", "/api/matches", token, {"game": "holdem.limit", "opponent": "always-call", "hands": 3, "seed": 7, "duplicate": True}
+    )
+    assert status == 201
+    match_id = answer["id"]
+    for port in answer["ports"]:
+        assert service.next_port(token, match_id) == port
+        played = agent("127.0.0.1", port, "holdem.limit", "random")
+        assert played.returncode == 0, played.stderr
+    assert service.wait_status(token, match_id, ("finished", "aborted"))["status"] == "finished"
+
+    status, headers, phh = service.request("GET", f"/api/matches/{match_id}/phh", token)
+    assert status == 200 and headers["content-type"] == "application/toml; charset=utf-8"
+    (tmp_path / "match.phhs").write_bytes(phh)
+    hands = read_phh(tmp_path / "match.phhs")
+    logs = [service.data / "matches" / match_id / f"seating{index}.log" for index in (0, 1)]
+    assert_same_hands(concat([read_log(log) for log in logs]), hands)
+    assert len(hands) == 6 and {frozenset(hands.names_at(row)) for row in range(6)} == {frozenset({"alice", "always-call"})}
+
+    status, headers, text = service.request("GET", f"/api/matches/{match_id}/pokerstars", token)
+    assert status == 200 and headers["content-type"] == "text/plain; charset=utf-8"
+    blocks = text.decode().split("\n\n\n")
+    assert len(blocks) == 7 and blocks[-1] == ""  # six hands, each followed by two blank lines
+    assert [block.split(":", 1)[0] for block in blocks[:6]] == [f"PokerStars Hand #{n}" for n in (0, 1, 2) * 2]
+
+
 def test_tokens_owners_and_bad_requests(service: Service) -> None:
     alice = add_user(service.data, "alice")
     bob = add_user(service.data, "bob")
@@ -91,7 +127,11 @@ def test_tokens_owners_and_bad_requests(service: Service) -> None:
             status, headers, document = service.request(method, path, token, body)
             assert (status, document) == (401, {"error": UNAUTHORIZED}), (method, path)
             assert headers["www-authenticate"] == "Bearer"
-    for suffix in ("", "/log", "/hands"):
+    for suffix in ("/phh", "/pokerstars"):  # Kuhn poker has no hand history but its ACPC log
+        status, _, document = service.request("GET", f"/api/matches/{match_id}{suffix}", alice)
+        assert (status, document) == (404, {"error": f"no {suffix[1:]} hand history of a kuhn match: only Texas hold'em has "
+                                                     "this format (not Kuhn, Leduc or other decks and boards)"})
+    for suffix in ("", "/log", "/hands", "/phh", "/pokerstars"):
         mine = service.request("GET", f"/api/matches/{match_id}{suffix}", bob)
         missing = service.request("GET", f"/api/matches/{'0' * 16}{suffix}", bob)
         assert mine[0] == missing[0] == 404

@@ -1,7 +1,8 @@
 """The hosted arena's pages without a browser: what the session cookie is and
 when it stops working, where a login may send a person, forms from other
-sites, other people's matches, path tricks, and tournament configs that are
-refused (each with one line)."""
+sites, other people's matches, path tricks, the hand-history downloads a
+hold'em match offers, and tournament configs that are refused (each with one
+line)."""
 
 from __future__ import annotations
 
@@ -63,7 +64,10 @@ def test_other_peoples_matches_and_path_tricks_are_not_found(served: Served) -> 
     assert status == 303
     match_id = headers["location"].split("/")[2]
     assert served.request("GET", f"/tables/{match_id}/", headers=alice)[0] == 200
+    status, _, page = served.request("GET", f"/matches/{match_id}", headers=alice)
+    assert status == 200 and b'id="download-log"' in page and b'id="download-phh"' not in page  # Leduc: no PHH
     for path in (f"/matches/{match_id}", f"/matches/{match_id}/log", f"/matches/{match_id}/hands",
+                 f"/matches/{match_id}/phh", f"/matches/{match_id}/pokerstars",
                  f"/matches/{match_id}/replay.json", f"/tables/{match_id}/static/table.js"):
         status, _, page = served.request("GET", path, headers=bob)
         assert status == 404 and (b"no match" in page or b"no such file" in page), (path, page)
@@ -75,6 +79,24 @@ def test_other_peoples_matches_and_path_tricks_are_not_found(served: Served) -> 
         assert status == 404, (path, page)
     status, _, page = served.request("POST", "/tables", headers={**alice, **FORM}, body=b"game=leduc&opponent=nobody&hands=x")
     assert (status, page.count(b'id="error"')) == (400, 1)
+
+
+def test_a_hold_em_match_page_offers_its_hand_histories(served: Served) -> None:
+    store = Store(served.data)
+    _, token = store.add_user("dave")
+    store.close()
+    status, answer = served.api("POST", "/api/matches", token, b'{"game": "hunl", "opponent": "always-call", "hands": 2}')
+    assert status == 201
+    match_id = answer["id"]
+    cookie = session(log_in(served, token)[1])
+    status, _, page = served.request("GET", f"/matches/{match_id}", headers=cookie)
+    assert status == 200
+    assert f'<a href="/matches/{match_id}/phh" id="download-phh">hand history (PHH)</a>'.encode() in page
+    assert f'<a href="/matches/{match_id}/pokerstars" id="download-pokerstars">PokerStars text</a>'.encode() in page
+    for form, name in (("phh", f"{match_id}.phhs"), ("pokerstars", f"{match_id}.txt")):
+        status, headers, data = served.request("GET", f"/matches/{match_id}/{form}", headers=cookie)
+        assert (status, data) == (200, b"")  # no hand played yet
+        assert headers["content-disposition"] == f'attachment; filename="{name}"'
 
 
 def test_tournament_configs_refused_with_one_line(served: Served) -> None:
