@@ -382,6 +382,8 @@ def _wait_for_api(stack: Stack) -> None:
 
 def test_a_user_plays_a_hosted_bot_through_the_published_port(stack: Stack) -> None:
     _wait_for_api(stack)
+    published = stack.run("port", "arena", "8000").stdout.strip()
+    assert published == stack.api.removeprefix("http://")  # on 127.0.0.1 only
     added = stack.run("exec", "-T", "arena", "arena", "users", "add", "stacktester", "--data", "/data").stdout
     token = added.strip().splitlines()[-1].split()[-1]  # the token: the last word of the last line
 
