@@ -13,7 +13,9 @@ stderr (``arena agent: ...``), never a traceback:
        connection looks the same.)
 1      the match cannot go on from our side: the dealer sent a line that is not
        a match state of this game, or the strategy chose an illegal action.
-2      usage: bad arguments, an unreadable game, an unknown strategy or options.
+2      usage: bad arguments (a port outside 1..65535, a seed outside
+       0..4294967295 included), an unreadable game, an unknown strategy or
+       options.
 3      the connection: the dealer could not be reached (refused, unknown host,
        unreachable) or the connection was reset or failed during the match.
 130    interrupted (Ctrl-C, SIGINT), at any moment: while the modules import,
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
 import trio
 
@@ -40,11 +43,23 @@ EXIT_AGENT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_CONNECTION = 3
 EXIT_INTERRUPTED = 130
+_PORTS = range(1, 2**16)
+_SEEDS = range(2**32)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with the usage errors of every ``arena`` command: one line,
+    ``arena agent: error: MESSAGE (see --help)``, status 2 (docs/exit-statuses.md),
+    where argparse's usage block first buried the line that matters. (The
+    commands' kit, ``arena.commands._kit``, is above this package.)"""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see --help)\n")
 
 
 def _parser() -> argparse.ArgumentParser:
     names = "\n".join(f"  {name:<13} {help_}" for name, help_ in strategy_names().items())
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="arena agent",
         description="Connect to an ACPC dealer (protocol 2.0.0) and play one seat with a strategy.",
         epilog=(
@@ -90,7 +105,15 @@ def main(argv: list[str]) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.port not in _PORTS:
+            parser.error(f"argument PORT: must be in 1..65535, got {args.port}")
+        if args.seed is not None and args.seed not in _SEEDS:
+            parser.error(f"argument --seed: must be in 0..4294967295, got {args.seed}")
+    except SystemExit as done:  # --help (0), or a usage error, already printed: a status, not an exception
+        return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
         game = load_game(args.game)
         strategy = make_strategy(args.strategy, game, seed=args.seed)

@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lbr": ("arena.commands.lbr", "local best response: a sampled lower bound on a strategy's exploitability (heads-up)"),
     "exploitability": ("arena.commands.exploitability", "exact exploitability of a strategy file"),
     "train-values": ("arena.commands.train_values", "train the counterfactual-value net continual re-solving asks at the street's end (NL Leduc)"),
+    "serve": ("arena.commands.serve", "the hosted arena: a JSON API that hosts matches against the hosted bots on ports any ACPC agent connects to"),
+    "users": ("arena.commands.users", "the hosted arena's users: add (prints the token once), list, revoke, rotate"),
     "warmup": ("arena.commands.warmup", "compile (and cache) the numba kernels ahead of the first run: what `make test` does at set-up"),
 }
 

@@ -26,6 +26,9 @@ Where we differ, and why:
   :data:`MAX_PENDING_PER_SEAT` connections still waiting to send one (so a flood
   holds a bounded number of sockets, and a real agent, which sends its version
   as it connects, gets through it). A well-behaved agent sees no difference;
+* a seat may be given the one address its agent connects from
+  (:class:`dealer.server.MatchConfig`'s ``peers``): a connection from any other
+  is dropped at once, so a seat open to the network is not taken by a stranger;
 * the backlog is :data:`_BACKLOG` instead of 8, so a burst of connections is
   queued rather than left retrying while the dealer drains it;
 * a rejected version line is quoted escaped and cut (:func:`poker.excerpt.quote`),
@@ -34,6 +37,7 @@ Where we differ, and why:
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import os
 from collections.abc import Callable
@@ -55,6 +59,8 @@ __all__ = [
     "claim_seat",
     "c_string",
     "version_numbers",
+    "Address",
+    "peer_address",
 ]
 
 #: The most bytes one line from an agent can have, its ``\n`` included; longer input is split.
@@ -66,6 +72,8 @@ _RECEIVE_BYTES: Final = 65536
 
 #: Called for each dropped connection with the seat index, the peer and why.
 DropReport = Callable[[int, str, str], None]
+#: An IP address, as a seat's only allowed peer.
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class SeatSetupError(Exception):
@@ -235,16 +243,35 @@ class Seat:
         await self._stream.aclose()
 
 
+def peer_address(text: str) -> Address:
+    """``text`` as an address a peer is compared with; an IPv4 address mapped
+    into IPv6 (what a dual-stack listener sees) is the IPv4 address.
+
+    Raises:
+        ValueError: ``text`` is not an IP address.
+    """
+    address = ipaddress.ip_address(text)
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
 async def claim_seat(
-    listener: trio.SocketListener, index: int, *, version_timeout_s: float, dropped: DropReport
+    listener: trio.SocketListener,
+    index: int,
+    *,
+    version_timeout_s: float,
+    dropped: DropReport,
+    peer: Address | None = None,
 ) -> tuple[Seat, tuple[int, int, int]]:
     """Accept connections on ``listener`` until one sends a valid version line;
     returns that connection as seat ``index`` with its version numbers. Every
     other connection is closed, and reported to ``dropped`` unless the wait was
-    cancelled (see the module notes). Raises ``OSError`` if accepting fails (the
+    cancelled (see the module notes); with ``peer``, so is every connection
+    from another address. Raises ``OSError`` if accepting fails (the
     reference's "could not connect"). It waits for as long as it takes: bound it
     with a cancel scope."""
-    claim = _Claim(index, version_timeout_s, dropped)
+    claim = _Claim(index, version_timeout_s, dropped, peer)
     try:
         async with trio.open_nursery() as nursery:
             claim.nursery = nursery
@@ -263,10 +290,11 @@ async def claim_seat(
 class _Claim:
     """The connections competing for one seat."""
 
-    def __init__(self, index: int, version_timeout_s: float, dropped: DropReport) -> None:
+    def __init__(self, index: int, version_timeout_s: float, dropped: DropReport, peer: Address | None) -> None:
         self.index = index
         self.version_timeout_s = version_timeout_s
         self.dropped = dropped
+        self.peer = peer
         self.nursery: trio.Nursery | None = None
         self.pending: dict[trio.CancelScope, None] = {}  # handshakes under way, oldest first
         self.evicted: dict[trio.CancelScope, str] = {}  # handshakes cancelled to make room -> why
@@ -291,16 +319,28 @@ class _Claim:
             self.pending[scope] = None
             self.nursery.start_soon(self.handshake, stream, scope)
 
+    def allowed(self, host: str) -> bool:
+        """Whether a connection from ``host`` may compete for the seat."""
+        if self.peer is None:
+            return True
+        try:
+            return peer_address(host) == self.peer
+        except ValueError:  # no address (a scoped IPv6 one, or none at all): not the peer
+            return False
+
     async def handshake(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
         try:
             host, port = stream.socket.getpeername()[:2]
             peer = f"{host}:{port}"
         except OSError:
-            peer = "an unknown peer"
+            host, peer = "", "an unknown peer"
         reason = ""
         won = False
         try:
             with scope:
+                if not self.allowed(host):
+                    reason = f"only {self.peer} may take this seat"
+                    return
                 try:
                     seat = Seat(self.index, stream)
                     line = await seat.read_line(timeout_s=self.version_timeout_s)

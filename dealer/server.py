@@ -46,7 +46,10 @@ Departures, none visible to a well-behaved agent:
 * the echoes held for one write are bounded (:data:`_ECHOES_HELD`), so a flood
   of comment lines is written as it is read, not kept in memory;
 * ``strict`` (the protocol document's recommendation) aborts on the first bad
-  response instead of repairing it.
+  response instead of repairing it;
+* ``peers`` gives a seat the one address its agent may connect from (a seat
+  open to the network for someone's own agent); connections from any other
+  are dropped with a WARNING.
 
 Lines from agents are bytes: they are parsed as Latin-1 (so only ASCII can
 match) up to the first NUL, as the C string would be.
@@ -84,7 +87,7 @@ from dealer.log import (
 from dealer.lock import MatchInUseError, MatchLock
 from dealer.messages import HandTexts
 from dealer.records import HandRecord, MatchHeader, RecordWriter, open_event_log
-from dealer.seats import Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
+from dealer.seats import Address, Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
 from poker.deal import Dealer
 from poker.hand_rank import hand_values
 from poker.gamedef import Game
@@ -107,7 +110,8 @@ _BAD_FORMAT = "WARNING: bad action format in response, changed to call"
 @dataclass(frozen=True)
 class MatchConfig:
     """Everything the reference command line sets, plus our extensions
-    (``host``, ``log_dir``, ``records``, ``strict``, ``match_limit_s``). Times
+    (``host``, ``log_dir``, ``records``, ``strict``, ``match_limit_s``,
+    ``peers``). Times
     are milliseconds but for ``match_limit_s``, a cap on the whole match's wall
     clock from the start of :func:`serve_match` (see
     :func:`dealer.budget.match_deadline_s` for one derived from the limits)."""
@@ -133,6 +137,7 @@ class MatchConfig:
     records: bool = True  # msgpack hand records + structlog JSON events alongside the ACPC logs
     strict: bool = False  # abort on the first invalid response (extension)
     match_limit_s: float = math.inf  # abort a match still running after this long (extension)
+    peers: tuple[Address | None, ...] = ()  # per seat, the only address it accepts (None or missing: any)
 
     def path(self, suffix: str) -> Path:
         """``<log_dir>/<match_name><suffix>``."""
@@ -392,7 +397,11 @@ class _Match:
         async def claim(index: int, listener: trio.SocketListener, nursery: trio.Nursery) -> None:
             try:
                 claimed[index] = await claim_seat(
-                    listener, index, version_timeout_s=self.config.t_response_ms / 1000, dropped=self.dropped
+                    listener,
+                    index,
+                    version_timeout_s=self.config.t_response_ms / 1000,
+                    dropped=self.dropped,
+                    peer=self.config.peers[index] if index < len(self.config.peers) else None,
                 )
             except OSError:
                 failed.append(index)

@@ -56,6 +56,7 @@ __all__ = [
     "make_app",
     "new_token",
     "bind_table",
+    "hypercorn_config",
     "serve_table",
 ]
 
@@ -202,7 +203,10 @@ def bind_table(host: str, port: int, *, send_timeout_s: float = SEND_TIMEOUT_S) 
     return listener.detach()  # Hypercorn takes the descriptor over
 
 
-def _config(fd: int) -> Config:
+def hypercorn_config(fd: int) -> Config:
+    """Hypercorn serving the socket ``fd``: bounded idle connections, header
+    sizes and WebSocket messages, no access log, a one-second graceful stop
+    (also the hosted arena's, :mod:`arena.serve.service`)."""
     config = Config()
     config.bind = [f"fd://{fd}"]
     config.websocket_max_message_size = HARD_MAX_MESSAGE_BYTES
@@ -228,7 +232,7 @@ async def serve_table(
     ``shutdown`` is set; ``task_status.started`` gets the page's URL."""
 
     app: Any = make_app(seat, token, pages, send_timeout_s=send_timeout_s)  # an ASGI app; Hypercorn's type names its own scope types
-    serve = partial(hypercorn_serve, app, _config(fd), shutdown_trigger=shutdown.wait)
+    serve = partial(hypercorn_serve, app, hypercorn_config(fd), shutdown_trigger=shutdown.wait)
     async with trio.open_nursery() as nursery:
         binds: list[str] = await nursery.start(serve)
         task_status.started(f"{binds[0]}/?token={token}")

@@ -1,5 +1,7 @@
 """A whole local match as a library: what it is (:mod:`arena.match.plan`), the
-seat runner that plays it (:mod:`arena.match.seats`) and its results
+seat runner that plays one seating of any match, with our strategies, commands
+or remote agents in its seats (:mod:`arena.match.seats`), a plan played
+through it (:mod:`arena.match.run`) and its results
 (:mod:`arena.match.results`). ``arena match`` (:mod:`arena.commands.match`) is
 its front end; tournaments play their matches through it too.
 """
@@ -26,10 +28,23 @@ from arena.match.plan import (
     NO_START_TIMEOUT as NO_START_TIMEOUT,
 )
 from arena.match.seats import (
+    InProcess as InProcess,
+    Command as Command,
+    Remote as Remote,
+    Seat as Seat,
+    agent_command as agent_command,
+    SeatEnd as SeatEnd,
+    SeatingRun as SeatingRun,
+    run_seating as run_seating,
+    keep_output as keep_output,
+    last_line as last_line,
+    KEEP_BYTES as KEEP_BYTES,
     Stop as Stop,
+    sigterm_as_interrupt as sigterm_as_interrupt,
+)
+from arena.match.run import (
     run_plan as run_plan,
     run_plan_with_signals as run_plan_with_signals,
-    sigterm_as_interrupt as sigterm_as_interrupt,
 )
 from arena.match.results import (
     read_seating as read_seating,

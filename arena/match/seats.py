@@ -1,103 +1,257 @@
-"""The seat runner: plays a :class:`~arena.match.plan.MatchPlan`'s seatings
-through our dealer in this process, one agent per seat (a ``python -m agent``
-process in a session of its own, or a trio task), following the log for a
-progress bar and stopping cleanly on SIGINT/SIGTERM."""
+"""The seat runner: one seating of a match, our dealer in this process
+(:func:`dealer.server.serve_match`) with an agent in every seat, and what became
+of each agent. ``arena match`` (:mod:`arena.match.run`) and tournaments
+(:mod:`arena.tournament.play`) seat their matches here; so can a hosted table.
+
+A seat is one of three kinds, given in seat order beside a
+:class:`~dealer.server.MatchConfig` (whose ``names`` name them):
+
+* :class:`InProcess` — one of our strategies (a :class:`strategies.base.Spec`
+  and its seed), built before the dealer listens (loading a strategy file does
+  not count against the start timeout) and played by a trio task here;
+* :class:`Command` — a program run as ``ARGV... HOST PORT AFTER...`` from
+  ``cwd`` in a session of its own: an ACPC ``startme.sh``, or our own agent
+  (:func:`agent_command`). Its stdout and stderr go to
+  ``<match>.player<N>.std/.err`` beside the log, each bounded
+  (:func:`keep_output`: a bot that floods its output cannot fill the disk);
+  when its seating is over its whole process group is killed, so nothing it
+  started outlives the seating;
+* :class:`Remote` — nothing is started: the dealer's port for the seat is
+  announced (:func:`run_seating` calls ``task_status.started(ports)``) and the
+  first ACPC agent that connects and sends its version takes the seat, only
+  from ``peer`` when one is given, and within the config's start timeout.
+
+For example, a hosted bot against someone's own agent::
+
+    config = MatchConfig(match_name="match", game=game, game_path="leduc", num_hands=1000,
+                         seed=7, names=("leduc-cfr", "you"), host="0.0.0.0",
+                         start_timeout_ms=60_000, log_dir=run_dir).with_match_deadline()
+    seats = (InProcess(Spec.parse("leduc-cfr"), seed=1), Remote(peer="203.0.113.5"))
+
+    async def host(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
+        run = await run_seating(config, seats, task_status=task_status)
+        ...  # run.result, run.ends, run.culprits()
+
+    ports = await nursery.start(host)  # ports[1]: where the agent connects
+
+The rules of a seating: the dealer writes ``<match>.log`` (and whatever the
+config asks) in ``config.log_dir``, its stdout and stderr in ``<match>.out`` and
+``<match>.err`` (appended to with ``config.append``, as are the commands'
+files); an agent that ends while the dealer still plays gives the dealer
+:data:`~arena.match.plan.AGENT_GONE_S` to say why and stop; once the dealer is
+done, agents get :data:`~arena.match.plan.AGENT_EXIT_S` to exit (``after_abort_s``
+after an abort) and are then stopped, which is not held against them. A
+:class:`Stop` (SIGINT/SIGTERM, :func:`run_plan_with_signals`) stops the dealer
+and the agents at once.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import re
 import signal
+import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Final, TextIO
 
 import trio
-from tqdm import tqdm
 
-from agent import cli as agent_cli
+from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION
 from agent.client import AgentError, ConnectionLost, play
-from analysis.tables import plural
-from arena.match.plan import (
-    AGENT_EXIT_S,
-    AGENT_GONE_S,
-    Bot,
-    MatchError,
-    MatchPlan,
-    Outcome,
-    SeatingResult,
-    agent_spec,
-    resumed_seed,
-)
-from arena.match.results import read_seating
+from arena.match.plan import AGENT_EXIT_S, AGENT_GONE_S
+from dealer.seats import Address, peer_address
 from dealer.server import MatchConfig, MatchResult, serve_match
-from strategies.base import make_strategy
+from poker.gamedef import Game
+from strategies.base import Spec, Strategy, make_strategy
 
 __all__ = [
+    "InProcess",
+    "Command",
+    "Remote",
+    "Seat",
+    "agent_command",
+    "SeatEnd",
+    "SeatingRun",
+    "run_seating",
+    "keep_output",
+    "last_line",
+    "KEEP_BYTES",
     "Stop",
-    "run_plan",
-    "run_plan_with_signals",
+    "watch_signals",
     "sigterm_as_interrupt",
 ]
 
-_POLL_S: Final = 0.2
+#: What is kept of each output stream of a command, at its start and again at
+#: its end: enough for any bot's own diagnostics, and a bound on the disk a
+#: bot can fill (a stream that says more loses its middle).
+KEEP_BYTES: Final = 64 * 1024
+_READ_BYTES: Final = 64 * 1024
+_SEAT_IN_ERROR: Final = re.compile(r"\bseat (\d+)\b")
+
+
+# -- the seats --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InProcess:
+    """One of our strategies, played by a task in this process."""
+
+    spec: Spec
+    seed: int
+
+
+@dataclass(frozen=True)
+class Command:
+    """A program run as ``ARGV... HOST PORT AFTER...`` from ``cwd``."""
+
+    argv: tuple[str, ...]
+    after: tuple[str, ...] = ()
+    cwd: str | None = None
+
+
+@dataclass(frozen=True)
+class Remote:
+    """A seat for an agent we do not start: whoever connects to its port first
+    with a version line, from ``peer`` (an IP address) only when given.
+
+    Raises:
+        ValueError: ``peer`` is not an IP address.
+    """
+
+    peer: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.peer is not None:
+            peer_address(self.peer)
+
+
+Seat = InProcess | Command | Remote
+
+
+def agent_command(game: str, spec: Spec, seed: int) -> Command:
+    """Our own agent as a process (``python -m agent GAME HOST PORT --strategy
+    SPEC --seed S``): what a seat of ours is when agents run as processes."""
+    return Command((sys.executable, "-m", "agent", game), after=("--strategy", str(spec), "--seed", str(seed)))
+
+
+# -- what became of them ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatEnd:
+    """An agent that ended on its own, with an error or while the dealer still
+    played. ``status`` is a command's exit status, or for an in-process agent
+    the one ``arena agent`` would give (0 the connection ended, 1 its own fault,
+    3 the connection was lost or refused); ``None``: the command could not be
+    started. ``detail`` says why (the error; a command's last line on stderr);
+    ``output`` is a command's stderr file (``None`` in-process)."""
+
+    seat: int
+    status: int | None
+    detail: str
+    during: bool  # the dealer was still playing
+    output: Path | None = None
+
+    @property
+    def command(self) -> bool:
+        return self.output is not None
+
+    def describe(self, when: str = "") -> str:
+        """What happened, in words; ``when`` follows the verb (" before the match was over")."""
+        if self.status is None:
+            return f"could not be started: {self.detail}"
+        if self.command:
+            said = f": {self.detail}" if self.detail else ""
+            return f"exited with status {self.status}{when}{said} (see {self.output})"
+        if self.status == 0:
+            return f"ended the connection{when}"
+        return f"failed{when}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class SeatingRun:
+    """What :func:`run_seating` saw: the dealer's result (``None`` when it was
+    stopped before it finished: by a :class:`Stop`, or after an agent left),
+    the agents that ended on their own in the order they did
+    (:class:`SeatEnd`), and whether a :class:`Stop` ended the seating."""
+
+    result: MatchResult | None
+    ends: tuple[SeatEnd, ...]
+    stopped: bool
+
+    def culprits(self) -> dict[int, str]:
+        """Seat -> why, for the seats to blame when the seating did not finish:
+        commands that ended while the dealer played and in-process agents that
+        broke the protocol (an in-process agent that loses its connection is the
+        victim of someone else), then the seat the dealer's ERROR names (one
+        that never connected, timed out or left: a remote seat is blamed only so)."""
+        blamed: dict[int, str] = {}
+        for end in self.ends:
+            if (end.command and end.during) or (not end.command and end.status == EXIT_AGENT_ERROR):
+                blamed.setdefault(end.seat, end.describe(" before the match was over" if end.command else ""))
+        result = self.result
+        if result is not None and result.aborted:
+            lines = result.aborted.splitlines()
+            said = next((line for line in lines if line.startswith("ERROR")), lines[0])
+            named = _SEAT_IN_ERROR.search(said)
+            if named and 1 <= int(named.group(1)) <= len(result.totals):
+                blamed.setdefault(int(named.group(1)) - 1, f"the dealer: {said}")
+        return blamed
 
 
 # -- stopping on a signal ---------------------------------------------------------
 
 
 @dataclass
-class _Seating:
-    """The running seating: its nursery and the dealer's own scope."""
+class _Running:
+    """The running seating: its nursery, the dealer's own scope, and what the agents did."""
 
     scope: trio.CancelScope
     dealer_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     result: MatchResult | None = None
-    dealer_done: bool = False
-    failures: list[str] = field(default_factory=list)  # agents' own faults
-    lost: list[str] = field(default_factory=list)  # agents that lost the connection (status 3)
-    gone: list[str] = field(default_factory=list)  # agents that ended their connection early
-    processes: list[trio.Process] = field(default_factory=list)  # agent processes
+    dealer_done: trio.Event = field(default_factory=trio.Event)
+    ends: list[SeatEnd] = field(default_factory=list)
+    groups: list[int] = field(default_factory=list)  # the commands' process groups
     stopped: bool = False  # by a signal
 
-    def fail(self, message: str, *, connection: bool = False) -> None:
-        """An agent failed: by its own fault, or (``connection``) because its
-        connection broke, which a dealer that aborts causes. The dealer, which
-        sees the connection close, gets a moment to say why and stop."""
-        (self.lost if connection else self.failures).append(message)
-        self._hurry_dealer()
+    def ended(self, end: SeatEnd) -> None:
+        """An agent ended on its own: kept when it failed or left early."""
+        if end.during:
+            self.hurry_dealer()
+        if not self.stopped and (end.status != 0 or end.during):
+            self.ends.append(end)
 
-    def left(self, who: str) -> None:
-        """An agent saw the end of its connection while the dealer still plays:
-        normal if the dealer is finishing, a stuck dealer otherwise."""
-        if not self.dealer_done:
-            self.gone.append(who)
-            self._hurry_dealer()
-
-    def _hurry_dealer(self) -> None:
-        self.dealer_scope.deadline = min(self.dealer_scope.deadline, trio.current_time() + AGENT_GONE_S)
+    def hurry_dealer(self) -> None:
+        """An agent's connection ended: the dealer, which sees it close, gets a
+        moment to say why and stop (a seat that never connected would keep it
+        waiting)."""
+        if not self.dealer_done.is_set():
+            self.dealer_scope.deadline = min(self.dealer_scope.deadline, trio.current_time() + AGENT_GONE_S)
 
     def stop_dealer(self) -> None:
-        """Stop the agent processes (SIGTERM: they exit at once and say nothing,
-        where a connection the dealer closes with their answer unread would be
-        reset under them), then the dealer, which closes the connections (agent
-        tasks see them end). The agents get time to exit."""
+        """Stop the commands (SIGTERM to each group: they exit at once and say
+        nothing, where a connection the dealer closes with their answer unread
+        would be reset under them), then the dealer, which closes the
+        connections (in-process agents see them end). The agents get time to exit."""
         self.stopped = True
-        for process in self.processes:
-            if process.returncode is None:
-                process.terminate()
+        for group in self.groups:
+            _signal_group(group, signal.SIGTERM)
         self.dealer_scope.cancel()
         self.scope.deadline = min(self.scope.deadline, trio.current_time() + AGENT_EXIT_S)
 
 
 @dataclass
 class Stop:
-    """Set by SIGINT/SIGTERM: the first stops the dealer of the running seating,
-    a second one everything at once."""
+    """Set by SIGINT/SIGTERM (:func:`watch_signals`): the first stops the dealer
+    of the running seating, a second one everything at once."""
 
     interrupted: bool = False
-    current: _Seating | None = None
+    current: _Running | None = None
     signals: int = 0
 
     def signal(self) -> None:
@@ -111,7 +265,8 @@ class Stop:
             self.current.scope.cancel()
 
 
-async def _watch_signals(stop: Stop, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+async def watch_signals(stop: Stop, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+    """Pass SIGINT and SIGTERM to ``stop`` until cancelled."""
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         task_status.started()
         async for _ in signals:
@@ -142,212 +297,174 @@ def sigterm_as_interrupt(forward: Callable[[], object] | None = None) -> Iterato
         signal.signal(signal.SIGTERM, previous)
 
 
-# -- playing ----------------------------------------------------------------------
+# -- running a seating ----------------------------------------------------------------
 
 
-async def run_plan(plan: MatchPlan, progress: tqdm[Any] | None = None, stop: Stop | None = None) -> Outcome:
-    """Play every seating in turn, each with fresh agents; seatings the run
-    directory already holds complete are read, unfinished ones resumed.
+async def run_seating(
+    config: MatchConfig,
+    seats: Sequence[Seat],
+    *,
+    stop: Stop | None = None,
+    after_abort_s: float = AGENT_EXIT_S,
+    task_status: trio.TaskStatus[tuple[int, ...]] = trio.TASK_STATUS_IGNORED,
+) -> SeatingRun:
+    """Play one seating: ``seats[i]`` in seat ``i`` (see the module notes for
+    each kind), the dealer on ``config`` (its ``peers`` are the runner's: a
+    remote seat's ``peer``, and for our own agents the address they connect
+    from when the dealer listens on every interface). Calls
+    ``task_status.started(ports)`` once the dealer listens, before any agent
+    connects; a dealer that cannot start (its ERROR is then in the result)
+    returns without, as :func:`dealer.server.serve_match` does.
 
     Raises:
-        MatchError: the dealer aborted or an agent failed (and no signal came).
+        ValueError: not one seat per player of the game.
+        StrategyError: an in-process seat's strategy cannot be built.
     """
+    if len(seats) != config.game.num_players:
+        raise ValueError(f"{len(seats)} seats for a {config.game.num_players}-player game")
     stop = stop or Stop()
-    results: list[SeatingResult] = []
-    for index in range(len(plan.seatings)):
-        if stop.interrupted:
-            results.append(read_seating(plan, index))
-        else:
-            results.append(await _run_seating(plan, index, progress, stop))
-    return Outcome(tuple(results), stop.interrupted)
+    host, local_peer = _our_address(config.host)
+    config = dataclasses.replace(config, peers=tuple(_peer(seat, local_peer) for seat in seats))
+    # built before the dealer listens: the start timeout is for connecting
+    strategies = {i: make_strategy(seat.spec, config.game, seed=seat.seed) for i, seat in enumerate(seats) if isinstance(seat, InProcess)}
+    mode = "a" if config.append else "w"
+    with open(config.path(".out"), mode) as out, open(config.path(".err"), mode) as err:
+        async with trio.open_nursery() as nursery:
+            run = _Running(nursery.cancel_scope)
+            stop.current = run
+            if stop.interrupted:  # a signal came while this seating was set up
+                run.stop_dealer()
+            try:
+                ports: tuple[int, ...] = await nursery.start(_serve, config, out, err, run, after_abort_s)
+            except RuntimeError:  # the dealer could not open its files or ports, or was stopped
+                ports = ()
+            else:
+                task_status.started(ports)
+            for index, (seat, port) in enumerate(zip(seats, ports)):
+                if isinstance(seat, InProcess):
+                    nursery.start_soon(_in_process, strategies.pop(index), index, host, port, run, config.game)
+                elif isinstance(seat, Command):
+                    nursery.start_soon(_command, seat, index, host, port, run, config)
+        stop.current = None
+    for strategy in strategies.values():  # never played: the dealer did not start
+        strategy.close()
+    return SeatingRun(run.result, tuple(run.ends), run.stopped)
 
 
-async def run_plan_with_signals(plan: MatchPlan, progress: tqdm[Any] | None) -> Outcome:
-    stop = Stop()
-    failed: MatchError | None = None
-    async with trio.open_nursery() as nursery:
-        await nursery.start(_watch_signals, stop)
-        try:
-            outcome = await run_plan(plan, progress, stop)
-        except MatchError as error:
-            failed = error  # raised outside the nursery, not in an exception group
-        nursery.cancel_scope.cancel()
-    if failed is not None:
-        raise failed
-    return outcome
+def _our_address(host: str) -> tuple[str, Address | None]:
+    """Where our own agents connect to a dealer that listens on ``host``
+    (loopback when it listens on every interface), and the address the dealer
+    should then accept them from (none for a host name)."""
+    local = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}.get(host, host)
+    try:
+        return local, peer_address(local)
+    except ValueError:
+        return local, None
 
 
-async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None, stop: Stop) -> SeatingResult:
-    seating = plan.seatings[index]
-    name = plan.match_name(index)
-    log_path = plan.run_dir / f"{name}.log"
-    err_path = plan.run_dir / f"{name}.err"
-    before = read_seating(plan, index)
-    if progress is not None:
-        if len(plan.seatings) > 1:
-            progress.set_description(name)
-        progress.update(index * plan.hands + before.hands_played - progress.n)
-    if before.complete:
-        return before
-    resuming = log_path.exists() or (plan.run_dir / f"{name}.tlog").exists()
-    first_hand = before.hands_played
-    bots = [
-        plan.bots[b] if first_hand == 0 else Bot(plan.bots[b].spec, plan.bots[b].name, resumed_seed(plan.seed, b, first_hand))
-        for b in seating
-    ]
-    config = MatchConfig(
-        match_name=name,
-        game=plan.game,
-        game_path=plan.game_arg,
-        num_hands=plan.hands,
-        seed=plan.seed,
-        names=tuple(bot.name for bot in bots),
-        write_tlog=True,
-        append=resuming,  # with the .tlog: replay it, then play on (dealer -a -T)
-        t_response_ms=plan.t_response_ms,
-        t_hand_ms=plan.t_hand_ms,
-        t_per_hand_ms=plan.t_per_hand_ms,
-        start_timeout_ms=plan.start_timeout_ms,
-        log_dir=plan.run_dir,
-        quiet=True,
-    )
-    run_agent = _agent_task if plan.in_process else _agent_process
-    log_start = log_path.stat().st_size if log_path.exists() else 0
-    mode = "a" if resuming else "w"
-    with open(plan.run_dir / f"{name}.out", mode) as out, open(err_path, mode) as err:
-        async with trio.open_nursery() as outer:
-            if progress is not None:
-                outer.start_soon(_follow_log, log_path, log_start, progress)
-            async with trio.open_nursery() as nursery:
-                run = _Seating(nursery.cancel_scope)
-                stop.current = run
-                if stop.interrupted:  # a signal came while this seating was set up
-                    run.stop_dealer()
-                try:
-                    ports: tuple[int, ...] = await nursery.start(_serve, config, out, err, run)
-                except RuntimeError:  # the dealer could not open its files or ports, or was stopped
-                    if run.result is None and not stop.interrupted:
-                        raise
-                    ports = ()
-                for seat, (bot, port) in enumerate(zip(bots, ports)):
-                    nursery.start_soon(run_agent, plan, name, seat, bot, port, run, resuming)
-            stop.current = None
-            outer.cancel_scope.cancel()
-    after = read_seating(plan, index)
-    if stop.interrupted:
-        return after
-    if progress is not None:
-        progress.update((index + 1) * plan.hands - progress.n)
-    message = _failure(name, run, err_path)
-    if message is not None:
-        raise MatchError(message)
-    if not after.complete:
-        raise MatchError(
-            f"{log_path} holds {after.hands_played} of its {plan.hands} hands or lacks the SCORE line,"
-            f" though the dealer finished (see {err_path})"
-        )
-    return after
-
-
-def _failure(name: str, run: _Seating, err_path: Path) -> str | None:
-    """What went wrong in a seating, causes first: an agent's own fault (a bad
-    line, an illegal action), then the dealer's abort, then agents that lost
-    their connection, which is what a dealer that aborts does to them."""
-    parts = list(run.failures)
-    result = run.result
-    if result is not None and result.aborted is not None:
-        reason = "; ".join(line for line in result.aborted.splitlines() if line)  # one line
-        parts.append(f"the dealer aborted after {plural(result.hands_played, 'hand')}: {reason} (see {err_path})")
-    parts += run.lost
-    if parts:
-        return f"{name}: {'; then '.join(parts)}"
-    if result is None and run.gone:
-        said = _last_dealer_message(err_path)
-        reason = f"; the dealer's last message: {said}" if said else ""
-        return (
-            f"{name}: the dealer was stopped: {', '.join(run.gone)} ended the connection"
-            f" before the match was over{reason} (see {err_path})"
-        )
-    if result is None:
-        return f"{name}: the dealer stopped without a result (see {err_path})"
-    return None
-
-
-def _last_dealer_message(err_path: Path) -> str | None:
-    lines = [line for line in err_path.read_text(errors="replace").splitlines() if line.startswith(("ERROR", "WARNING"))]
-    return lines[-1] if lines else None
+def _peer(seat: Seat, local: Address | None) -> Address | None:
+    if isinstance(seat, Remote):
+        return None if seat.peer is None else peer_address(seat.peer)
+    return local
 
 
 async def _serve(
     config: MatchConfig,
     out: TextIO,
     err: TextIO,
-    run: _Seating,
+    run: _Running,
+    after_abort_s: float,
     *,
     task_status: trio.TaskStatus[tuple[int, ...]] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    with run.dealer_scope:
-        run.result = await serve_match(config, stdout=out, stderr=err, task_status=task_status)
-    run.dealer_done = True
-    err.flush()
-    run.scope.deadline = min(run.scope.deadline, trio.current_time() + AGENT_EXIT_S)  # agents exit at end of file
-
-
-async def _agent_task(
-    plan: MatchPlan, name: str, seat: int, bot: Bot, port: int, run: _Seating, resuming: bool
-) -> None:
     try:
-        await play("127.0.0.1", port, plan.game, make_strategy(agent_spec(plan, name, bot), plan.game, seed=bot.seed))
+        with run.dealer_scope:
+            run.result = await serve_match(config, stdout=out, stderr=err, task_status=task_status)
+    finally:
+        run.dealer_done.set()
+    err.flush()
+    played_out = run.result is not None and run.result.aborted is None
+    run.scope.deadline = min(run.scope.deadline, trio.current_time() + (AGENT_EXIT_S if played_out else after_abort_s))
+
+
+async def _in_process(strategy: Strategy, seat: int, host: str, port: int, run: _Running, game: Game) -> None:
+    """Play the seat. The end of the connection is the normal end when the
+    dealer closed it, and an agent that left early when it did not: which one
+    the dealer says once it is done (a moment later, or stopped: no result)."""
+    try:
+        await play(host, port, game, strategy)
     except (AgentError, OSError) as error:
-        connection = isinstance(error, (ConnectionLost, OSError))
-        run.fail(f"agent {bot.name} (seat {seat + 1}) failed: {error}", connection=connection)
+        status = EXIT_CONNECTION if isinstance(error, (ConnectionLost, OSError)) else EXIT_AGENT_ERROR
+        run.ended(SeatEnd(seat, status, str(error), not run.dealer_done.is_set()))
     else:
-        run.left(f"agent {bot.name} (seat {seat + 1})")
+        run.hurry_dealer()
+        await run.dealer_done.wait()
+        run.ended(SeatEnd(seat, 0, "", run.result is None))
 
 
-async def _agent_process(
-    plan: MatchPlan, name: str, seat: int, bot: Bot, port: int, run: _Seating, resuming: bool
-) -> None:
-    """``python -m agent`` with its output in ``<match>.player<N>.std/.err`` (as
-    play_match.pl), in a session of its own: a Ctrl-C at the terminal reaches
-    only us. The agent ends when the dealer closes its connection, or on SIGTERM
-    from :meth:`_Seating.stop_dealer` (silently: it has no SIGTERM handler)."""
-    command = [sys.executable, "-m", "agent", plan.agent_game, "127.0.0.1", str(port)]
-    command += ["--strategy", str(agent_spec(plan, name, bot)), "--seed", str(bot.seed)]
-    err_path = plan.run_dir / f"{name}.player{seat + 1}.err"
-    mode = "ab" if resuming else "wb"
-    with open(plan.run_dir / f"{name}.player{seat + 1}.std", mode) as out, open(err_path, mode) as err:
-        process = await trio.lowlevel.open_process(command, stdout=out, stderr=err, start_new_session=True)
-        run.processes.append(process)
+async def _command(command: Command, seat: int, host: str, port: int, run: _Running, config: MatchConfig) -> None:
+    """Run the command with its output kept (until EOF: once its whole process
+    group is gone); when it ends, or the seating does, the group is killed."""
+    err_path = config.path(f".player{seat + 1}.err")
+    argv = [*command.argv, host, str(port), *command.after]
+    try:
+        process = await trio.lowlevel.open_process(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=command.cwd, start_new_session=True
+        )
+    except OSError as error:
+        run.ended(SeatEnd(seat, None, error.strerror or str(error), not run.dealer_done.is_set(), err_path))
+        return
+    assert process.stdout is not None and process.stderr is not None  # both are pipes
+    run.groups.append(process.pid)
+    async with trio.open_nursery() as keepers:
+        keepers.start_soon(keep_output, process.stdout, config.path(f".player{seat + 1}.std"), KEEP_BYTES, config.append)
+        keepers.start_soon(keep_output, process.stderr, err_path, KEEP_BYTES, config.append)
         try:
             await process.wait()
         finally:
-            if process.returncode is None:  # the seating was cancelled: it had its chance to exit
-                process.kill()
+            _signal_group(process.pid, signal.SIGKILL)  # a startme.sh's children too
+            if process.returncode is None:  # the seating is over: it had its time to exit
                 with trio.CancelScope(shield=True):
                     await process.wait()
-    who = f"agent {bot.name} (seat {seat + 1})"
-    if run.stopped:
-        return  # terminated by us on a signal
-    if process.returncode != 0:
-        lines = err_path.read_text(errors="replace").strip().splitlines()
-        last = f": {lines[-1]}" if lines else ""
-        connection = process.returncode == agent_cli.EXIT_CONNECTION  # refused, reset or lost
-        run.fail(f"{who} exited with status {process.returncode}{last} (see {err_path})", connection=connection)
-    else:
-        run.left(who)
+        during = not run.dealer_done.is_set()
+    run.ended(SeatEnd(seat, process.returncode, last_line(err_path), during, err_path))
 
 
-async def _follow_log(path: Path, start: int, progress: tqdm[Any]) -> None:
-    """Advance ``progress`` by the STATE lines the dealer appends to its log after ``start``."""
-    while not path.exists():
-        await trio.sleep(_POLL_S)
-    with open(path, "rb") as log:
-        log.seek(start)
-        pending = b""
-        while True:
-            pending += log.read()
-            lines = pending.split(b"\n")
-            pending = lines.pop()
-            progress.update(sum(1 for line in lines if line.startswith(b"STATE:")))
-            await trio.sleep(_POLL_S)
+def _signal_group(group: int, signum: int) -> None:
+    try:
+        os.killpg(group, signum)
+    except ProcessLookupError:
+        pass
+
+
+def last_line(path: Path) -> str:
+    """The last line of a file (a seat's or the dealer's stderr), "" when it has none."""
+    lines = path.read_text(errors="replace").strip().splitlines() if path.exists() else []
+    return lines[-1] if lines else ""
+
+
+async def keep_output(stream: trio.abc.ReceiveStream, path: Path, keep: int = KEEP_BYTES, append: bool = False) -> None:
+    """Save what ``stream`` says to ``path`` (after what it holds, with
+    ``append``): the first ``keep`` bytes as they come, and at the end (EOF or
+    cancelled) a line saying how many bytes were dropped, then the last
+    ``keep``. Only the tail is held in memory, so the bytes in between cost
+    neither disk nor memory however many there are."""
+    head = dropped = 0
+    tail = bytearray()
+    with open(path, "ab" if append else "wb") as file:
+        async with stream:
+            try:
+                while chunk := await stream.receive_some(_READ_BYTES):
+                    if head < keep:
+                        part = chunk[: keep - head]
+                        file.write(part)
+                        head += len(part)
+                        chunk = chunk[len(part) :]
+                    tail += chunk
+                    if len(tail) > keep:
+                        dropped += len(tail) - keep
+                        del tail[: len(tail) - keep]
+            finally:
+                if dropped:
+                    file.write(f"\n[arena: {dropped} bytes dropped here: only the first and the last {keep} are kept]\n".encode())
+                file.write(tail)

@@ -1,27 +1,22 @@
-"""Matches with external-command bots: ACPC submissions (``startme.sh HOST PORT``).
+"""Matches with external-command bots (ACPC submissions, ``startme.sh HOST PORT``): their forfeits.
 
-:func:`arena.match.run_plan` starts only our own agents, so a match in which
-one bot is an external command plays its seatings here, each through our
-dealer (:func:`dealer.server.serve_match`) on loopback with fresh agents:
-
-* a command is run as ``COMMAND... HOST PORT`` from its program's directory,
-  in a session of its own, stdout and stderr kept in the match directory as
-  ``<match>.player<seat>.std/.err`` (play_match.pl's names), each bounded
-  (:func:`_keep`: the first and the last :data:`KEEP_BYTES`, and how much was
-  dropped between them, since a bot that floods its output would otherwise
-  fill the disk beside ``tournament.db``); when its seating
-  is over it gets :data:`arena.match.AGENT_EXIT_S` to exit (a second after an
-  aborted seating), then its whole process group is killed (a ``startme.sh`` that started a child leaves none
-  behind, as the ACPC's validation demanded);
-* our bots in the same match play as in-process agents, or with
-  ``agents = "process"`` as ``python -m agent`` processes started the same way.
+A match in which one bot is an external command plays its seatings through the
+seat runner (:func:`arena.match.run_seating`), each with fresh agents: the
+command as a :class:`~arena.match.Command` (run from its program's directory,
+its output kept bounded, its whole process group killed with its seating: a
+``startme.sh`` that started a child leaves none behind, as the ACPC's
+validation demanded), our bots beside it in-process or, with ``agents =
+"process"``, as ``python -m agent`` commands. After an aborted seating the
+agents get a second to exit (:data:`_ABORT_GRACE_S`): nothing that happens then
+changes who is to blame.
 
 A seat whose agent fails *forfeits* that seating, and the tournament goes on:
 the dealer aborts the match when a peer is dead (docs/protocol.md, The dealer's rules:
 "could not get action from seat N", no SCORE line; "timed out waiting for seat N to
 connect" when it never connects), keeping every finished hand in the ``.log``. An agent
 fails when the dealer names its seat in such an abort, or when its process ends (or,
-in-process, its strategy breaks the protocol) before the seating is over. The finished
+in-process, its strategy breaks the protocol) before the seating is over
+(:meth:`arena.match.SeatingRun.culprits`). The finished
 hands count as played; each unfinished hand costs every failed seat its blind (its
 position's ``blind``, as if it folded at once), shared equally by the seats that did not
 fail. The remaining seatings are still played with fresh agents, so one crash costs one
@@ -31,47 +26,23 @@ is a failure of ours: :class:`arena.match.MatchError`, and ``--resume`` plays it
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 import trio
 
-from agent.client import AgentError, ConnectionLost, play
 from analysis.tables import plural
-from arena.match import AGENT_EXIT_S, AGENT_GONE_S, MatchError
+from arena.match import KEEP_BYTES as KEEP_BYTES, MatchError, Seat, SeatingRun, keep_output, last_line, run_seating
 from dealer.log import LogError, read_log
-from dealer.server import MatchConfig, MatchResult, serve_match
+from dealer.server import MatchConfig
 from poker.gamedef import Game
-from strategies.base import Spec, Strategy, make_strategy
 
-__all__ = ["Seat", "SeatingOutcome", "play_seatings", "forfeit_charges", "KEEP_BYTES"]
+__all__ = ["SeatingOutcome", "play_seatings", "forfeit_charges", "KEEP_BYTES"]
 
-HOST = "127.0.0.1"
-#: What is kept of each output stream of a command, at its start and again at
-#: its end: enough for any bot's own diagnostics, and a bound on the disk a
-#: bot can fill (a stream that says more loses its middle).
-KEEP_BYTES: Final = 64 * 1024
-_READ_BYTES: Final = 64 * 1024
-_ABORT_GRACE_S = 1.0
-_SEAT_IN_ERROR = re.compile(r"\bseat (\d+)\b")
-
-
-@dataclass(frozen=True)
-class Seat:
-    """Who sits in a seat: a command line (``HOST PORT`` go between ``argv``
-    and ``after``) or, with no ``argv``, our in-process agent for ``spec``."""
-
-    name: str
-    argv: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
-    cwd: str | None = None
-    spec: Spec | None = None
-    seed: int = 0
+_ABORT_GRACE_S: Final = 1.0
+#: The output capture under the name this module gave it before the seat runner held it.
+_keep = keep_output
 
 
 @dataclass(frozen=True)
@@ -85,119 +56,6 @@ class SeatingOutcome:
     hands_played: int
     complete: bool
     failed: dict[int, str]
-
-
-@dataclass
-class _Run:
-    dealer_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
-    result: MatchResult | None = None
-    dealer_done: bool = False
-    failed: dict[int, str] = field(default_factory=dict)
-
-    def fail(self, seat: int, reason: str) -> None:
-        """A seat's agent is gone or broke the protocol: the dealer, which
-        usually sees it and aborts, gets a moment to say so, then is stopped
-        (a seat that never connected would keep it waiting)."""
-        self.failed.setdefault(seat, reason)
-        self.dealer_scope.deadline = min(self.dealer_scope.deadline, trio.current_time() + AGENT_GONE_S)
-
-
-def _last_line(path: Path) -> str:
-    lines = path.read_text(errors="replace").strip().splitlines() if path.exists() else []
-    return f": {lines[-1]}" if lines else ""
-
-
-async def _keep(stream: trio.abc.ReceiveStream, path: Path, keep: int = KEEP_BYTES) -> None:
-    """Save what ``stream`` says to ``path``: the first ``keep`` bytes as they
-    come, and at the end (EOF or cancelled) a line saying how many bytes were
-    dropped, then the last ``keep``. Only the tail is held in memory, so the
-    bytes in between cost neither disk nor memory however many there are."""
-    head = dropped = 0
-    tail = bytearray()
-    with open(path, "wb") as file:
-        async with stream:
-            try:
-                while chunk := await stream.receive_some(_READ_BYTES):
-                    if head < keep:
-                        part = chunk[: keep - head]
-                        file.write(part)
-                        head += len(part)
-                        chunk = chunk[len(part) :]
-                    tail += chunk
-                    if len(tail) > keep:
-                        dropped += len(tail) - keep
-                        del tail[: len(tail) - keep]
-            finally:
-                if dropped:
-                    file.write(f"\n[arena: {dropped} bytes dropped here: only the first and the last {keep} are kept]\n".encode())
-                file.write(tail)
-
-
-async def _process(seat: Seat, index: int, port: int, run: _Run, run_dir: Path, name: str) -> None:
-    err_path = run_dir / f"{name}.player{index + 1}.err"
-    command = [*seat.argv, HOST, str(port), *seat.after]
-    try:
-        process = await trio.lowlevel.open_process(
-            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=seat.cwd, start_new_session=True
-        )
-    except OSError as error:
-        run.fail(index, f"could not be started: {error.strerror or error}")
-        return
-    assert process.stdout is not None and process.stderr is not None  # both are pipes
-    async with trio.open_nursery() as keepers:  # ends at EOF: once the whole group below is gone
-        keepers.start_soon(_keep, process.stdout, run_dir / f"{name}.player{index + 1}.std")
-        keepers.start_soon(_keep, process.stderr, err_path)
-        try:
-            await process.wait()
-        finally:
-            try:  # the whole group: a startme.sh's children too
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            if process.returncode is None:
-                with trio.CancelScope(shield=True):
-                    await process.wait()
-    if not run.dealer_done:
-        run.fail(index, f"exited with status {process.returncode} before the match was over{_last_line(err_path)} (see {err_path})")
-
-
-async def _in_process(strategy: Strategy, index: int, port: int, run: _Run, game: Game) -> None:
-    try:
-        await play(HOST, port, game, strategy)
-    except ConnectionLost:
-        pass  # the dealer aborted: the cause is another seat's, or the dealer's
-    except (AgentError, OSError) as error:
-        run.fail(index, f"broke off: {error}")
-
-
-async def _seating(config: MatchConfig, seats: tuple[Seat, ...], game: Game, run_dir: Path) -> _Run:
-    run = _Run()
-    # our strategies are built before the dealer listens: the start timeout
-    # is the commands' (loading a strategy file must not count against ours)
-    strategies = {i: make_strategy(seat.spec, game, seed=seat.seed) for i, seat in enumerate(seats) if seat.spec is not None}
-    with open(run_dir / f"{config.match_name}.out", "w") as out, open(run_dir / f"{config.match_name}.err", "w") as err:
-        async with trio.open_nursery() as nursery:
-
-            async def serve(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
-                with run.dealer_scope:
-                    run.result = await serve_match(config, stdout=out, stderr=err, task_status=task_status)
-                run.dealer_done = True
-                err.flush()
-                # then the agents are killed: after a played-out match they had
-                # their chance to see the end; after an abort nothing waits on them
-                played_out = run.result is not None and run.result.aborted is None
-                nursery.cancel_scope.deadline = trio.current_time() + (AGENT_EXIT_S if played_out else _ABORT_GRACE_S)
-
-            try:
-                ports: tuple[int, ...] = await nursery.start(serve)
-            except RuntimeError:  # the dealer could not open its files or ports
-                return run
-            for index, (seat, port) in enumerate(zip(seats, ports)):
-                if seat.argv:
-                    nursery.start_soon(_process, seat, index, port, run, run_dir, config.match_name)
-                else:
-                    nursery.start_soon(_in_process, strategies[index], index, port, run, game)
-    return run
 
 
 def _read(path: Path, game: Game, names: tuple[str, ...], hands: int) -> tuple[tuple[float, ...], int, bool]:
@@ -220,30 +78,26 @@ def _read(path: Path, game: Game, names: tuple[str, ...], hands: int) -> tuple[t
     return tuple(totals), len(contents.hands), complete
 
 
-async def _play_all(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]], game: Game, run_dir: Path) -> list[_Run]:
-    return [await _seating(config, seats, game, run_dir) for config, seats in zip(configs, seatings)]
+async def _play_all(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]]) -> list[SeatingRun]:
+    return [await run_seating(config, seats, after_abort_s=_ABORT_GRACE_S) for config, seats in zip(configs, seatings)]
 
 
-def play_seatings(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]], game: Game, run_dir: Path) -> list[SeatingOutcome]:
-    """Play each seating (``configs[i]`` with ``seatings[i]`` in seat order) in turn.
+def play_seatings(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]]) -> list[SeatingOutcome]:
+    """Play each seating (``configs[i]`` with ``seatings[i]`` in seat order) in
+    turn, its files in ``configs[i].log_dir``.
 
     Raises:
         MatchError: a seating ended unfinished with no seat to blame.
     """
     outcomes = []
-    for config, seats, run in zip(configs, seatings, trio.run(_play_all, configs, seatings, game, run_dir)):
-        log = run_dir / f"{config.match_name}.log"
-        totals, played, complete = _read(log, game, config.names, config.num_hands)
-        failed = {} if complete else dict(run.failed)
-        aborted = run.result.aborted if run.result is not None else None
-        if not complete and aborted:
-            said = next((line for line in aborted.splitlines() if line.startswith("ERROR")), aborted.splitlines()[0])
-            named = _SEAT_IN_ERROR.search(said)
-            if named and 1 <= int(named.group(1)) <= len(seats):
-                failed.setdefault(int(named.group(1)) - 1, f"the dealer: {said}")
+    for config, run in zip(configs, trio.run(_play_all, configs, seatings)):
+        log = config.path(".log")
+        totals, played, complete = _read(log, config.game, config.names, config.num_hands)
+        failed = {} if complete else run.culprits()
         if not complete and not failed:
-            err = run_dir / f"{config.match_name}.err"
-            raise MatchError(f"{config.match_name}: the dealer stopped after {plural(played, 'hand')} with no seat to blame{_last_line(err)} (see {err})")
+            err = config.path(".err")
+            said = f": {last}" if (last := last_line(err)) else ""
+            raise MatchError(f"{config.match_name}: the dealer stopped after {plural(played, 'hand')} with no seat to blame{said} (see {err})")
         outcomes.append(SeatingOutcome(config.match_name, totals, played, complete, failed))
     return outcomes
 

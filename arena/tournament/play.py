@@ -5,20 +5,31 @@
 :func:`play_match` plays one in a directory of its own and returns its
 :class:`MatchRecord`: through :func:`arena.match.run_plan` when every bot is
 ours, through :mod:`arena.tournament.external` when one is an external command
-(where a bot that fails forfeits instead of failing the match).
+(where a bot that fails forfeits instead of failing the match); both seat
+their agents with the seat runner (:func:`arena.match.run_seating`).
 """
 
 from __future__ import annotations
 
 import itertools
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
-from arena.match import Bot, MatchError, MatchPlan, agent_seed, run_plan, summarize
-from arena.tournament.external import Seat, forfeit_charges, play_seatings
+from arena.match import (
+    Bot,
+    Command,
+    InProcess,
+    MatchError,
+    MatchPlan,
+    Seat,
+    agent_command,
+    agent_seed,
+    run_plan,
+    summarize,
+)
+from arena.tournament.external import forfeit_charges, play_seatings
 from arena.tournament.config import Config, Entrant
 from dealer.server import MatchConfig
 from poker.gamedef import format_game, parse_game
@@ -154,11 +165,10 @@ def _seat(job: MatchJob, index: int) -> Seat:
     bot = job.bots[index]
     seed = agent_seed(job.seed, index)
     if bot.command:
-        return Seat(bot.name, argv=bot.command, cwd=str(Path(bot.command[0]).parent))
+        return Command(bot.command, cwd=str(Path(bot.command[0]).parent))
     if job.in_process:
-        return Seat(bot.name, spec=bot.spec, seed=seed)
-    game = job.game_file or job.game_arg
-    return Seat(bot.name, argv=(sys.executable, "-m", "agent", game), after=("--strategy", str(_spec(bot)), "--seed", str(seed)))
+        return InProcess(_spec(bot), seed)
+    return agent_command(job.game_file or job.game_arg, _spec(bot), seed)
 
 
 def _spec(bot: Entrant) -> Spec:
@@ -194,7 +204,7 @@ def _play_with_commands(job: MatchJob) -> MatchRecord:
         ).with_match_deadline()  # nobody watches: a seating cannot outlast what its limits allow
         for k, seating in enumerate(seatings)
     ]
-    outcomes = play_seatings(configs, [tuple(seats[b] for b in seating) for seating in seatings], game, run_dir)
+    outcomes = play_seatings(configs, [tuple(seats[b] for b in seating) for seating in seatings])
     values = [0.0] * len(job.bots)
     seat_values = []
     forfeits = []

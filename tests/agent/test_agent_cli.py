@@ -170,6 +170,29 @@ async def test_usage_errors_are_status_2(args: list[str], text: str) -> None:
     _assert_one_line(done.stderr.decode(), text)
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["kuhn", "127.0.0.1"], "the following arguments are required: PORT"),
+        (["kuhn", "127.0.0.1", "x"], "argument PORT: invalid int value: 'x'"),
+        (["kuhn", "127.0.0.1", "99999"], "argument PORT: must be in 1..65535, got 99999"),
+        (["kuhn", "127.0.0.1", "-5"], "argument PORT: must be in 1..65535, got -5"),
+        (["kuhn", "127.0.0.1", "1", "--seed", "-1"], "argument --seed: must be in 0..4294967295, got -1"),
+        (["kuhn", "127.0.0.1", "1", "--no-such-option"], "unrecognized arguments: --no-such-option"),
+    ],
+)
+def test_bad_arguments_are_one_line_and_status_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As every arena command's (issue 20): not argparse's usage block and error
+    line; a negative seed was a traceback, port 99999 a connection error."""
+    from arena.cli import main
+
+    assert main(["agent", *args]) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", f"arena agent: error: {message} (see --help)\n")
+
+
 async def test_bad_dealer_line_is_status_1() -> None:
     async with trio.open_nursery() as nursery:
         port = await nursery.start(_dealer, b"HELLO\r\n", "wait")

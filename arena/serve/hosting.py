@@ -1,0 +1,561 @@
+"""Hosting matches: the match API's work, from a request to its results.
+
+A match is the user's agent against one hosted bot, heads-up, in one seating
+or two (``duplicate``: the same cards with the seats swapped; the agent
+connects once per seating). Its files live in ``DATA/matches/ID/``: the
+dealer's ``seatingN.log`` (the ACPC log, a STATE line flushed as each hand
+ends), ``seatingN.hands.msgpack`` (hand records), ``.err``/``.out`` and
+``.events.jsonl``. The database holds the match's row and, once it is over,
+its result document, so a service killed at any point loses no finished
+hand; on restart every match not over is marked aborted and its result read
+from the files.
+
+Each seating is played by the seat runner
+(:func:`arena.match.seats.run_seating`): the dealer in this process, the
+hosted bot an in-process seat, the user's agent a remote seat on the match's
+port, taken only from the allowed peer (the address that asked, unless
+configured otherwise) within the start timeout; idle and garbage
+connections are dropped as the dealer drops them. Until its seating starts
+a port is bound but not listening (reserved; a connection is refused), so
+an agent connects once ``GET /api/matches/ID`` names the port as
+``next_port`` with ``queued`` false.
+
+Limits: active matches per user (429), matches playing at once (more wait
+in a fair queue: the next to start belongs to the user with the fewest
+playing, the oldest first), queue length (503), hands per match, log bytes
+per user, the dealer's time limits with a whole-match cap
+(:meth:`dealer.server.MatchConfig.with_match_deadline`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import socket
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import trio
+
+from analysis.estimators import EstimatorError, aivat_column
+from analysis.hands import HandsError, concat, read_hands
+from analysis.ranking import ranking_document
+from analysis.scoring import MatchResult as ScoredMatch
+from analysis.scoring import Results, ScoringError
+from arena.match.seats import InProcess, Remote, SeatingRun, run_seating
+from dealer.log import LogError, read_log
+from dealer.server import MatchConfig
+from poker.gamedef import Game, GameDefError, load_game
+from poker.stats import Estimate, Unit, mean_ci, unit_of
+from strategies.base import Spec
+from strategies.bots import LIBRARY, bot_path
+
+from arena.serve.config import ServeConfig
+from arena.serve.store import ACTIVE, MatchRow, Store, User
+
+__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED"]
+
+#: The simple bots every game hosts.
+CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
+#: Why a match not over when the service started again is aborted.
+RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
+_SEED_LIMIT: Final = 2**32
+_log = logging.getLogger(__name__)
+
+
+class RequestError(Exception):
+    """A request the service refuses: ``status`` and one line (and headers, as Retry-After)."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers
+
+
+@dataclass
+class _Live:
+    """A match this process hosts, from its request to its end."""
+
+    row: MatchRow
+    game: Game
+    names: tuple[str, str]  # the user's seat name, the bot's
+    reserved: list[socket.socket | None]  # each seating's port, bound until its dealer takes it
+    seating: int = 0  # the seating playing or next
+    listening: bool = False  # the seating's dealer waits for the agents
+    status: str = "queued"
+
+
+def _whole(document: dict[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
+    value = document.get(key, default)
+    if value is None:
+        raise RequestError(400, f"missing {key!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RequestError(400, f"{key!r} must be a whole number in {low}..{high}, got {str(value)[:40]}")
+    return value
+
+
+def _estimate(values: Sequence[float] | np.ndarray[Any, Any], unit: Unit) -> dict[str, Any] | None:
+    if len(values) < 2:
+        return None
+    estimate: Estimate = mean_ci(np.asarray(values, dtype=np.float64)).scaled(unit.per_chip)
+    return {"mean": estimate.mean, "interval": [estimate.low, estimate.high], "hands": estimate.n, "unit": unit.name}
+
+
+class Host:
+    """The matches of one service: creation, the queue, the ports, the results."""
+
+    def __init__(self, config: ServeConfig, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.matches_dir = config.data / "matches"
+        self.live: dict[str, _Live] = {}
+        self.queue: list[_Live] = []
+        self.ports_used: set[int] = set()
+        self.nursery: trio.Nursery | None = None
+        #: Per finished match, the user's AIVAT value of each hand (None: AIVAT does not apply).
+        self.aivat_values: dict[str, list[float] | None] = {}
+
+    # -- lifetime ------------------------------------------------------------
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Mark what a previous run left unfinished as aborted (results from its
+        files), then host matches until cancelled."""
+        self.matches_dir.mkdir(parents=True, exist_ok=True)
+        left = await self.store.call(self.store.matches, status=ACTIVE)
+        await self.store.call(self.store.abort_unfinished, RESTARTED)
+        for row in left:
+            result = await trio.to_thread.run_sync(lambda: self._result(row, self._names(row)))
+            await self.store.call(self.store.update_match, row.id, result=result)
+        async with trio.open_nursery() as nursery:
+            self.nursery = nursery
+            task_status.started()
+            await trio.sleep_forever()
+
+    # -- what is hosted ------------------------------------------------------
+
+    def hosted_bots(self) -> list[dict[str, Any]]:
+        """The heads-up named bots whose files are present (each for its game),
+        and the chumps (for every game)."""
+        bots: list[dict[str, Any]] = [
+            {"name": bot.name, "game": bot.game, "description": bot.description}
+            for bot in LIBRARY.values()
+            if bot_path(bot).is_file() and load_game(bot.game).num_players == 2
+        ]
+        bots += [{"name": name, "game": None, "description": "a simple bot, for any game"} for name in CHUMPS]
+        return bots
+
+    def _opponent(self, name: str, game_name: str, game: Game) -> None:
+        if name in CHUMPS:
+            return
+        bot = LIBRARY.get(name)
+        if bot is None or not bot_path(bot).is_file():
+            hosted = ", ".join(b["name"] for b in self.hosted_bots())
+            raise RequestError(400, f"no hosted bot {name[:60]!r}; hosted bots: {hosted}")
+        if load_game(bot.game) != game:
+            raise RequestError(400, f"bot {name} plays {bot.game}, not {game_name}")
+
+    # -- the API -------------------------------------------------------------
+
+    async def create_match(self, user: User, document: dict[str, Any], peer: str | None) -> dict[str, Any]:
+        """Check a match request, take its ports, queue or start it; the 201 answer."""
+        unknown = sorted(set(document) - {"game", "opponent", "hands", "seed", "duplicate"})
+        if unknown:
+            raise RequestError(400, f"unknown field {unknown[0][:40]!r}; fields: game, opponent, hands, seed, duplicate")
+        game_name, opponent = document.get("game"), document.get("opponent")
+        if not isinstance(game_name, str) or not isinstance(opponent, str):
+            raise RequestError(400, "'game' and 'opponent' must be strings (GET /api/bots lists the hosted bots)")
+        if "/" in game_name or "\\" in game_name or game_name.startswith("."):
+            raise RequestError(400, f"unknown game {game_name[:60]!r}: name a shipped game (arena games)")
+        try:
+            game = load_game(game_name)
+        except GameDefError:
+            raise RequestError(400, f"unknown game {game_name[:60]!r}: name a shipped game (arena games)") from None
+        if game.num_players != 2:
+            raise RequestError(400, f"{game_name} is a {game.num_players}-player game; hosted matches are heads-up")
+        self._opponent(opponent, game_name, game)
+        hands = _whole(document, "hands", 2, self.config.max_hands)
+        seed = _whole(document, "seed", 0, _SEED_LIMIT - 1, secrets.randbelow(_SEED_LIMIT))
+        duplicate = document.get("duplicate", False)
+        if not isinstance(duplicate, bool):
+            raise RequestError(400, "'duplicate' must be true or false")
+        await self._check_quota(user)
+        allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
+        match_id = secrets.token_hex(8)
+        seatings = 2 if duplicate else 1
+        reserved = self._take_ports(seatings)
+        ports = tuple(int(sock.getsockname()[1]) for sock in reserved)
+        row = MatchRow(match_id, user.id, game_name, opponent, hands, seed, duplicate, "queued", allowed, ports, 0,
+                       None, None, time.time(), None)
+        names = self._names(row, user.name)
+        live = _Live(row, game, names, list(reserved))
+        (self.matches_dir / match_id).mkdir()
+        await self.store.call(self.store.add_match, row)
+        self.live[match_id] = live
+        self.queue.append(live)
+        self._start_next()
+        return {"id": match_id, "host": self.config.advertised_host, "ports": list(ports)}
+
+    async def _check_quota(self, user: User) -> None:
+        mine = await self.store.call(self.store.matches, user.id)
+        active = sum(1 for row in mine if row.status in ACTIVE)
+        if active >= self.config.max_matches_per_user:
+            raise RequestError(
+                429, f"you have {active} matches not over (the limit); request more when one ends", {"Retry-After": "10"}
+            )
+        if len(self.queue) >= self.config.max_queued:
+            raise RequestError(503, "the service is full: try again later", {"Retry-After": "60"})
+        used = await trio.to_thread.run_sync(self._log_bytes_of, mine)
+        if used >= self.config.max_log_bytes_per_user:
+            raise RequestError(403, f"your matches' logs hold {used} bytes, the limit per user")
+
+    def _log_bytes_of(self, rows: Sequence[MatchRow]) -> int:
+        total = 0
+        for row in rows:
+            directory = self.matches_dir / row.id
+            if directory.is_dir():
+                total += sum(path.stat().st_size for path in directory.iterdir())
+        return total
+
+    def _take_ports(self, count: int) -> list[socket.socket]:
+        """``count`` ports of the range, bound (not listening) so that nothing
+        else takes them before their seatings start.
+
+        Raises:
+            RequestError: 503, not enough free ports.
+        """
+        low, high = self.config.match_ports
+        taken: list[socket.socket] = []
+        for port in range(low, high + 1):
+            if len(taken) == count:
+                break
+            if port in self.ports_used:
+                continue
+            sock = socket.socket(socket.AF_INET6 if ":" in self.config.host else socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind((self.config.host, port))
+            except OSError:
+                sock.close()
+                continue  # taken by another program
+            self.ports_used.add(port)
+            taken.append(sock)
+        if len(taken) < count:
+            self._release(taken)
+            raise RequestError(503, "no free match port: try again later", {"Retry-After": "30"})
+        return taken
+
+    def _release(self, reserved: Sequence[socket.socket | None]) -> None:
+        for sock in reserved:
+            if sock is not None:
+                self.ports_used.discard(sock.getsockname()[1])
+                sock.close()
+
+    def _names(self, row: MatchRow, user_name: str | None = None) -> tuple[str, str]:
+        """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
+        user = user_name if user_name is not None else self.store.user_name(row.user_id)
+        bot = row.opponent if row.opponent != user else f"{row.opponent}-bot"
+        return user, bot
+
+    def _own(self, user: User, match_id: str) -> MatchRow:
+        row = self.store.match(match_id) if len(match_id) <= 64 else None
+        if row is None or row.user_id != user.id:
+            raise RequestError(404, f"no match {match_id[:64]!r}")
+        return row
+
+    async def list_matches(self, user: User) -> list[dict[str, Any]]:
+        rows = await self.store.call(self.store.matches, user.id)
+        return [self._summary(row) for row in rows]
+
+    def _summary(self, row: MatchRow) -> dict[str, Any]:
+        live = self.live.get(row.id)
+        status = live.status if live is not None else row.status
+        return {
+            "id": row.id,
+            "game": row.game,
+            "opponent": row.opponent,
+            "hands": row.hands,
+            "seed": row.seed,
+            "duplicate": row.duplicate,
+            "status": "waiting" if status == "queued" else status,
+            "ports": list(row.ports),
+            "created": row.created,
+        }
+
+    async def describe(self, user: User, match_id: str) -> dict[str, Any]:
+        """``GET /api/matches/ID``: the summary, the result so far and, while the
+        agent has a seating left to join, the port for it."""
+        row = await self.store.call(self._own, user, match_id)
+        document = self._summary(row)
+        live = self.live.get(row.id)
+        document["host"] = self.config.advertised_host
+        if live is not None:
+            result, joined = await trio.to_thread.run_sync(self._progress, live)
+            document["status"] = "running" if joined or live.seating else document["status"]
+            document["next_port"] = row.ports[live.seating] if live.listening and not joined else None
+            document["queued"] = live.status == "queued"
+            document["result"] = result
+        else:
+            document["next_port"] = None
+            document["result"] = row.result
+        document["error"] = row.error
+        return document
+
+    async def log_bytes(self, user: User, match_id: str) -> bytes:
+        """The ACPC log of each seating played, one after the other."""
+        row = await self.store.call(self._own, user, match_id)
+        return await trio.to_thread.run_sync(self._concat, row, ".log")
+
+    async def hand_bytes(self, user: User, match_id: str) -> bytes:
+        """The msgpack hand records of each seating played, one after the other
+        (each seating's file starts with its header record)."""
+        row = await self.store.call(self._own, user, match_id)
+        return await trio.to_thread.run_sync(self._concat, row, ".hands.msgpack")
+
+    def _concat(self, row: MatchRow, suffix: str) -> bytes:
+        parts = []
+        for index in range(2 if row.duplicate else 1):
+            path = self.matches_dir / row.id / f"seating{index}{suffix}"
+            if path.is_file():
+                parts.append(path.read_bytes())
+        return b"".join(parts)
+
+    # -- the queue -----------------------------------------------------------
+
+    def _start_next(self) -> None:
+        """Start queued matches while there is room, fairly: the user with the
+        fewest playing first, then the oldest request."""
+        assert self.nursery is not None
+        playing = [live for live in self.live.values() if live.status in ("waiting", "running")]
+        while self.queue and len(playing) < self.config.max_matches:
+            count: dict[int, int] = {}
+            for live in playing:
+                count[live.row.user_id] = count.get(live.row.user_id, 0) + 1
+            chosen = min(self.queue, key=lambda live: (count.get(live.row.user_id, 0), live.row.created))
+            self.queue.remove(chosen)
+            chosen.status = "waiting"
+            playing.append(chosen)
+            self.nursery.start_soon(self._play, chosen)
+
+    async def _play(self, live: _Live) -> None:
+        """Play a match's seatings in turn, then record how it ended. A match
+        that fails, or that the service's shutdown cuts short, is aborted; it
+        never takes the service down."""
+        row = live.row
+        directory = self.matches_dir / row.id
+        error: str | None = RESTARTED  # unless the seatings end
+        await self.store.call(self.store.update_match, row.id, status="waiting")
+        try:
+            for index in range(len(row.ports)):
+                live.seating = index
+                error = await self._play_seating(live, index, directory)
+                if error is not None:
+                    break
+        except Exception as problem:  # a bot that cannot be seated, a disk that fails: this match only
+            _log.exception("match %s failed", row.id)
+            error = f"the match failed: {problem}"
+        finally:
+            with trio.CancelScope(shield=True):
+                self._release(live.reserved)
+                for port in row.ports:
+                    self.ports_used.discard(port)
+                result = await trio.to_thread.run_sync(self._result, row, live.names)
+                await self.store.call(
+                    self.store.update_match, row.id, status="finished" if error is None else "aborted", error=error,
+                    result=result, finished=time.time(),
+                )
+                del self.live[row.id]
+                self._start_next()
+
+    async def _play_seating(self, live: _Live, index: int, directory: Path) -> str | None:
+        """One seating (the user in seat ``index``); why it did not finish, or None."""
+        row, config = live.row, self.config
+        user_name, bot_name = live.names
+        port = row.ports[index]
+        dealer = MatchConfig(
+            match_name=f"seating{index}",
+            game=live.game,
+            game_path=row.game,
+            num_hands=row.hands,
+            seed=row.seed,
+            names=(user_name, bot_name) if index == 0 else (bot_name, user_name),
+            ports=(port, 0) if index == 0 else (0, port),
+            host=config.host,
+            t_response_ms=config.t_response_ms,
+            t_hand_ms=config.t_hand_ms,
+            t_per_hand_ms=config.t_per_hand_ms,
+            start_timeout_ms=int(config.start_timeout_s * 1000),
+            log_dir=directory,
+            quiet=True,
+        ).with_match_deadline()
+        bot = InProcess(Spec.parse(row.opponent), (row.seed + index) % _SEED_LIMIT)
+        user = Remote(row.peer)
+        self._release(live.reserved[index : index + 1])  # the dealer binds it now
+        live.reserved[index] = None
+        self.ports_used.add(port)
+        seats = (user, bot) if index == 0 else (bot, user)
+        runs: list[SeatingRun] = []
+
+        async def play(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
+            runs.append(await run_seating(dealer, seats, task_status=task_status))
+
+        async with trio.open_nursery() as nursery:
+            try:
+                await nursery.start(play)
+                live.listening = True
+            except RuntimeError:
+                pass  # the dealer could not start: its result says so
+        live.listening = False
+        run = runs[0]
+        if run.result is None:
+            return f"the dealer could not start on port {port} (see the match's seating{index}.err)"
+        return None if run.result.aborted is None else run.result.aborted.removeprefix("ERROR: ")
+
+    # -- results -------------------------------------------------------------
+
+    def _aivat(self, row: MatchRow, game: Game, names: tuple[str, str]) -> list[float] | None:
+        """The user's AIVAT value of each hand of a finished match: the negative
+        of the hosted bot's, whose policy is known (two-player limit games whose
+        public tree gives exact values; :func:`analysis.estimators.aivat_column`).
+        None where it does not apply. Computed once per match."""
+        if row.id not in self.aivat_values:
+            values: list[float] | None = None
+            logs = [self.matches_dir / row.id / f"seating{index}.log" for index in range(len(row.ports))]
+            if game.is_limit and game.num_players == 2:
+                try:
+                    every = concat([read_hands(path, game) for path in logs if path.is_file()])
+                    _, column = aivat_column(every, names[1], row.opponent, tree_only=True)
+                    values = [-float(value) for value in column]
+                except (HandsError, EstimatorError, ValueError):
+                    values = None
+            self.aivat_values[row.id] = values
+        return self.aivat_values[row.id]
+
+    def _progress(self, live: _Live) -> tuple[dict[str, Any], bool]:
+        """The result so far, and whether the user's agent has taken its seat
+        in the seating now playing (the dealer's ``connected`` event)."""
+        events = self.matches_dir / live.row.id / f"seating{live.seating}.events.jsonl"
+        joined = False
+        if live.status != "queued" and events.is_file():
+            for line in events.read_text(errors="replace").splitlines():
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue  # a line the dealer is still writing
+                if event.get("event") == "connected" and event.get("seat") == live.seating:
+                    joined = True
+                    break
+        return self._result(live.row, live.names), joined
+
+    def _seatings(self, row: MatchRow, game: Game) -> list[tuple[dict[int, dict[str, float]], bool]]:
+        """Each seating's finished hands (hand id -> chips by seat name) and
+        whether the seating is complete, as its log stands."""
+        seatings = []
+        for index in range(2 if row.duplicate else 1):
+            path = self.matches_dir / row.id / f"seating{index}.log"
+            hands: dict[int, dict[str, float]] = {}
+            complete = False
+            if path.is_file():
+                try:
+                    contents = read_log(path, game)
+                except LogError:
+                    contents = None
+                if contents is not None:
+                    hands = {line.hand_id: dict(zip(line.names, line.values)) for line in contents.hands}
+                    complete = contents.score is not None and len(hands) == row.hands
+            seatings.append((hands, complete))
+        return seatings
+
+    def _result(self, row: MatchRow, names: tuple[str, str]) -> dict[str, Any]:
+        """What the seatings' logs hold: hands, chips, per-player means with 95%
+        intervals and, when both seatings have hands, the duplicate estimate."""
+        game = load_game(row.game)
+        unit = unit_of(game)
+        seatings = self._seatings(row, game)
+        players = []
+        for name in names:
+            values = [hand[name] for hands, _ in seatings for hand in hands.values()]
+            players.append({"name": name, "chips": float(sum(values)), "estimate": _estimate(values, unit)})
+        return {
+            "hands": sum(len(hands) for hands, _ in seatings),
+            "seatings": [
+                {"port": port, "hands": len(hands), "complete": complete}
+                for port, (hands, complete) in zip(row.ports, seatings)
+            ],
+            "players": players,
+            "duplicate": None if not row.duplicate else {
+                name: _estimate(_duplicate_values(seatings, name), unit) for name in names
+            },
+        }
+
+    # -- the leaderboard -----------------------------------------------------
+
+    async def leaderboard(self, game_name: str | None) -> dict[str, Any]:
+        """``GET /api/leaderboard?game=G``: each user's agent against each hosted
+        bot over the finished matches of ``game``, and the rankings."""
+        if game_name is None:
+            raise RequestError(400, "name the game: /api/leaderboard?game=G")
+        try:
+            game = load_game(game_name) if "/" not in game_name and not game_name.startswith(".") else None
+        except GameDefError:
+            game = None
+        if game is None:
+            raise RequestError(400, f"unknown game {game_name[:60]!r}: name a shipped game (arena games)")
+        rows = await self.store.call(self.store.matches, status=("finished",))
+        users = {user.id: user.name for user in await self.store.call(self.store.users)}
+        return await trio.to_thread.run_sync(self._leaderboard, game_name, game, [r for r in rows if r.game == game_name], users)
+
+    def _leaderboard(self, game_name: str, game: Game, rows: Sequence[MatchRow], users: dict[int, str]) -> dict[str, Any]:
+        unit = unit_of(game)
+        pairs: dict[tuple[str, str], dict[str, list[float]]] = {}
+        scored = []
+        for row in rows:
+            user = users[row.user_id]
+            names = self._names(row, user)
+            seatings = self._seatings(row, game)
+            entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": [], "aivat": []})
+            entry["raw"] += [hand[names[0]] for hands, _ in seatings for hand in hands.values()]
+            aivat = self._aivat(row, game, names)
+            entry["aivat"] += aivat if aivat is not None else []
+            if row.duplicate:
+                entry["duplicate"] += _duplicate_values(seatings, names[0])
+            played = sum(len(hands) for hands, _ in seatings)
+            chips = sum(hand[names[0]] for hands, _ in seatings for hand in hands.values())
+            if played:
+                scored.append(ScoredMatch(row.id, {user: chips, f"bot:{row.opponent}": -chips}, played))
+        table: list[dict[str, Any]] = []
+        for (user, bot), values in sorted(pairs.items()):
+            best = values["duplicate"] if len(values["duplicate"]) >= 2 else values["raw"]
+            hands = len(values["raw"])
+            table.append({
+                "user": user,
+                "bot": bot,
+                "hands": hands,
+                "duplicate": _estimate(values["duplicate"], unit),
+                "raw": _estimate(values["raw"], unit),
+                "aivat": _estimate(values["aivat"], unit) if len(values["aivat"]) == hands else None,
+                "estimate": _estimate(best, unit),
+                "ranked": hands >= self.config.min_rank_hands,
+            })
+        ranked = sorted((e for e in table if e["ranked"] and e["estimate"] is not None),
+                        key=lambda e: -e["estimate"]["mean"])
+        for place, row_of_table in enumerate(ranked, 1):
+            row_of_table["rank"] = place
+        rankings = None
+        if scored:
+            try:
+                rankings = ranking_document(Results(tuple(scored), "the service"), game, game_name, 0, 0)
+            except ScoringError as problem:
+                rankings = {"error": str(problem)}
+        return {"game": game_name, "unit": unit.name, "min_hands": self.config.min_rank_hands,
+                "entries": table, "rankings": rankings}
+
+
+def _duplicate_values(seatings: Sequence[tuple[dict[int, dict[str, float]], bool]], name: str) -> list[float]:
+    """``name``'s duplicate value of each hand both seatings finished: its mean over the two."""
+    (first, _), (second, _) = seatings
+    return [(first[hand][name] + second[hand][name]) / 2 for hand in sorted(set(first) & set(second))]

@@ -1,0 +1,298 @@
+"""The service's SQLite database (WAL): users with hashed tokens, and matches.
+
+Tokens are 32 random bytes (URL-safe text), shown once; the database keeps
+only their SHA-256 (a token has 256 bits of entropy, so a plain hash resists
+guessing as well as a slow one would, and checking stays cheap on every
+request). A lookup by hash is followed by a constant-time comparison. One
+connection, used by one thread at a time: the service calls in through
+:meth:`Store.call` (a worker thread, so the trio loop never waits on the
+disk), ``arena users`` directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, ParamSpec, TypeVar
+
+import trio
+
+__all__ = ["Store", "StoreError", "User", "MatchRow", "new_token", "hash_token", "TOKEN_BYTES", "ACTIVE"]
+
+#: Random bytes in a token.
+TOKEN_BYTES: Final = 32
+#: Statuses of a match that is not over.
+ACTIVE: Final = ("queued", "waiting", "running")
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_hash TEXT NOT NULL UNIQUE,
+    admin INTEGER NOT NULL DEFAULT 0,
+    revoked INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    game TEXT NOT NULL,
+    opponent TEXT NOT NULL,
+    hands INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    duplicate INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    peer TEXT,
+    ports TEXT NOT NULL DEFAULT '[]',
+    seating INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    result TEXT,
+    created REAL NOT NULL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+    hash TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    expires REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS matches_user ON matches(user_id, created);
+CREATE INDEX IF NOT EXISTS matches_status ON matches(status);
+"""
+
+
+class StoreError(Exception):
+    """A user that cannot be made or found; ``str()`` is the one line to print."""
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    admin: bool
+    revoked: bool
+    created: float
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One match as stored; ``result`` is the JSON document of its results (None before any)."""
+
+    id: str
+    user_id: int
+    game: str
+    opponent: str
+    hands: int
+    seed: int
+    duplicate: bool
+    status: str
+    peer: str | None
+    ports: tuple[int, ...]
+    seating: int
+    error: str | None
+    result: dict[str, Any] | None
+    created: float
+    finished: float | None
+
+
+def new_token() -> str:
+    """A fresh token: :data:`TOKEN_BYTES` random bytes as URL-safe text."""
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _user(row: sqlite3.Row) -> User:
+    return User(row["id"], row["name"], bool(row["admin"]), bool(row["revoked"]), row["created"])
+
+
+def _match(row: sqlite3.Row) -> MatchRow:
+    return MatchRow(
+        id=row["id"],
+        user_id=row["user_id"],
+        game=row["game"],
+        opponent=row["opponent"],
+        hands=row["hands"],
+        seed=row["seed"],
+        duplicate=bool(row["duplicate"]),
+        status=row["status"],
+        peer=row["peer"],
+        ports=tuple(json.loads(row["ports"])),
+        seating=row["seating"],
+        error=row["error"],
+        result=None if row["result"] is None else json.loads(row["result"]),
+        created=row["created"],
+        finished=row["finished"],
+    )
+
+
+class Store:
+    """The database under ``data`` (``arena.db``), created on first use."""
+
+    def __init__(self, data: Path) -> None:
+        data.mkdir(parents=True, exist_ok=True)
+        self.path = data / "arena.db"
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+        self._limiter: trio.CapacityLimiter | None = None
+
+    def close(self) -> None:
+        self._db.close()
+
+    async def call(self, method: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
+        """``method(*args)`` on a worker thread, one at a time."""
+        if self._limiter is None:
+            self._limiter = trio.CapacityLimiter(1)
+        return await trio.to_thread.run_sync(lambda: method(*args, **kwargs), limiter=self._limiter)
+
+    def _execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, parameters)
+
+    # -- users ---------------------------------------------------------------
+
+    def add_user(self, name: str, *, admin: bool = False) -> tuple[User, str]:
+        """A new user and its token (the only time the token exists in clear).
+
+        Raises:
+            StoreError: a bad or taken name.
+        """
+        if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
+            raise StoreError(f"bad user name {name[:80]!r}: 1 to 64 letters, digits, '-', '_' or '.'")
+        token = new_token()
+        try:
+            self._execute(
+                "INSERT INTO users (name, token_hash, admin, created) VALUES (?, ?, ?, ?)",
+                (name, hash_token(token), int(admin), time.time()),
+            )
+        except sqlite3.IntegrityError:
+            raise StoreError(f"user {name!r} exists (arena users rotate {name} gives it a new token)") from None
+        return self.user_named(name), token
+
+    def user_named(self, name: str) -> User:
+        """Raises: StoreError: no such user."""
+        row = self._execute("SELECT * FROM users WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise StoreError(f"no user {name[:80]!r}")
+        return _user(row)
+
+    def user_name(self, user_id: int) -> str:
+        row = self._execute("SELECT name FROM users WHERE id = ?", (user_id,)).fetchone()
+        return "?" if row is None else str(row["name"])
+
+    def users(self) -> list[User]:
+        return [_user(row) for row in self._execute("SELECT * FROM users ORDER BY id").fetchall()]
+
+    def user_for_token(self, token: str) -> User | None:
+        """The live (not revoked) user whose token this is, or None."""
+        digest = hash_token(token)
+        row = self._execute("SELECT * FROM users WHERE token_hash = ?", (digest,)).fetchone()
+        if row is None or not secrets.compare_digest(row["token_hash"], digest) or row["revoked"]:
+            return None
+        return _user(row)
+
+    def revoke(self, name: str) -> User:
+        """Stop the user's token and end its sessions.
+
+        Raises:
+            StoreError: no such user.
+        """
+        user = self.user_named(name)
+        self._execute("UPDATE users SET revoked = 1 WHERE id = ?", (user.id,))
+        self._execute("DELETE FROM sessions WHERE user_id = ?", (user.id,))
+        return self.user_named(name)
+
+    def rotate(self, name: str) -> str:
+        """A new token for ``name`` (the old one stops working; a revoked user is live again).
+
+        Raises:
+            StoreError: no such user.
+        """
+        user = self.user_named(name)
+        token = new_token()
+        self._execute("UPDATE users SET token_hash = ?, revoked = 0 WHERE id = ?", (hash_token(token), user.id))
+        self._execute("DELETE FROM sessions WHERE user_id = ?", (user.id,))
+        return token
+
+    # -- sessions (the web pages' cookie) ------------------------------------
+
+    def new_session(self, user: User, lifetime_s: float) -> str:
+        """A session for ``user`` lasting ``lifetime_s``: its secret, for a cookie (only its hash is kept)."""
+        secret = new_token()
+        now = time.time()
+        self._execute("DELETE FROM sessions WHERE expires <= ?", (now,))
+        self._execute("INSERT INTO sessions (hash, user_id, expires) VALUES (?, ?, ?)",
+                      (hash_token(secret), user.id, now + lifetime_s))
+        return secret
+
+    def user_for_session(self, secret: str) -> User | None:
+        """The live user of an unexpired session, or None."""
+        digest = hash_token(secret)
+        row = self._execute(
+            "SELECT users.*, sessions.hash AS session FROM sessions JOIN users ON users.id = sessions.user_id"
+            " WHERE sessions.hash = ? AND sessions.expires > ?",
+            (digest, time.time()),
+        ).fetchone()
+        if row is None or not secrets.compare_digest(row["session"], digest) or row["revoked"]:
+            return None
+        return _user(row)
+
+    def end_session(self, secret: str) -> None:
+        self._execute("DELETE FROM sessions WHERE hash = ?", (hash_token(secret),))
+
+    # -- matches -------------------------------------------------------------
+
+    def add_match(self, row: MatchRow) -> None:
+        self._execute(
+            "INSERT INTO matches (id, user_id, game, opponent, hands, seed, duplicate, status, peer, ports, created)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.user_id, row.game, row.opponent, row.hands, row.seed, int(row.duplicate), row.status,
+             row.peer, json.dumps(list(row.ports)), row.created),
+        )
+
+    def update_match(self, match_id: str, **fields: Any) -> None:
+        """Set ``fields`` (columns) of a match; ``ports`` and ``result`` are stored as JSON."""
+        encoded = {key: json.dumps(list(value) if key == "ports" else value) if key in ("ports", "result") else value
+                   for key, value in fields.items()}
+        assignments = ", ".join(f"{key} = ?" for key in encoded)
+        self._execute(f"UPDATE matches SET {assignments} WHERE id = ?", (*encoded.values(), match_id))
+
+    def match(self, match_id: str) -> MatchRow | None:
+        row = self._execute("SELECT * FROM matches WHERE id = ?", (match_id,)).fetchone()
+        return None if row is None else _match(row)
+
+    def matches(self, user_id: int | None = None, *, status: tuple[str, ...] = ()) -> list[MatchRow]:
+        """Matches, oldest first: one user's (None: everyone's), of ``status`` (empty: any)."""
+        where: list[str] = []
+        parameters: list[Any] = []
+        if user_id is not None:
+            where.append("user_id = ?")
+            parameters.append(user_id)
+        if status:
+            where.append(f"status IN ({', '.join('?' * len(status))})")
+            parameters += status
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        rows = self._execute(f"SELECT * FROM matches{clause} ORDER BY created, id", tuple(parameters)).fetchall()
+        return [_match(row) for row in rows]
+
+    def abort_unfinished(self, reason: str) -> int:
+        """Mark every match not over as aborted (what a restart does); how many were."""
+        cursor = self._execute(
+            f"UPDATE matches SET status = 'aborted', error = ?, finished = ? WHERE status IN ({', '.join('?' * len(ACTIVE))})",
+            (reason, time.time(), *ACTIVE),
+        )
+        return cursor.rowcount

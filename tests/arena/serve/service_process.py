@@ -1,0 +1,132 @@
+"""``arena serve`` as a process for the tests: a data directory under the
+test's tmp_path, the API on a port the system picks (read from the line the
+command prints), match ports from a range no other test here uses, and
+stopped (SIGTERM, then kill) when the test is done. Requests go through
+urllib: the service is another process, as a user's script would see it."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from arena.serve.store import Store
+
+API = re.compile(r"the API is at (http://127\.0\.0\.1:\d+)/api")
+
+
+def add_user(data: Path, name: str, *, admin: bool = False) -> str:
+    """A new user's token (straight into the database, as ``arena users add`` does)."""
+    store = Store(data)
+    try:
+        return store.add_user(name, admin=admin)[1]
+    finally:
+        store.close()
+
+
+class Service:
+    def __init__(self, tmp_path: Path, **settings: Any) -> None:
+        self.tmp_path = tmp_path
+        self.data = tmp_path / "data"
+        low = random.Random(os.getpid() * 7919 + time.time_ns()).randrange(20000, 60000, 100)
+        self.settings = {"match_ports": f"{low}-{low + 99}", "t_response_ms": 5000, "start_timeout_s": 10.0}
+        self.settings.update(settings)
+        self.process: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def start(self) -> Service:
+        config = self.tmp_path / "serve.toml"
+        config.write_text("[serve]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in self.settings.items()))
+        command = [sys.executable, "-m", "arena", "serve", "--data", str(self.data), "--port", "0", "--config", str(config)]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.tmp_path)
+        assert self.process.stderr is not None
+        ready, _, _ = select.select([self.process.stderr], [], [], 60)
+        line = self.process.stderr.readline() if ready else ""
+        found = API.search(line)
+        if found is None:
+            self.process.kill()
+            _, err = self.process.communicate()
+            raise AssertionError(f"arena serve printed no address: {line!r}; stderr: {err}")
+        self.url = found[1]
+        return self
+
+    def stop(self) -> tuple[int, str]:
+        """SIGTERM; the exit status and what is left of stderr."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            _, err = self.process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, err = self.process.communicate()
+        return self.process.returncode, err
+
+    def kill(self) -> None:
+        """``kill -9``."""
+        assert self.process is not None
+        self.process.kill()
+        self.process.communicate()
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        token: str | None = None,
+        body: Any = None,
+        *,
+        raw: bytes | None = None,
+        cookie: str | None = None,
+    ) -> tuple[int, dict[str, str], Any]:
+        """Status, headers and the answer (JSON decoded when it is JSON, else bytes)."""
+        data = raw if raw is not None else None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method)
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        if cookie is not None:
+            request.add_header("Cookie", cookie)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                status, headers, content = response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            status, headers, content = error.code, dict(error.headers), error.read()
+        if headers.get("content-type", "").startswith("application/json"):
+            return status, headers, json.loads(content)
+        return status, headers, content
+
+    def wait_status(self, token: str, match_id: str, statuses: tuple[str, ...], timeout: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            status, _, document = self.request("GET", f"/api/matches/{match_id}", token)
+            assert status == 200, document
+            if document["status"] in statuses or time.monotonic() > deadline:
+                return dict(document)
+            time.sleep(0.1)
+
+    def next_port(self, token: str, match_id: str, timeout: float = 60) -> int:
+        """The port the match's dealer waits on for the agent, once it does."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            document = self.request("GET", f"/api/matches/{match_id}", token)[2]
+            if document.get("next_port") is not None:
+                return int(document["next_port"])
+            time.sleep(0.05)
+        raise AssertionError(f"match {match_id} never waited for an agent")
+
+
+def agent(host: str, port: int, game: str = "kuhn", strategy: str = "always-call") -> subprocess.CompletedProcess[str]:
+    """Our ``arena agent`` in another process, through the port the API gave."""
+    command = [sys.executable, "-m", "arena", "agent", game, host, str(port), "--strategy", strategy]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)

@@ -1,0 +1,114 @@
+"""The seat runner (:func:`arena.match.run_seating`): a remote seat is announced
+and taken by an ACPC agent that another process starts, only from the peer it is
+given and only within the start timeout; the dealer names a seat nobody took.
+(In-process and command seats are played by every ``arena match`` and
+tournament test.)"""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from agent.client import play_stream
+from arena.match import InProcess, Remote, Seat, SeatingRun, run_seating
+from arena.match.seats import _our_address
+from dealer.server import MatchConfig
+from poker.gamedef import load_game
+from strategies.base import Spec, make_strategy
+
+HANDS = 30
+SEED = 2
+KUHN = load_game("kuhn")
+
+
+def config(run_dir: Path, **extra: object) -> MatchConfig:
+    run_dir.mkdir()
+    options: dict[str, object] = {"t_response_ms": 10_000, "start_timeout_ms": 60_000, **extra}
+    return MatchConfig(
+        match_name="match", game=KUHN, game_path="kuhn", num_hands=HANDS, seed=SEED,
+        names=("raiser", "caller"), log_dir=run_dir, quiet=True, **options,  # type: ignore[arg-type]
+    )
+
+
+def raiser() -> InProcess:
+    return InProcess(Spec.parse("always-raise"), seed=1)
+
+
+async def seat_remote(config: MatchConfig, seats: tuple[Seat, ...], fill: object) -> SeatingRun:
+    """Run the seating; once its ports are announced, ``fill(port)`` takes seat 2."""
+    runs: list[SeatingRun] = []
+
+    async def host(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
+        runs.append(await run_seating(config, seats, task_status=task_status))
+
+    async with trio.open_nursery() as nursery:
+        ports = await nursery.start(host)
+        await fill(ports[1])  # type: ignore[operator]
+    return runs[0]
+
+
+def test_a_remote_seat_is_taken_by_an_agent_of_another_process(tmp_path: Path) -> None:
+    """`arena agent` started elsewhere on the announced port plays the seat: the same
+    hands and chips as the same strategy in-process."""
+
+    async def agent(port: int) -> None:
+        argv = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "always-call"]
+        await trio.run_process(argv, capture_stdout=True, capture_stderr=True)
+
+    remote = trio.run(seat_remote, config(tmp_path / "remote"), (raiser(), Remote()), agent)
+    local = trio.run(run_seating, config(tmp_path / "local"), (raiser(), InProcess(Spec.parse("always-call"), seed=2)))
+    assert remote.result is not None and local.result is not None
+    assert remote.result.aborted is None and remote.result.hands_played == HANDS
+    assert remote.result.totals == local.result.totals and remote.result.totals[0] != 0
+    assert remote.ends == local.ends == () and remote.culprits() == {}
+    states = [[line for line in (tmp_path / d / "match.log").read_text().splitlines() if line.startswith("STATE")] for d in ("remote", "local")]
+    assert len(states[0]) == HANDS and states[0] == states[1]
+
+
+def test_a_remote_seat_with_a_peer_drops_connections_from_elsewhere(tmp_path: Path) -> None:
+    """Seat 2 is for 127.0.0.2 only: an agent from 127.0.0.1 is dropped at once (its
+    version line unread), one from 127.0.0.2 plays."""
+
+    async def two_agents(port: int) -> None:
+        async with await trio.open_tcp_stream("127.0.0.1", port) as stranger:
+            await stranger.send_all(b"VERSION:2.0.0\r\n")
+            with trio.fail_after(10):
+                assert await stranger.receive_some() == b""  # closed by the dealer
+        stream = await trio.open_tcp_stream("127.0.0.1", port, local_address="127.0.0.2")
+        async with stream:
+            await play_stream(stream, KUHN, make_strategy(Spec.parse("always-call"), KUHN, seed=2))
+
+    run = trio.run(seat_remote, config(tmp_path / "run"), (raiser(), Remote(peer="127.0.0.2")), two_agents)
+    assert run.result is not None and run.result.aborted is None and run.result.hands_played == HANDS
+    warnings = [line for line in (tmp_path / "run" / "match.err").read_text().splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("WARNING: dropped connection to seat 2 from 127.0.0.1:")
+    assert warnings[0].endswith(": only 127.0.0.2 may take this seat")
+
+
+def test_a_remote_seat_nobody_takes_within_the_start_timeout_is_the_culprit(tmp_path: Path) -> None:
+    async def nobody(port: int) -> None:
+        pass
+
+    run = trio.run(seat_remote, config(tmp_path / "run", start_timeout_ms=300), (raiser(), Remote()), nobody)
+    assert run.result is not None and run.result.hands_played == 0
+    assert run.result.aborted == "ERROR: timed out waiting for seat 2 to connect"
+    assert run.culprits() == {1: "the dealer: ERROR: timed out waiting for seat 2 to connect"}
+
+
+def test_our_agents_reach_a_dealer_on_every_interface_through_loopback_only() -> None:
+    """With the dealer on every interface (a hosted table) our own seats are
+    connected through loopback and accept nobody else; on a named host, that host."""
+    assert _our_address("0.0.0.0") == ("127.0.0.1", ipaddress.ip_address("127.0.0.1"))
+    assert _our_address("::") == ("::1", ipaddress.ip_address("::1"))
+    assert _our_address("127.0.0.1") == ("127.0.0.1", ipaddress.ip_address("127.0.0.1"))
+    assert _our_address("localhost") == ("localhost", None)
+
+
+def test_a_remote_peer_must_be_an_address() -> None:
+    with pytest.raises(ValueError):
+        Remote(peer="example.org")
