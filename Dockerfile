@@ -19,13 +19,16 @@ RUN python3 -m venv "$VIRTUAL_ENV" \
     && chown arena:arena /data
 
 WORKDIR /src
-# The dependencies first, in a layer of their own that a code change does not
-# rebuild: the project's metadata alone installs no package but pulls every pinned
-# dependency (the versions of constraints.txt, what CI tested).
-COPY pyproject.toml constraints.txt README.md ./
-RUN pip install --no-cache-dir --progress-bar off -c constraints.txt . \
+# The dependencies first, in a layer of their own that a change of the code or the
+# README does not rebuild: the project's metadata alone (an empty README standing in
+# for the one it names) installs no package but pulls every pinned dependency (the
+# versions of constraints.txt, what CI tested).
+COPY pyproject.toml constraints.txt ./
+RUN touch README.md \
+    && pip install --no-cache-dir --progress-bar off -c constraints.txt . \
     && pip uninstall --yes acpc-arena
 # Then the project itself (not editable: the image needs no source tree).
+COPY README.md README.md
 COPY poker poker
 COPY dealer dealer
 COPY agent agent
