@@ -16,7 +16,7 @@ INSTALL := bash -c '"$$@" & pid=$$!; t=0; while kill -0 $$pid 2>/dev/null; do sl
 	[ $$((t % 10)) != 0 ] || echo "  ... still installing ($$t s)"; done; wait $$pid' -- \
 	$(VENV)/bin/python -m pip install --progress-bar off -c constraints.txt
 
-.PHONY: match test lock warmup browser
+.PHONY: match test lock warmup browser compose-test docker
 
 $(RUN_STAMP): pyproject.toml constraints.txt
 	@[ -x $(VENV)/bin/python ] || { echo "creating $(VENV)"; $(PYTHON) -m venv $(VENV) && $(VENV)/bin/python -m pip install -q --upgrade pip; }
@@ -46,6 +46,23 @@ browser:
 		echo "installing Debian's chromium for the browser tests"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
 			|| echo "chromium could not be installed: the browser tests will skip"; \
+	fi
+
+# The stack test of docker-compose.yml (tests/deploy/test_compose.py): it builds the image
+# (the pinned dependencies, every numba kernel: minutes), so it is a step of its own, which
+# `make test` skips and CI runs after it. Debian's Docker engine, docker-compose and
+# mmdebstrap (its base image, where no registry is reachable) are installed where we may
+# (root with apt-get); the test starts dockerd itself where none runs, and skips, saying
+# why, where Docker cannot run.
+compose-test: $(TEST_STAMP) docker
+	ARENA_COMPOSE_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_compose.py
+
+docker:
+	@if { ! command -v dockerd || ! command -v mmdebstrap || ! { command -v docker-compose || docker compose version; }; } >/dev/null 2>&1 \
+			&& [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing Debian's docker.io, docker-compose and mmdebstrap for the stack test"; \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io docker-compose mmdebstrap >/dev/null; } \
+			|| echo "Docker could not be installed: the stack test will skip"; \
 	fi
 
 # Compile (or check) every numba kernel; `make test` does it once, this redoes it after a kernel change.

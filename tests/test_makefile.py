@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(shutil.which("make") is None or shutil.which("bash") is None, reason="needs make and bash")
 
 # A python that logs "python ARGS" (and arena "arena ARGS") to $FAKE_LOG; `-m venv DIR`
-# also makes DIR/bin/python and DIR/bin/arena, copies of itself. Also the `chromium`
-# on PATH, so that `make test` does not install Debian's.
+# also makes DIR/bin/python and DIR/bin/arena, copies of itself. Also the `chromium`,
+# `dockerd`, `docker-compose` and `mmdebstrap` on PATH, so that `make test` and `make
+# compose-test` install none of Debian's.
 _FAKE = """#!/usr/bin/env bash
 echo "$(basename "$0") $*" >> "$FAKE_LOG"
 if [ "$1 $2" = "-m venv" ]; then
@@ -39,8 +40,9 @@ def clone(tmp_path: Path) -> Path:
     fake.parent.mkdir()
     fake.write_text(_FAKE)
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    # `make test` installs Debian's chromium where none is found: here one is.
-    (fake.parent / "chromium").symlink_to(fake)
+    # `make test` installs Debian's chromium, `make compose-test` its Docker, where none is found: here they are.
+    for tool in ("chromium", "dockerd", "docker-compose", "mmdebstrap"):
+        (fake.parent / tool).symlink_to(fake)
     return tmp_path
 
 
@@ -97,3 +99,9 @@ def test_new_pins_reinstall_into_the_same_venv(clone: Path) -> None:
     calls = _make(clone, "test")
     assert not any("-m venv" in call for call in calls)
     assert _installs(calls) == [".", ".[test]"]
+
+
+def test_make_compose_test_runs_the_stack_test_alone_in_the_test_venv(clone: Path) -> None:
+    _make(clone, "test")
+    calls = _make(clone, "compose-test")
+    assert calls == ["python -m pytest tests/deploy/test_compose.py"]  # no install: the venv of make test
