@@ -63,8 +63,11 @@ __all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy"]
 SHIPPED_BLUEPRINTS = {
     "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum-blueprint.strategy"
 }
-#: CFR+ iterations per re-solve by default (a flop or turn re-solve in 1-3 s on a loaded 2-core machine).
-DEFAULT_ITERATIONS = 100
+#: CFR+ iterations per re-solve by default: p99 0.90 s of CPU a decision and 0.68 s a
+#: hand (benchmarks/modicum_latency.py), so that a loaded 2-core machine (a load
+#: average of 5 and more) stays within 2 s a decision and the dealer's 7 s a hand;
+#: 100 took p99 1.88 s of CPU, and a match at a load of 9 ran out of the 7 s.
+DEFAULT_ITERATIONS = 50
 #: Raise sizes of the re-solve by default (pot fractions; all-in always kept).
 DEFAULT_SIZES = "0.5+1/1/"
 #: Continuation strategies by default: all of :data:`strategies.resolve.continuations.BIASES`.
