@@ -17,7 +17,10 @@ reuses the same machine code), so the compilation happens at set-up instead:
 * the explicit abstract game (``--algorithm abstract``, float64 and ``--float32``);
 * external-sampling MCCFR for three players (``--algorithm es-mccfr``);
 * continual re-solving (the gadget on both streets, exact and with a value
-  net) and ``arena train-values`` (situation solves, training, refinement).
+  net) and ``arena train-values`` (situation solves, training, refinement);
+* ``resolve`` and ``modicum`` in HUNL with their defaults (the equity
+  evaluator's depth-limited re-solve on hold'em boards, modicum's continuation
+  values): making them warms what a hand runs, as a match does before its clock.
 
 With a warm cache it takes a few seconds (loading, not compiling) and says
 ``cached``; after a numba upgrade or a kernel edit numba compiles again what
@@ -146,6 +149,18 @@ def _resolve(tmp: Path) -> None:
         agent.resolution(bet.apply(CALL), board)
 
 
+def _holdem_resolve(tmp: Path) -> None:
+    # The HUNL bots with their defaults: making them compiles what a hand runs
+    # (the equity evaluator's depth-limited re-solve on hold'em boards,
+    # modicum's continuation values at the depth limit and its blueprint's buckets).
+    from poker.gamedef import load_game
+    from strategies import make_strategy
+
+    game = load_game("hunl")
+    for spec in ("resolve", "modicum"):
+        make_strategy(spec, game, seed=0)
+
+
 #: The warm-up steps in order: (name, function of a scratch folder).
 STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
     ("hand evaluator", _evaluator),
@@ -154,6 +169,7 @@ STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
     ("abstract game", _abstract),
     ("sampled 3-player CFR", _sampled),
     ("continual re-solving and value-net training", _resolve),
+    ("hold'em re-solving (resolve and modicum in HUNL)", _holdem_resolve),
 )
 
 

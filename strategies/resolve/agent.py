@@ -227,6 +227,22 @@ class ResolvingStrategy(Strategy):
             return root
         return self._solve(target, board, carry)
 
+    def warm_up(self) -> None:
+        """Compile every kernel a hand runs now (or load it from numba's cache),
+        not on the first decision, where the dealer's clock runs: its 7 s a hand
+        would not cover minutes of compiling on a cold cache. A throw-away agent
+        (one CFR+ iteration, this agent's evaluator) replays a hand checked down
+        to the last street's first decision: the root solve, the gadget's
+        re-solve on every street and the carries between them; this agent's root
+        solve and draws are untouched."""
+        game = self.game
+        probe = ResolvingStrategy(game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1)
+        state = State(game)
+        while state.round < game.num_rounds - 1:
+            state = state.apply(CALL)
+        board = tuple(sorted(game.deck()))[: game.total_board_cards(state.round)]
+        probe.resolution(state, board)
+
     # -- the Strategy interface ----------------------------------------------------------
 
     def new_hand(self, view: MatchState) -> None:
@@ -324,6 +340,9 @@ SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data"
 #: (about 1.5 s of re-solving a hand on 2 quiet cores; the first decision's root
 #: solve once more).
 LARGE_GAME_DEFAULTS: Final = {"evaluator": "equity", "iterations": 50, "boards": 8}
+#: The kernel modules a hand of re-solving runs: on a cold cache one compile
+#: notice names them all when the agent is made (:func:`_parse`).
+HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels")
 #: Run-outs an option may ask for: each holds about 100 bytes per private hand
 #: (hold'em: 130 KB), and every leaf evaluation walks them all.
 MAX_BOARDS = 4096
@@ -363,6 +382,9 @@ def _exact_problem(game: Game, sizes: tuple[tuple[float, ...], ...]) -> str | No
 
 
 def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
+    from strategies.cfr import compile_notice
+
+    compile_notice.expect(*HAND_KERNELS)  # checking the sizes ranks hands already
     sizes_text = options.text("sizes", "1", meta="F+F/F") or "1"
     try:
         sizes = parse_sizes(sizes_text)
@@ -422,9 +444,11 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
             evaluator = NetEvaluator(game, model if model is not None else SHIPPED_NETS[str(name)])
         except ValueNetError as error:
             raise StrategyError(f"strategy 'resolve': {error}") from None
-    return ResolvingStrategy(
+    agent = ResolvingStrategy(
         game, sizes=sizes, iterations=iterations, seconds=seconds, seed=seed, evaluator=evaluator, max_boards=boards
     )
+    agent.warm_up()  # before any dealer's clock: a seat is built before the dealer listens
+    return agent
 
 
 @register(

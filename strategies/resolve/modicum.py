@@ -33,6 +33,7 @@ seeds the draw of the action played.
 
 from __future__ import annotations
 
+import copy
 import secrets
 import time
 from pathlib import Path
@@ -62,8 +63,11 @@ __all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy"]
 SHIPPED_BLUEPRINTS = {
     "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum-blueprint.strategy"
 }
-#: CFR+ iterations per re-solve by default (a flop or turn re-solve in 1-3 s on a loaded 2-core machine).
-DEFAULT_ITERATIONS = 100
+#: CFR+ iterations per re-solve by default: p99 0.90 s of CPU a decision and 0.68 s a
+#: hand (benchmarks/modicum_latency.py), so that a loaded 2-core machine (a load
+#: average of 5 and more) stays within 2 s a decision and the dealer's 7 s a hand;
+#: 100 took p99 1.88 s of CPU, and a match at a load of 9 ran out of the 7 s.
+DEFAULT_ITERATIONS = 50
 #: Raise sizes of the re-solve by default (pot fractions; all-in always kept).
 DEFAULT_SIZES = "0.5+1/1/"
 #: Continuation strategies by default: all of :data:`strategies.resolve.continuations.BIASES`.
@@ -126,17 +130,24 @@ class ModicumStrategy(Strategy):
 
     def _warm_up(self) -> None:
         """Pay the one-off costs now, before a dealer's clock runs (it allows 7 s a
-        hand on average): the first calls of the numba kernels (loaded from their
-        cache) that bucket a flop and split a reach."""
-        from strategies.resolve.evaluators import fold_reach
-
+        hand on average; compiling the kernels on a cold cache takes minutes): the
+        numba kernels (compiled, or loaded from their cache) and the blueprint's
+        tables, by a throw-away copy (one CFR+ iteration, its own re-solves) that
+        re-solves a hand checked down to the last street's first decision: the
+        depth-limited solves with continuation leaves on the streets before, the
+        showdown-only one on the last; and the blueprint's buckets of a board of
+        every street (the opponent's actions there are read off the blueprint)."""
         game = self.game
-        if game.num_rounds > 1:
-            flop = sorted(game.deck())[: game.total_board_cards(1)]
-            self.blueprint.sequences.buckets(1, flop)
-        fold_reach(self.table, np.zeros((1, self.table.num_hands)))
-
-    # -- the blueprint's tree -------------------------------------------------------------
+        deck = sorted(game.deck())
+        for round_ in range(1, game.num_rounds):
+            self.blueprint.sequences.buckets(round_, deck[: game.total_board_cards(round_)])
+        probe = copy.copy(self)
+        probe.iterations, probe._cache, probe.solve_seconds = 1, {}, []
+        state = State(game)
+        while state.round < game.num_rounds - 1:
+            state = state.apply(CALL)
+        if state.round > 0:
+            probe.resolution(state, tuple(deck[: game.total_board_cards(state.round)]))
 
     def _node(self, abstract: State) -> int:
         return self.blueprint.game.tree.node_of_key[abstract.betting_string()]
@@ -277,6 +288,11 @@ class ModicumStrategy(Strategy):
 
 
 def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
+    from strategies.cfr import compile_notice
+    from strategies.resolve.agent import HAND_KERNELS
+
+    # Loading the blueprint buckets boards already: one compile notice for all of a hand's kernels.
+    compile_notice.expect(*HAND_KERNELS, "strategies.cfr.abstraction._kernels")
     from strategies.cfr.strategy_file import StrategyFileError
     from strategies.resolve.continuations import load_blueprint
 
