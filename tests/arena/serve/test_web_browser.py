@@ -30,6 +30,9 @@ def log_in(page: Page, served: Served, name: str, path: str = "/") -> None:
     page.goto(served.url + path)
     page.fill("#token", served.tokens[name])
     page.click("#login")
+    # The login page moves on by script once the cookie is set: wait for it, or the caller's next
+    # navigation races that one ("interrupted by another navigation").
+    page.wait_for_url(lambda url: not url.startswith(served.url + "/login"))
 
 
 def test_a_page_without_a_session_goes_to_the_login(served: Served, browser: BrowserContext, page: Page) -> None:
