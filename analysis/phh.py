@@ -309,11 +309,14 @@ class _Replay:
                 raise _Bad("not an action of PHH hold'em")
 
     def raise_to(self, street: int) -> Action:
+        """``cbr`` to ``street`` chips on this street as ACPC's raise; a limit raise
+        must go where :meth:`poker.state.State.raise_bounds` puts it (short stacks
+        included), and a raise no rule allows is left to ``apply`` to refuse."""
         if not self.game.is_limit:
             return Action.raise_to(self.base + street)
-        wanted = self.state.max_spent + self.game.raise_size[self.state.round] - self.base
-        if street != wanted:
-            raise _Bad(f"a limit raise to {street} on this street; the limit is to {wanted}")
+        bounds = self.state.raise_bounds()
+        if bounds is not None and self.base + street != bounds[0]:
+            raise _Bad(f"a limit raise to {street} on this street; the limit is to {bounds[0] - self.base}")
         return Action(ActionType.RAISE)
 
     def bet(self, label: str, action: Action) -> None:

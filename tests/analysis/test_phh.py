@@ -185,3 +185,20 @@ def test_a_pot_split_in_halves_reads_back_and_collects_halves(tmp_path: Path) ->
     text = "".join(write_pokerstars(hands, WHEN))
     assert "b collected 12.5 from pot\nc collected 12.5 from pot\n" in text
     assert "Seat 1: a (small blind) folded before Flop\n" in text and "Total pot 25 | Rake 0" in text
+
+
+def test_a_short_stacked_limit_raise_goes_all_in_as_the_rules_have_it(tmp_path: Path) -> None:
+    """A limit raise capped by the stack (25, not 30) is the one limit raise, as in :mod:`poker.state`."""
+    path = tmp_path / "short.phh"
+    path.write_text(
+        "variant = 'FT'\nantes = [0, 0]\nblinds_or_straddles = [5, 10]\nsmall_bet = 10\nbig_bet = 20\n"
+        "starting_stacks = [25, 25]\nactions = ['d dh p1 4cKs', 'd dh p2 KhKc', 'p2 cbr 20', 'p1 cbr 25', 'p2 cc',"
+        " 'd db 3s2hAh', 'd db 9d', 'd db 4s', 'p1 sm 4cKs', 'p2 sm KhKc']\nfinishing_stacks = [0, 50]\n"
+    )
+    hands = read_hands(path)
+    assert hands.betting == ("rrc///",)
+    assert hands.values.tolist() == [[-25.0, 25.0]]
+    assert "'p1 cbr 25', 'p2 cc'" in "".join(write_phh(hands))
+    path.write_text(path.read_text().replace("'p1 cbr 25'", "'p1 cbr 30'"))
+    with pytest.raises(HandsError, match=r"actions\[3\] 'p1 cbr 30': a limit raise to 30 on this street; the limit is to 25"):
+        read_hands(path)
