@@ -49,6 +49,7 @@ from poker.cards import cards_from_text, cards_to_text
 from poker.excerpt import quote
 from poker.gamedef import UNLIMITED_RAISES, UNLIMITED_STACK, Betting, Game
 from poker.hand_rank import hand_values
+from poker.protocol import format_value
 from poker.state import Action, ActionType, IllegalActionError, State
 
 __all__ = ["write_phh", "phh_text", "phh_problem", "read_phh", "is_phh", "PHH_SUFFIXES"]
@@ -58,20 +59,11 @@ PHH_SUFFIXES: Final = (".phh", ".phhs")
 #: PHH's codes for the two ACPC hold'em bettings.
 _VARIANT: Final = {Betting.LIMIT: "FT", Betting.NOLIMIT: "NT"}
 _BETTING: Final = {code: betting for betting, code in _VARIANT.items()}
-#: Values and stacks are written with this many decimals at most (a split pot can leave halves).
-_DECIMALS: Final = 6
 
 
 def is_phh(path: Path | str) -> bool:
     """Whether ``path`` names a PHH file (``.phh`` or ``.phhs``)."""
     return str(path).endswith(PHH_SUFFIXES)
-
-
-def _number(value: float | Fraction | int) -> str:
-    """A TOML number: an integer where it is one, else a decimal."""
-    if value == int(value):
-        return str(int(value))
-    return f"{float(value):.{_DECIMALS}f}".rstrip("0")
 
 
 def _list(values: Iterable[object]) -> str:
@@ -139,7 +131,7 @@ def phh_text(hands: Hands, row: int) -> str:
     lines = _game_fields(game)
     lines.append("actions = [" + ", ".join(f"'{a}'" for a in actions) + "]")
     lines.append(f"players = {_list(_string(names[p]) for p in order)}")
-    lines.append(f"finishing_stacks = {_list(_number(game.stack[p] + values[p]) for p in order)}")
+    lines.append(f"finishing_stacks = {_list(format_value(game.stack[p] + values[p]) for p in order)}")
     lines.append(f"_hand_id = {int(hands.hand_id[row])}")
     if int(hands.seed[row]) != NO_SEED:
         lines.append(f"_seed = {int(hands.seed[row])}")
@@ -398,7 +390,7 @@ def _hand(game: Game, hand: dict[str, Any], number: int) -> _Hand:
             raise _Broken("finishing_stacks", f"not {game.num_players} numbers: {quote(finishing)}")
         expected = [float(game.stack[p] + values[p]) for p in order]
         if not _agree(finishing, expected):
-            shown = ", ".join(_number(e) for e in expected)
+            shown = ", ".join(format_value(e) for e in expected)
             raise _Broken("finishing_stacks", f"{quote(finishing)} are not those of the betting and cards ([{shown}])")
     if "_hand_id" in hand:
         hand_id = _int(hand, "_hand_id")
