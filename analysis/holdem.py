@@ -11,7 +11,7 @@ order no hold'em table has is refused here, once, in one line.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -21,7 +21,7 @@ from poker.hand_rank import hand_values
 from poker.protocol import parse_betting
 from poker.state import Action, ActionType, State
 
-__all__ = ["HoldemError", "holdem_problem", "seat_order", "Step", "steps"]
+__all__ = ["HoldemError", "holdem_problem", "big_blind_seat", "seat_order", "Step", "steps"]
 
 #: Board cards dealt in each round of Texas hold'em.
 HOLDEM_BOARD = (0, 3, 1, 1)
@@ -38,7 +38,7 @@ def holdem_problem(game: Game) -> str | None:
     order = seat_order(game)
     players = game.num_players
     blinds = [game.blind[p] for p in order]
-    big = max(range(players), key=lambda k: (blinds[k], k)) if players > 2 else 0
+    big = big_blind_seat(blinds)
     if any(first != game.first_player[1] for first in game.first_player[1:]):
         return "hold'em acts first after the flop with the same player every round"
     if order.index(game.first_player[0]) != (big + 1) % players:
@@ -46,6 +46,16 @@ def holdem_problem(game: Game) -> str | None:
     if players == 2 and blinds[0] < blinds[1]:
         return "heads-up hold'em has the big blind act first after the flop"
     return None
+
+
+def big_blind_seat(blinds: Sequence[int]) -> int:
+    """The place of the big blind among ``blinds`` listed in :func:`seat_order`'s
+    order: the largest (the last of equals), and heads-up the first seat, who
+    posts it and acts first after the flop. PHH's reader seats its first actor
+    after it; :func:`holdem_problem` checks a game does."""
+    if len(blinds) == 2:
+        return 0
+    return max(range(len(blinds)), key=lambda k: (blinds[k], k))
 
 
 def seat_order(game: Game) -> list[int]:

@@ -44,7 +44,7 @@ from typing import Any, Final
 import numpy as np
 
 from analysis.hands import NO_SEED, Hands, HandsError
-from analysis.holdem import HOLDEM_BOARD, HoldemError, holdem_problem, seat_order, steps
+from analysis.holdem import HOLDEM_BOARD, HoldemError, big_blind_seat, holdem_problem, seat_order, steps
 from poker.cards import cards_from_text, cards_to_text
 from poker.excerpt import quote
 from poker.gamedef import UNLIMITED_RAISES, UNLIMITED_STACK, Betting, Game
@@ -218,7 +218,6 @@ def game_of_phh(hand: dict[str, Any]) -> Game:
         if _int(hand, "min_bet") != max(blinds):
             raise _Broken("min_bet", f"{hand['min_bet']} is not the big blind {max(blinds)}, as ACPC's no-limit has it")
         raise_size, max_raises = (0,) * 4, (UNLIMITED_RAISES,) * 4
-    big_seat = 0 if players == 2 else max(range(players), key=lambda k: (blinds[k], k))
     game = Game(
         betting=betting,
         num_players=players,
@@ -226,7 +225,7 @@ def game_of_phh(hand: dict[str, Any]) -> Game:
         stack=tuple(stacks),
         blind=tuple(blinds),
         raise_size=raise_size,
-        first_player=((big_seat + 1) % players, 0, 0, 0),
+        first_player=((big_blind_seat(blinds) + 1) % players, 0, 0, 0),
         max_raises=max_raises,
         num_suits=4,
         num_ranks=13,

@@ -23,7 +23,7 @@ from fractions import Fraction
 from typing import Final, SupportsInt
 
 from analysis.hands import Hands
-from analysis.holdem import HoldemError, holdem_problem, seat_order, steps
+from analysis.holdem import HoldemError, big_blind_seat, holdem_problem, seat_order, steps
 from poker.cards import card_to_text
 from poker.hand_name import hand_name
 from poker.state import ActionType
@@ -59,7 +59,8 @@ def pokerstars_text(hands: Hands, row: int, when: datetime.datetime) -> str:
         raise HoldemError(f"{hands.where(row)}: two seats share a name; PokerStars text tells players apart by name")
     seat = {p: k + 1 for k, p in enumerate(order)}
     button = order[-1]
-    small, big = (order[1], order[0]) if players == 2 else (order[0], order[1])
+    big_place = big_blind_seat([game.blind[p] for p in order])
+    small, big = order[big_place - 1], order[big_place]  # heads-up the button posts the small blind
     kind = "Limit" if game.is_limit else "No Limit"
     stakes = f"{game.raise_size[0]}/{game.raise_size[2]}" if game.is_limit else f"{game.blind[small]}/{game.blind[big]}"
     lines = [
