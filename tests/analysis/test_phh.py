@@ -128,6 +128,21 @@ def test_arena_export_writes_what_analyze_reads_and_refuses_kuhn(
     assert not (tmp_path / "kuhn.out").exists()
 
 
+def test_arena_export_bad_input_is_one_line(holdem_logs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A folder with no hands, an output in no folder and logs of two games: one line each, nothing written."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cases = [
+        ([str(empty)], 1, f"{empty}: no .log, .hands.msgpack, .phhs or .phh files in this folder"),
+        ([str(holdem_logs["hunl"]), "-o", str(tmp_path / "no" / "out.phhs")], 2, f"-o {tmp_path / 'no' / 'out.phhs'}: directory {tmp_path / 'no'} does not exist"),
+        ([str(holdem_logs["hunl"]), str(holdem_logs["hulhe"])], 1, "is not a log of the same game"),
+    ]
+    for arguments, status, message in cases:
+        assert arena_export([*arguments, "--format", "phh"]) == status
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err.count("\n") == 1 and message in captured.err
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [
