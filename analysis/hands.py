@@ -1061,7 +1061,7 @@ def hand_files(arguments: Sequence[Path]) -> list[Path]:
     paths: list[Path] = []
     for path in arguments:
         if path.is_dir():
-            found = next((sorted(path.glob(p)) for p in HAND_FILE_PATTERNS if any(path.glob(p))), [])
+            found = next((files for pattern in HAND_FILE_PATTERNS if (files := sorted(path.glob(pattern)))), [])
             if not found:
                 raise HandsError(f"{path}: no .log, .hands.msgpack, .phhs or .phh files in this folder")
             paths += found
