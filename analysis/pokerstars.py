@@ -26,6 +26,7 @@ from analysis.hands import Hands
 from analysis.holdem import HoldemError, big_blind_seat, holdem_problem, seat_order, steps
 from poker.cards import card_to_text
 from poker.hand_name import hand_name
+from poker.protocol import format_value
 from poker.state import ActionType
 
 __all__ = ["write_pokerstars", "pokerstars_text"]
@@ -36,8 +37,9 @@ _FOLDED: Final = ("before Flop", "on the Flop", "on the Turn", "on the River")
 
 
 def _chips(value: Fraction | int) -> str:
-    """Play chips as PokerStars writes them; an ACPC split pot can leave a half."""
-    return str(int(value)) if value == int(value) else f"{float(value):g}"
+    """Play chips as PokerStars writes them; an ACPC split pot can leave a
+    fraction (written as the ACPC log writes values: never in exponent form)."""
+    return format_value(value)
 
 
 def _cards(cards: Iterable[SupportsInt]) -> str:
