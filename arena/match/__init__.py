@@ -36,6 +36,7 @@ from arena.match.seats import (
     SeatEnd as SeatEnd,
     SeatingRun as SeatingRun,
     run_seating as run_seating,
+    our_address as our_address,
     keep_output as keep_output,
     last_line as last_line,
     KEEP_BYTES as KEEP_BYTES,
