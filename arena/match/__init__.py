@@ -35,6 +35,7 @@ from arena.match.seats import (
     agent_command as agent_command,
     SeatEnd as SeatEnd,
     SeatingRun as SeatingRun,
+    aborted_text as aborted_text,
     run_seating as run_seating,
     our_address as our_address,
     keep_output as keep_output,

@@ -63,6 +63,7 @@ import trio
 
 from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION
 from agent.client import AgentError, ConnectionLost, play
+from analysis.tables import plural
 from arena.match.plan import AGENT_EXIT_S, AGENT_GONE_S
 from dealer.seats import Address, peer_address
 from dealer.server import MatchConfig, MatchResult, serve_match
@@ -77,6 +78,7 @@ __all__ = [
     "agent_command",
     "SeatEnd",
     "SeatingRun",
+    "aborted_text",
     "run_seating",
     "our_address",
     "keep_output",
@@ -203,6 +205,13 @@ class SeatingRun:
             if named and 1 <= int(named.group(1)) <= len(result.totals):
                 blamed.setdefault(int(named.group(1)) - 1, f"the dealer: {said}")
         return blamed
+
+
+def aborted_text(result: MatchResult) -> str:
+    """Why the dealer aborted, on one line: what a match's failure, the human
+    table's page and its closing line say."""
+    reason = "; ".join(line for line in (result.aborted or "").splitlines() if line)
+    return f"the dealer aborted after {plural(result.hands_played, 'hand')}: {reason}"
 
 
 # -- stopping on a signal ---------------------------------------------------------
