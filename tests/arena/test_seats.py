@@ -110,5 +110,12 @@ def test_our_agents_reach_a_dealer_on_every_interface_through_loopback_only() ->
 
 
 def test_a_remote_peer_must_be_an_address() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^'example.org' does not appear to be an IPv4 or IPv6 address$"):
         Remote(peer="example.org")
+
+
+def test_a_seating_needs_one_seat_per_player(tmp_path: Path) -> None:
+    """Refused in one line before the dealer listens: no file is written."""
+    with pytest.raises(ValueError, match="^1 seats for a 2-player game$"):
+        trio.run(run_seating, config(tmp_path / "run"), (raiser(),))
+    assert list((tmp_path / "run").iterdir()) == []
