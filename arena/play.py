@@ -22,14 +22,14 @@ from agent.human.tui import Quit, in_colour, read_stdin_line, run_tui
 from agent.human.web import Pages, new_token, serve_table
 from analysis.hands import read_hands
 from analysis.phh import phh_problem, write_phh
-from analysis.tables import plural
+from arena.match.seats import aborted_text
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
 from poker.protocol import MatchState
 from poker.state import Action
 from strategies.base import Spec, Strategy
 
-__all__ = ["PlayPlan", "Session", "play_session", "aborted_text", "write_phh_file", "HOST", "MATCH_NAME"]
+__all__ = ["PlayPlan", "Session", "play_session", "write_phh_file", "HOST", "MATCH_NAME"]
 
 HOST: Final = "127.0.0.1"
 DEFAULT_HANDS: Final = 100
@@ -185,12 +185,6 @@ async def _watch_signals(session: Session, seat: HumanSeat, shutdown: trio.Event
             if not session.dealer_done.is_set():  # after the match, Ctrl-C just closes the table
                 _leave(session, seat, "interrupted")
             shutdown.set()
-
-
-def aborted_text(result: MatchResult) -> str:
-    """Why the dealer aborted, on one line (for the page and the closing line)."""
-    reason = "; ".join(line for line in (result.aborted or "").splitlines() if line)
-    return f"the dealer aborted after {plural(result.hands_played, 'hand')}: {reason}"
 
 
 def write_phh_file(plan: PlayPlan) -> Path | None:

@@ -56,7 +56,7 @@ from arena.commands._kit import (
     parse,
     whole,
 )
-from arena.match import agent_seed, seat_names
+from arena.match import aborted_text, agent_seed, seat_names
 from arena.play import (
     DEFAULT_HANDS,
     DEFAULT_LINGER_S,
@@ -67,7 +67,6 @@ from arena.play import (
     MATCH_NAME,
     PlayPlan,
     Session,
-    aborted_text,
     play_session,
     write_phh_file,
 )

@@ -43,6 +43,7 @@ game, abstraction and settings stored in it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -192,22 +193,9 @@ def main(argv: list[str]) -> int:
 
 
 def _settings(args: argparse.Namespace) -> SolveSettings:
-    """What the command line asks to solve, for :mod:`strategies.cfr.runs`."""
-    return SolveSettings(
-        game=args.game,
-        algorithm=args.algorithm,
-        abstraction=args.abstraction,
-        bet_sizes=args.bet_sizes,
-        max_raises=args.max_raises,
-        seed=args.seed,
-        suit_isomorphism=args.suit_isomorphism,
-        simultaneous=args.simultaneous,
-        float32=args.float32,
-        plus=args.plus,
-        linear=args.linear,
-        delay=args.delay,
-        every=args.every,
-    )
+    """What the command line asks to solve, for :mod:`strategies.cfr.runs`: each
+    setting is the option of its name, so a new one needs no line here."""
+    return SolveSettings(**{field.name: getattr(args, field.name) for field in dataclasses.fields(SolveSettings)})
 
 
 def _setup(args: argparse.Namespace, bars: _Bars) -> SolveRun:

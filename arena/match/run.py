@@ -14,10 +14,9 @@ import trio
 from tqdm import tqdm
 
 from agent.cli import EXIT_CONNECTION
-from analysis.tables import plural
 from arena.match.plan import Bot, MatchError, MatchPlan, Outcome, SeatingResult, agent_spec, resumed_seed
 from arena.match.results import read_seating
-from arena.match.seats import InProcess, Seat, SeatingRun, Stop, agent_command, run_seating, watch_signals
+from arena.match.seats import InProcess, Seat, SeatingRun, Stop, aborted_text, agent_command, run_seating, watch_signals
 from dealer.server import MatchConfig
 
 __all__ = ["run_plan", "run_plan_with_signals"]
@@ -132,8 +131,7 @@ def _failure(name: str, names: tuple[str, ...], run: SeatingRun, err_path: Path)
     parts = [f"{w} {end.describe()}" for w, end in zip(who, run.ends) if end.status not in (0, EXIT_CONNECTION)]
     result = run.result
     if result is not None and result.aborted is not None:
-        reason = "; ".join(line for line in result.aborted.splitlines() if line)  # one line
-        parts.append(f"the dealer aborted after {plural(result.hands_played, 'hand')}: {reason} (see {err_path})")
+        parts.append(f"{aborted_text(result)} (see {err_path})")
     parts += [f"{w} {end.describe()}" for w, end in zip(who, run.ends) if end.status == EXIT_CONNECTION]
     if parts:
         return f"{name}: {'; then '.join(parts)}"

@@ -63,6 +63,7 @@ import trio
 
 from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION
 from agent.client import AgentError, ConnectionLost, play
+from analysis.tables import plural
 from arena.match.plan import AGENT_EXIT_S, AGENT_GONE_S
 from dealer.seats import Address, peer_address
 from dealer.server import MatchConfig, MatchResult, serve_match
@@ -77,7 +78,9 @@ __all__ = [
     "agent_command",
     "SeatEnd",
     "SeatingRun",
+    "aborted_text",
     "run_seating",
+    "our_address",
     "keep_output",
     "last_line",
     "KEEP_BYTES",
@@ -204,6 +207,13 @@ class SeatingRun:
         return blamed
 
 
+def aborted_text(result: MatchResult) -> str:
+    """Why the dealer aborted, on one line: what a match's failure, the human
+    table's page and its closing line say."""
+    reason = "; ".join(line for line in (result.aborted or "").splitlines() if line)
+    return f"the dealer aborted after {plural(result.hands_played, 'hand')}: {reason}"
+
+
 # -- stopping on a signal ---------------------------------------------------------
 
 
@@ -323,7 +333,7 @@ async def run_seating(
     if len(seats) != config.game.num_players:
         raise ValueError(f"{len(seats)} seats for a {config.game.num_players}-player game")
     stop = stop or Stop()
-    host, local_peer = _our_address(config.host)
+    host, local_peer = our_address(config.host)
     config = dataclasses.replace(config, peers=tuple(_peer(seat, local_peer) for seat in seats))
     # built before the dealer listens: the start timeout is for connecting
     strategies = {
@@ -353,7 +363,7 @@ async def run_seating(
     return SeatingRun(run.result, tuple(run.ends), run.stopped)
 
 
-def _our_address(host: str) -> tuple[str, Address | None]:
+def our_address(host: str) -> tuple[str, Address | None]:
     """Where our own agents connect to a dealer that listens on ``host``
     (loopback when it listens on every interface), and the address the dealer
     should then accept them from (none for a host name)."""

@@ -52,7 +52,7 @@ from analysis.pokerstars import write_pokerstars
 from analysis.ranking import ranking_document
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
-from arena.match.seats import InProcess, Remote, SeatingRun, _our_address, run_seating
+from arena.match.seats import InProcess, Remote, SeatingRun, our_address, run_seating
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import Game, GameDefError, load_game
@@ -217,7 +217,7 @@ class Host:
         await self._check_quota(user)
         allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
         if seat is not None:  # [web hook] this machine's address (none to check for a host name)
-            local, address = _our_address(self.config.host)
+            local, address = our_address(self.config.host)
             allowed = local if address is not None else None
         match_id = secrets.token_hex(8)
         seatings = 2 if duplicate else 1
@@ -466,7 +466,7 @@ class Host:
                 await nursery.start(play)
                 live.listening = True
                 if live.seat is not None:  # [web hook] the table's seat takes its port
-                    nursery.start_soon(live.seat, index, _our_address(config.host)[0], port)
+                    nursery.start_soon(live.seat, index, our_address(config.host)[0], port)
             except RuntimeError:
                 pass  # the dealer could not start: its result says so
         live.listening = False

@@ -332,8 +332,6 @@ class SampledRun(SolveRun):
         return self.solver.game
 
 
-
-
 class TreeRun(SolveRun):
     """The public-tree CFR / CFR+ solver."""
 
@@ -364,8 +362,6 @@ class TreeRun(SolveRun):
     @property
     def game(self) -> Game:
         return self.tree.game
-
-
 
 
 def _betting(settings: SolveSettings, game: Game) -> BettingAbstraction | None:
@@ -504,12 +500,10 @@ def _resumed(path: Path, saved: StrategyFile, progress: Progress | None) -> Solv
         return AbstractRun(*AbstractSolve.resume(saved, build_progress=progress, progress=_tables(progress)))
     if saved.layout == BUCKETS:
         return PCSRun(pcs.resume_solver(saved))
-    if saved.layout == THREE_PLAYER_BUCKETS:
-        if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
-            raise StrategyFileError(f"{path}: holds no regrets and cumulative strategy to resume from")
-        return SampledRun(sampled_files.resume_solver(saved, progress))
     if "regret" not in saved.arrays or "cumulative" not in saved.arrays:
         raise StrategyFileError(f"{path}: holds no regrets and cumulative strategy to resume from")
+    if saved.layout == THREE_PLAYER_BUCKETS:
+        return SampledRun(sampled_files.resume_solver(saved, progress))
     if saved.layout == THREE_PLAYER:
         multi = MultiCFR(saved.build_multi_tree(), plus=bool(saved.settings.get("plus", False)))
         multi.load_arrays(
