@@ -323,7 +323,7 @@ async def run_seating(
     if len(seats) != config.game.num_players:
         raise ValueError(f"{len(seats)} seats for a {config.game.num_players}-player game")
     stop = stop or Stop()
-    host, local_peer = _our_address(config.host)
+    host, local_peer = our_address(config.host)
     config = dataclasses.replace(config, peers=tuple(_peer(seat, local_peer) for seat in seats))
     # built before the dealer listens: the start timeout is for connecting
     strategies = {
@@ -353,7 +353,7 @@ async def run_seating(
     return SeatingRun(run.result, tuple(run.ends), run.stopped)
 
 
-def _our_address(host: str) -> tuple[str, Address | None]:
+def our_address(host: str) -> tuple[str, Address | None]:
     """Where our own agents connect to a dealer that listens on ``host``
     (loopback when it listens on every interface), and the address the dealer
     should then accept them from (none for a host name)."""

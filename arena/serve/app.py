@@ -145,7 +145,7 @@ class RateLimiter:
 Handler = Callable[[Request, User], Awaitable[Response]]
 
 
-def _route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+def api_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     """``handler`` behind the token check, the rate limit and the error shape."""
 
     async def endpoint(request: Request) -> Response:
@@ -271,16 +271,16 @@ def make_app(host: Host) -> Starlette:
     """The API app over ``host`` (the matches and the store)."""
     routes = [
         Route("/api/login", _login, methods=["POST"]),
-        Route("/api/logout", _route(_logout), methods=["POST"]),
-        Route("/api/me", _route(_me)),
-        Route("/api/bots", _route(_bots)),
-        Route("/api/matches", _route(_create_match), methods=["POST"]),
-        Route("/api/matches", _route(_list_matches), methods=["GET"]),
-        Route("/api/matches/{id}", _route(_show_match), methods=["GET"]),
-        Route("/api/matches/{id}/log", _route(_match_log), methods=["GET"]),
-        Route("/api/matches/{id}/hands", _route(_match_hands), methods=["GET"]),
-        *(Route(f"/api/matches/{{id}}/{form}", _route(_match_history), methods=["GET"]) for form in HISTORIES),
-        Route("/api/leaderboard", _route(_leaderboard), methods=["GET"]),
+        Route("/api/logout", api_route(_logout), methods=["POST"]),
+        Route("/api/me", api_route(_me)),
+        Route("/api/bots", api_route(_bots)),
+        Route("/api/matches", api_route(_create_match), methods=["POST"]),
+        Route("/api/matches", api_route(_list_matches), methods=["GET"]),
+        Route("/api/matches/{id}", api_route(_show_match), methods=["GET"]),
+        Route("/api/matches/{id}/log", api_route(_match_log), methods=["GET"]),
+        Route("/api/matches/{id}/hands", api_route(_match_hands), methods=["GET"]),
+        *(Route(f"/api/matches/{{id}}/{form}", api_route(_match_history), methods=["GET"]) for form in HISTORIES),
+        Route("/api/leaderboard", api_route(_leaderboard), methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error})
     app.state.host = host

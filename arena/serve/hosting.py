@@ -52,7 +52,7 @@ from analysis.pokerstars import write_pokerstars
 from analysis.ranking import ranking_document
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
-from arena.match.seats import InProcess, Remote, SeatingRun, _our_address, run_seating
+from arena.match.seats import InProcess, Remote, SeatingRun, our_address, run_seating
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import Game, GameDefError, load_game
@@ -149,7 +149,7 @@ class Host:
         left = await self.store.call(self.store.matches, status=ACTIVE)
         await self.store.call(self.store.abort_unfinished, RESTARTED)
         for row in left:
-            result = await trio.to_thread.run_sync(lambda: self._result(row, self._names(row)))
+            result = await trio.to_thread.run_sync(lambda: self._result(row, self.seat_names(row)))
             await self.store.call(self.store.update_match, row.id, result=result)
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
@@ -217,7 +217,7 @@ class Host:
         await self._check_quota(user)
         allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
         if seat is not None:  # [web hook] this machine's address (none to check for a host name)
-            local, address = _our_address(self.config.host)
+            local, address = our_address(self.config.host)
             allowed = local if address is not None else None
         match_id = secrets.token_hex(8)
         seatings = 2 if duplicate else 1
@@ -225,7 +225,7 @@ class Host:
         ports = tuple(int(sock.getsockname()[1]) for sock in reserved)
         row = MatchRow(match_id, user.id, game_name, opponent, hands, seed, duplicate, "queued", allowed, ports, 0,
                        None, None, time.time(), None)
-        names = self._names(row, user.name)
+        names = self.seat_names(row, user.name)
         live = _Live(row, game, names, list(reserved), seat=seat, limits=limits)
         (self.matches_dir / match_id).mkdir()
         await self.store.call(self.store.add_match, row)
@@ -289,13 +289,14 @@ class Host:
                 self.ports_used.discard(sock.getsockname()[1])
                 sock.close()
 
-    def _names(self, row: MatchRow, user_name: str | None = None) -> tuple[str, str]:
+    def seat_names(self, row: MatchRow, user_name: str | None = None) -> tuple[str, str]:
         """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
         user = user_name if user_name is not None else self.store.user_name(row.user_id)
         bot = row.opponent if row.opponent != user else f"{row.opponent}-bot"
         return user, bot
 
-    def _own(self, user: User, match_id: str) -> MatchRow:
+    def owned_match(self, user: User, match_id: str) -> MatchRow:
+        """The user's match; another's is "not found" as much as a missing one, so ids cannot be probed."""
         row = self.store.match(match_id) if len(match_id) <= 64 else None
         if row is None or row.user_id != user.id:
             raise RequestError(404, f"no match {match_id[:64]!r}")
@@ -323,7 +324,7 @@ class Host:
     async def describe(self, user: User, match_id: str) -> dict[str, Any]:
         """``GET /api/matches/ID``: the summary, the result so far and, while the
         agent has a seating left to join, the port for it."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         document = self._summary(row)
         live = self.live.get(row.id)
         document["host"] = self.config.advertised_host
@@ -341,13 +342,13 @@ class Host:
 
     async def log_bytes(self, user: User, match_id: str) -> bytes:
         """The ACPC log of each seating played, one after the other."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         return await trio.to_thread.run_sync(self._concat, row, ".log")
 
     async def hand_bytes(self, user: User, match_id: str) -> bytes:
         """The msgpack hand records of each seating played, one after the other
         (each seating's file starts with its header record)."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         return await trio.to_thread.run_sync(self._concat, row, ".hands.msgpack")
 
     async def history_bytes(self, user: User, match_id: str, form: str) -> bytes:
@@ -355,7 +356,7 @@ class Host:
         (:data:`HISTORIES`: PHH's ``.phhs`` or PokerStars text) with the seats'
         names, for the poker world's tools. A game the format does not have is
         a 404, as a match that is not there."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         return await trio.to_thread.run_sync(self._history, row, form)
 
     def _history(self, row: MatchRow, form: str) -> bytes:
@@ -466,7 +467,7 @@ class Host:
                 await nursery.start(play)
                 live.listening = True
                 if live.seat is not None:  # [web hook] the table's seat takes its port
-                    nursery.start_soon(live.seat, index, _our_address(config.host)[0], port)
+                    nursery.start_soon(live.seat, index, our_address(config.host)[0], port)
             except RuntimeError:
                 pass  # the dealer could not start: its result says so
         live.listening = False
@@ -574,7 +575,7 @@ class Host:
         scored = []
         for row in rows:
             user = users[row.user_id]
-            names = self._names(row, user)
+            names = self.seat_names(row, user)
             seatings = self._seatings(row, game)
             entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": [], "aivat": []})
             entry["raw"] += [hand[names[0]] for hands, _ in seatings for hand in hands.values()]

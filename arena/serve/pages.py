@@ -39,7 +39,7 @@ from analysis.document import analyze
 from analysis.estimators import EstimatorError, estimator_table
 from analysis.hands import HandsError, concat
 from analysis.hands import read_log as read_hands
-from arena.serve.app import SESSION_COOKIE, _route, error  # _route: the API's token check, limits and errors
+from arena.serve.app import SESSION_COOKIE, api_route, error
 from arena.serve.hosting import HISTORIES, Host, RequestError, history_problem
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
@@ -346,7 +346,7 @@ async def _match(request: Request, user: User) -> Response:
     described = await web.host.describe(user, match_id)
     row = await web.host.store.call(web.host.store.match, match_id)
     assert row is not None  # describe found it
-    names = web.host._names(row, user.name)
+    names = web.host.seat_names(row, user.name)
     result = described["result"] or {}
     over = described["status"] in ("finished", "aborted")
     analysis = web.analyses.get(match_id)
@@ -491,7 +491,7 @@ def _replay_hands(path: Path, game_name: str, seating: int) -> list[dict[str, An
 
 async def _replay(request: Request, user: User) -> Response:
     web = _web(request)
-    row = await web.host.store.call(web.host._own, user, request.path_params["id"])
+    row = await web.host.store.call(web.host.owned_match, user, request.path_params["id"])
     start_text = request.query_params.get("start", "0")
     start = int(start_text) if start_text.isdigit() and len(start_text) < 10 else 0
 
@@ -668,8 +668,8 @@ def install_pages(app: Starlette, host: Host) -> None:
         Route("/admin/tournaments", _page(_admin_submit), methods=["POST"]),
         Route("/tournaments/{id}", _page(_tournament), methods=["GET"]),
         Route("/tournaments/{id}/report", _page(_tournament_report), methods=["GET"]),
-        Route("/api/tournaments", _route(_api_tournaments), methods=["POST"]),
-        Route("/api/tournaments/{id}", _route(_api_tournament), methods=["GET"]),
+        Route("/api/tournaments", api_route(_api_tournaments), methods=["POST"]),
+        Route("/api/tournaments/{id}", api_route(_api_tournament), methods=["GET"]),
         Route("/web/{name}", _static, methods=["GET"]),
     ]
     app.router.routes.extend(routes)

@@ -15,7 +15,7 @@ import trio
 
 from agent.client import play_stream
 from arena.match import InProcess, Remote, Seat, SeatingRun, run_seating
-from arena.match.seats import _our_address
+from arena.match.seats import our_address
 from dealer.server import MatchConfig
 from poker.gamedef import load_game
 from strategies.base import Spec, make_strategy
@@ -103,10 +103,10 @@ def test_a_remote_seat_nobody_takes_within_the_start_timeout_is_the_culprit(tmp_
 def test_our_agents_reach_a_dealer_on_every_interface_through_loopback_only() -> None:
     """With the dealer on every interface (a hosted table) our own seats are
     connected through loopback and accept nobody else; on a named host, that host."""
-    assert _our_address("0.0.0.0") == ("127.0.0.1", ipaddress.ip_address("127.0.0.1"))
-    assert _our_address("::") == ("::1", ipaddress.ip_address("::1"))
-    assert _our_address("127.0.0.1") == ("127.0.0.1", ipaddress.ip_address("127.0.0.1"))
-    assert _our_address("localhost") == ("localhost", None)
+    assert our_address("0.0.0.0") == ("127.0.0.1", ipaddress.ip_address("127.0.0.1"))
+    assert our_address("::") == ("::1", ipaddress.ip_address("::1"))
+    assert our_address("127.0.0.1") == ("127.0.0.1", ipaddress.ip_address("127.0.0.1"))
+    assert our_address("localhost") == ("localhost", None)
 
 
 def test_a_remote_peer_must_be_an_address() -> None:
