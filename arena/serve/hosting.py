@@ -63,7 +63,7 @@ from strategies.bots import LIBRARY, bot_path
 from arena.serve.config import ServeConfig
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED"]
+__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED", "seat_names"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
@@ -124,6 +124,11 @@ def _estimate(values: Sequence[float] | np.ndarray[Any, Any], unit: Unit) -> dic
         return None
     estimate: Estimate = mean_ci(np.asarray(values, dtype=np.float64)).scaled(unit.per_chip)
     return {"mean": estimate.mean, "interval": [estimate.low, estimate.high], "hands": estimate.n, "unit": unit.name}
+
+
+def seat_names(user: str, opponent: str) -> tuple[str, str]:
+    """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
+    return user, opponent if opponent != user else f"{opponent}-bot"
 
 
 class Host:
@@ -290,10 +295,8 @@ class Host:
                 sock.close()
 
     def seat_names(self, row: MatchRow, user_name: str | None = None) -> tuple[str, str]:
-        """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
-        user = user_name if user_name is not None else self.store.user_name(row.user_id)
-        bot = row.opponent if row.opponent != user else f"{row.opponent}-bot"
-        return user, bot
+        """The match's seat names (:func:`seat_names`)."""
+        return seat_names(user_name if user_name is not None else self.store.user_name(row.user_id), row.opponent)
 
     def owned_match(self, user: User, match_id: str) -> MatchRow:
         """The user's match; another's is "not found" as much as a missing one, so ids cannot be probed."""
