@@ -377,10 +377,13 @@ class Host:
             blocks = write_pokerstars(hands, datetime.datetime.fromtimestamp(max(p.stat().st_mtime for p in logs), datetime.UTC))
         return "".join(blocks).encode()
 
+    def seating_paths(self, row: MatchRow, suffix: str = ".log") -> list[Path]:
+        """The match's ``seatingN{suffix}`` of each seating, there or not yet."""
+        return [self.matches_dir / row.id / f"seating{index}{suffix}" for index in range(2 if row.duplicate else 1)]
+
     def _files(self, row: MatchRow, suffix: str) -> list[Path]:
         """The match's file of each seating played that has one (``seatingN{suffix}``)."""
-        paths = (self.matches_dir / row.id / f"seating{index}{suffix}" for index in range(2 if row.duplicate else 1))
-        return [path for path in paths if path.is_file()]
+        return [path for path in self.seating_paths(row, suffix) if path.is_file()]
 
     def _concat(self, row: MatchRow, suffix: str) -> bytes:
         return b"".join(path.read_bytes() for path in self._files(row, suffix))
@@ -518,8 +521,7 @@ class Host:
         """Each seating's finished hands (hand id -> chips by seat name) and
         whether the seating is complete, as its log stands."""
         seatings = []
-        for index in range(2 if row.duplicate else 1):
-            path = self.matches_dir / row.id / f"seating{index}.log"
+        for path in self.seating_paths(row):
             hands: dict[int, dict[str, float]] = {}
             complete = False
             if path.is_file():

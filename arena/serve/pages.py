@@ -351,9 +351,8 @@ async def _match(request: Request, user: User) -> Response:
     over = described["status"] in ("finished", "aborted")
     analysis = web.analyses.get(match_id)
     if analysis is None and result.get("hands"):
-        paths = [web.host.matches_dir / match_id / f"seating{i}.log" for i in range(2 if row.duplicate else 1)]
         try:
-            analysis = await trio.to_thread.run_sync(_analysis, row.game, names[1], row.opponent, paths)
+            analysis = await trio.to_thread.run_sync(_analysis, row.game, names[1], row.opponent, web.host.seating_paths(row))
         except (HandsError, LogError, ValueError) as problem:
             analysis = {"error": str(problem)}
         if over:
@@ -497,8 +496,8 @@ async def _replay(request: Request, user: User) -> Response:
 
     def hands() -> list[dict[str, Any]]:
         every = []
-        for seating in range(2 if row.duplicate else 1):
-            every += _replay_hands(web.host.matches_dir / row.id / f"seating{seating}.log", row.game, seating)
+        for seating, path in enumerate(web.host.seating_paths(row)):
+            every += _replay_hands(path, row.game, seating)
         return every
 
     every = await trio.to_thread.run_sync(hands)
