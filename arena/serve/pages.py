@@ -202,14 +202,24 @@ def _status_word(status: str) -> str:
     return f'<span class="status {escape(status)}">{escape(status)}</span>'
 
 
+def _opponent_option(bot: dict[str, Any], stems: dict[str, str]) -> str:
+    """A hosted bot in the lobby's list; a named bot carries its game's stem, a simple bot (any game) none."""
+    name, game = escape(bot["name"]), bot["game"]
+    selected = " selected" if bot["name"] == "leduc-cfr" else ""
+    if game is None:
+        return f'<option value="{name}"{selected}>{name}</option>'
+    return f'<option value="{name}" data-stem="{escape(stems[game])}"{selected}>{name} ({escape(game)})</option>'
+
+
 async def _lobby(request: Request, user: User) -> Response:
     web = _web(request)
     bots = web.host.hosted_bots()
-    games = "".join(f'<option value="{escape(g)}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>' for g in GAMES)
-    opponents = "".join(
-        f'<option value="{escape(b["name"])}"{" selected" if b["name"] == "leduc-cfr" else ""}>{escape(b["name"])}{"" if b["game"] is None else " (" + escape(b["game"]) + ")"}</option>'
-        for b in bots
+    stems = game_names()  # data-stem: site.js keeps the opponent one that plays the game chosen
+    games = "".join(
+        f'<option value="{escape(g)}" data-stem="{escape(stems[g])}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>'
+        for g in GAMES
     )
+    opponents = "".join(_opponent_option(b, stems) for b in bots)
     bot_rows = "".join(
         f'<tr><td>{escape(b["name"])}</td><td>{escape(b["game"] or "any")}</td><td>{escape(b["description"])}</td></tr>'
         for b in bots

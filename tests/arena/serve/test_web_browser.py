@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from arena.serve.pages import LOGGED_OUT
 from arena.serve.app import SESSION_COOKIE
+from poker.gamedef import game_names
 from tests.arena import test_play_browser
 from tests.arena.serve.service_process import TOURNAMENT, Service, served  # noqa: F401 (a fixture)
 from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
@@ -163,6 +164,29 @@ def test_tournaments_are_an_admins(served: Service, browser: BrowserContext, pag
     page.fill("#config", 'game = "kuhn"\nhands = 20\n[bots]\nonly = "always-call"\n')
     page.click("#submit-tournament")
     expect(page.locator("#error")).to_have_text("seed: missing (a whole number)")  # refused whole, in one line, before anything runs
+
+
+def test_choosing_a_game_keeps_an_opponent_that_plays_it(served: Service, browser: BrowserContext, page: Page) -> None:
+    """The lobby's default opponent (leduc-cfr) plays leduc only: another game
+    chosen brings its own named bot, else a simple bot, never one the table refuses."""
+    status, bots = served.api("GET", "/api/bots", served.tokens["alice"])
+    assert status == 200
+    plays = {bot["name"]: bot["game"] for bot in bots["bots"]}
+    browser.clear_cookies()
+    log_in(page, served, "alice")
+    chosen = {}
+    for game in ("kuhn", "hunl", "leduc.nolimit", "holdem.limit.2p", "hulhe", "leduc"):
+        page.goto(served.url + "/")  # from the defaults: leduc against leduc-cfr
+        page.select_option("#game", game)
+        chosen[game] = page.locator("#opponent").input_value()
+    stems = game_names()
+    named = {game: next((n for n, g in plays.items() if g is not None and stems[g] == stems[game]), "always-call")
+             for game in chosen}  # the first hosted bot of the game (which ones are hosted depends on files present)
+    assert chosen == named
+    assert (chosen["kuhn"], chosen["leduc"]) == ("kuhn-cfr", "leduc-cfr")
+    page.select_option("#opponent", "always-raise")  # a simple bot chosen stays through a change of game
+    page.select_option("#game", "kuhn")
+    assert page.locator("#opponent").input_value() == "always-raise"
 
 
 def test_two_tables_at_once(served: Service, browser: BrowserContext, page: Page) -> None:
