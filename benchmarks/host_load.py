@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))  # before benchmarks/, whose dealer.py is not the 
 
 from agent.client import play_stream  # noqa: E402
 from arena.commands.match import main as arena_match  # noqa: E402
+from arena.serve.config import ServeConfig  # noqa: E402
 from arena.serve.store import Store  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
 from strategies.base import make_strategy  # noqa: E402
@@ -188,6 +189,8 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--hands", type=int, default=200)
     args = parser.parse_args()
+    if args.matches < 1 or not 2 <= args.hands <= ServeConfig.max_hands:
+        parser.error(f"--matches must be at least 1 and --hands in 2..{ServeConfig.max_hands} (a hosted match's bounds)")
     seeds = [1000 + i for i in range(args.matches)]
     with tempfile.TemporaryDirectory() as temporary:
         directory = Path(temporary)

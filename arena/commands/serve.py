@@ -10,13 +10,14 @@ hands. ``serve.toml`` sets the rest (limits, time limits, who may connect to a
 match port): its keys are listed in docs/hosting.md; options given here win.
 
 It runs until SIGINT or SIGTERM. Exit statuses: 130 stopped by a signal; 1
-the address cannot be served; 2 usage (a bad option or serve.toml).
+the address cannot be served or the data directory used; 2 usage (a bad option or serve.toml).
 """
 
 from __future__ import annotations
 
 import argparse
 import signal
+import sqlite3
 import sys
 from functools import partial
 from pathlib import Path
@@ -38,6 +39,12 @@ def _ports(text: str) -> tuple[int, int]:
         return parse_port_range(text)
     except ConfigError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _first(group: BaseExceptionGroup[OSError | sqlite3.Error]) -> OSError | sqlite3.Error:
+    """The first error of ``group``, however deep its nurseries nested it."""
+    first = group.exceptions[0]
+    return _first(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,9 +86,12 @@ def main(argv: list[str]) -> int:
                     stop.set()
                     break
 
+    problem: OSError | sqlite3.Error | None = None
     try:
         trio.run(serve)
-    except OSError as error:
-        return fail(PROG, f"{config.data}: {error.strerror or error}", EXIT_FAILED)
+    except* (OSError, sqlite3.Error) as group:  # the data directory or its database, raised inside trio's nurseries
+        problem = _first(group)
+    if problem is not None:
+        return fail(PROG, f"{config.data}: {getattr(problem, 'strerror', None) or problem}", EXIT_FAILED)
     print(f"{PROG}: stopped", file=sys.stderr)
     return EXIT_INTERRUPTED

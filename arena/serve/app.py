@@ -53,14 +53,6 @@ _BEARER: Final = "bearer "
 SESSION_COOKIE: Final = "arena_session"
 
 
-class _Refused(Exception):
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers
-
-
 def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     """The one error shape: ``{"error": message}``."""
     return JSONResponse({"error": message}, status_code=status, headers=headers)
@@ -77,7 +69,7 @@ async def current_user(request: Request) -> User:
     """The user the request's bearer token names, or else its session cookie.
 
     Raises:
-        _Refused: 401, neither or a wrong one.
+        RequestError: 401, neither or a wrong one.
     """
     host: Host = request.app.state.host
     header = request.headers.get("authorization", "")
@@ -87,7 +79,7 @@ async def current_user(request: Request) -> User:
     if user is None and not token and 0 < len(session) <= 256:
         user = await host.store.call(host.store.user_for_session, session)
     if user is None:
-        raise _Refused(401, UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
+        raise RequestError(401, UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
     return user
 
 
@@ -95,22 +87,22 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
     """The request's body as a JSON object, read up to ``limit`` bytes.
 
     Raises:
-        _Refused: 413 past the limit, 400 for anything but a JSON object.
+        RequestError: 413 past the limit, 400 for anything but a JSON object.
     """
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise _Refused(413, f"request body over {limit} bytes")
+        raise RequestError(413, f"request body over {limit} bytes")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > limit:
-            raise _Refused(413, f"request body over {limit} bytes")
+            raise RequestError(413, f"request body over {limit} bytes")
     try:
         document = json.loads(body)
     except (ValueError, RecursionError) as problem:
-        raise _Refused(400, f"malformed JSON: {str(problem)[:200]}") from None
+        raise RequestError(400, f"malformed JSON: {str(problem)[:200]}") from None
     if not isinstance(document, dict):
-        raise _Refused(400, "the body must be a JSON object")
+        raise RequestError(400, "the body must be a JSON object")
     return document
 
 
@@ -145,7 +137,7 @@ class RateLimiter:
 Handler = Callable[[Request, User], Awaitable[Response]]
 
 
-def _route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+def api_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
     """``handler`` behind the token check, the rate limit and the error shape."""
 
     async def endpoint(request: Request) -> Response:
@@ -153,7 +145,7 @@ def _route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         try:
             try:
                 user = await current_user(request)
-            except _Refused:
+            except RequestError:
                 peer = request.client.host if request.client is not None else "?"
                 wait = limiter.retry_after(f"addr:{peer}")
                 if wait:
@@ -163,16 +155,14 @@ def _route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             if wait:
                 raise _too_many(wait)
             return await handler(request, user)
-        except _Refused as refused:
-            return error(refused.status, refused.message, refused.headers)
         except RequestError as refused:
             return error(refused.status, str(refused), refused.headers)
 
     return endpoint
 
 
-def _too_many(wait: int) -> _Refused:
-    return _Refused(429, f"too many requests: retry in {wait} s", {"Retry-After": str(wait)})
+def _too_many(wait: int) -> RequestError:
+    return RequestError(429, f"too many requests: retry in {wait} s", {"Retry-After": str(wait)})
 
 
 async def _login(request: Request) -> Response:
@@ -187,9 +177,9 @@ async def _login(request: Request) -> Response:
         token = document.get("token")
         user = await user_for_token(host, token) if isinstance(token, str) else None
         if user is None:
-            raise _Refused(401, "wrong token: log in with the token arena users add printed")
-    except _Refused as refused:
-        return error(refused.status, refused.message, refused.headers)
+            raise RequestError(401, "wrong token: log in with the token arena users add printed")
+    except RequestError as refused:
+        return error(refused.status, str(refused), refused.headers)
     secret = await host.store.call(host.store.new_session, user, host.config.session_lifetime_s)
     response = JSONResponse({"name": user.name, "admin": user.admin})
     response.set_cookie(
@@ -271,16 +261,16 @@ def make_app(host: Host) -> Starlette:
     """The API app over ``host`` (the matches and the store)."""
     routes = [
         Route("/api/login", _login, methods=["POST"]),
-        Route("/api/logout", _route(_logout), methods=["POST"]),
-        Route("/api/me", _route(_me)),
-        Route("/api/bots", _route(_bots)),
-        Route("/api/matches", _route(_create_match), methods=["POST"]),
-        Route("/api/matches", _route(_list_matches), methods=["GET"]),
-        Route("/api/matches/{id}", _route(_show_match), methods=["GET"]),
-        Route("/api/matches/{id}/log", _route(_match_log), methods=["GET"]),
-        Route("/api/matches/{id}/hands", _route(_match_hands), methods=["GET"]),
-        *(Route(f"/api/matches/{{id}}/{form}", _route(_match_history), methods=["GET"]) for form in HISTORIES),
-        Route("/api/leaderboard", _route(_leaderboard), methods=["GET"]),
+        Route("/api/logout", api_route(_logout), methods=["POST"]),
+        Route("/api/me", api_route(_me)),
+        Route("/api/bots", api_route(_bots)),
+        Route("/api/matches", api_route(_create_match), methods=["POST"]),
+        Route("/api/matches", api_route(_list_matches), methods=["GET"]),
+        Route("/api/matches/{id}", api_route(_show_match), methods=["GET"]),
+        Route("/api/matches/{id}/log", api_route(_match_log), methods=["GET"]),
+        Route("/api/matches/{id}/hands", api_route(_match_hands), methods=["GET"]),
+        *(Route(f"/api/matches/{{id}}/{form}", api_route(_match_history), methods=["GET"]) for form in HISTORIES),
+        Route("/api/leaderboard", api_route(_leaderboard), methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error})
     app.state.host = host

@@ -63,7 +63,7 @@ from strategies.bots import LIBRARY, bot_path
 from arena.serve.config import ServeConfig
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED"]
+__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED", "seat_names"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
@@ -126,6 +126,11 @@ def _estimate(values: Sequence[float] | np.ndarray[Any, Any], unit: Unit) -> dic
     return {"mean": estimate.mean, "interval": [estimate.low, estimate.high], "hands": estimate.n, "unit": unit.name}
 
 
+def seat_names(user: str, opponent: str) -> tuple[str, str]:
+    """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
+    return user, opponent if opponent != user else f"{opponent}-bot"
+
+
 class Host:
     """The matches of one service: creation, the queue, the ports, the results."""
 
@@ -149,7 +154,7 @@ class Host:
         left = await self.store.call(self.store.matches, status=ACTIVE)
         await self.store.call(self.store.abort_unfinished, RESTARTED)
         for row in left:
-            result = await trio.to_thread.run_sync(lambda: self._result(row, self._names(row)))
+            result = await trio.to_thread.run_sync(lambda: self._result(row, self.seat_names(row)))
             await self.store.call(self.store.update_match, row.id, result=result)
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
@@ -225,7 +230,7 @@ class Host:
         ports = tuple(int(sock.getsockname()[1]) for sock in reserved)
         row = MatchRow(match_id, user.id, game_name, opponent, hands, seed, duplicate, "queued", allowed, ports, 0,
                        None, None, time.time(), None)
-        names = self._names(row, user.name)
+        names = self.seat_names(row, user.name)
         live = _Live(row, game, names, list(reserved), seat=seat, limits=limits)
         (self.matches_dir / match_id).mkdir()
         await self.store.call(self.store.add_match, row)
@@ -289,13 +294,12 @@ class Host:
                 self.ports_used.discard(sock.getsockname()[1])
                 sock.close()
 
-    def _names(self, row: MatchRow, user_name: str | None = None) -> tuple[str, str]:
-        """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
-        user = user_name if user_name is not None else self.store.user_name(row.user_id)
-        bot = row.opponent if row.opponent != user else f"{row.opponent}-bot"
-        return user, bot
+    def seat_names(self, row: MatchRow, user_name: str | None = None) -> tuple[str, str]:
+        """The match's seat names (:func:`seat_names`)."""
+        return seat_names(user_name if user_name is not None else self.store.user_name(row.user_id), row.opponent)
 
-    def _own(self, user: User, match_id: str) -> MatchRow:
+    def owned_match(self, user: User, match_id: str) -> MatchRow:
+        """The user's match; another's is "not found" as much as a missing one, so ids cannot be probed."""
         row = self.store.match(match_id) if len(match_id) <= 64 else None
         if row is None or row.user_id != user.id:
             raise RequestError(404, f"no match {match_id[:64]!r}")
@@ -323,7 +327,7 @@ class Host:
     async def describe(self, user: User, match_id: str) -> dict[str, Any]:
         """``GET /api/matches/ID``: the summary, the result so far and, while the
         agent has a seating left to join, the port for it."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         document = self._summary(row)
         live = self.live.get(row.id)
         document["host"] = self.config.advertised_host
@@ -341,13 +345,13 @@ class Host:
 
     async def log_bytes(self, user: User, match_id: str) -> bytes:
         """The ACPC log of each seating played, one after the other."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         return await trio.to_thread.run_sync(self._concat, row, ".log")
 
     async def hand_bytes(self, user: User, match_id: str) -> bytes:
         """The msgpack hand records of each seating played, one after the other
         (each seating's file starts with its header record)."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         return await trio.to_thread.run_sync(self._concat, row, ".hands.msgpack")
 
     async def history_bytes(self, user: User, match_id: str, form: str) -> bytes:
@@ -355,7 +359,7 @@ class Host:
         (:data:`HISTORIES`: PHH's ``.phhs`` or PokerStars text) with the seats'
         names, for the poker world's tools. A game the format does not have is
         a 404, as a match that is not there."""
-        row = await self.store.call(self._own, user, match_id)
+        row = await self.store.call(self.owned_match, user, match_id)
         return await trio.to_thread.run_sync(self._history, row, form)
 
     def _history(self, row: MatchRow, form: str) -> bytes:
@@ -373,10 +377,13 @@ class Host:
             blocks = write_pokerstars(hands, datetime.datetime.fromtimestamp(max(p.stat().st_mtime for p in logs), datetime.UTC))
         return "".join(blocks).encode()
 
+    def seating_paths(self, row: MatchRow, suffix: str = ".log") -> list[Path]:
+        """The match's ``seatingN{suffix}`` of each seating, there or not yet."""
+        return [self.matches_dir / row.id / f"seating{index}{suffix}" for index in range(2 if row.duplicate else 1)]
+
     def _files(self, row: MatchRow, suffix: str) -> list[Path]:
         """The match's file of each seating played that has one (``seatingN{suffix}``)."""
-        paths = (self.matches_dir / row.id / f"seating{index}{suffix}" for index in range(2 if row.duplicate else 1))
-        return [path for path in paths if path.is_file()]
+        return [path for path in self.seating_paths(row, suffix) if path.is_file()]
 
     def _concat(self, row: MatchRow, suffix: str) -> bytes:
         return b"".join(path.read_bytes() for path in self._files(row, suffix))
@@ -514,8 +521,7 @@ class Host:
         """Each seating's finished hands (hand id -> chips by seat name) and
         whether the seating is complete, as its log stands."""
         seatings = []
-        for index in range(2 if row.duplicate else 1):
-            path = self.matches_dir / row.id / f"seating{index}.log"
+        for path in self.seating_paths(row):
             hands: dict[int, dict[str, float]] = {}
             complete = False
             if path.is_file():
@@ -574,7 +580,7 @@ class Host:
         scored = []
         for row in rows:
             user = users[row.user_id]
-            names = self._names(row, user)
+            names = self.seat_names(row, user)
             seatings = self._seatings(row, game)
             entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": [], "aivat": []})
             entry["raw"] += [hand[names[0]] for hands, _ in seatings for hand in hands.values()]

@@ -39,7 +39,7 @@ from analysis.document import analyze
 from analysis.estimators import EstimatorError, estimator_table
 from analysis.hands import HandsError, concat
 from analysis.hands import read_log as read_hands
-from arena.serve.app import SESSION_COOKIE, _route, error  # _route: the API's token check, limits and errors
+from arena.serve.app import SESSION_COOKIE, api_route, error
 from arena.serve.hosting import HISTORIES, Host, RequestError, history_problem
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
@@ -202,14 +202,24 @@ def _status_word(status: str) -> str:
     return f'<span class="status {escape(status)}">{escape(status)}</span>'
 
 
+def _opponent_option(bot: dict[str, Any], stems: dict[str, str]) -> str:
+    """A hosted bot in the lobby's list; a named bot carries its game's stem, a simple bot (any game) none."""
+    name, game = escape(bot["name"]), bot["game"]
+    selected = " selected" if bot["name"] == "leduc-cfr" else ""
+    if game is None:
+        return f'<option value="{name}"{selected}>{name}</option>'
+    return f'<option value="{name}" data-stem="{escape(stems[game])}"{selected}>{name} ({escape(game)})</option>'
+
+
 async def _lobby(request: Request, user: User) -> Response:
     web = _web(request)
     bots = web.host.hosted_bots()
-    games = "".join(f'<option value="{escape(g)}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>' for g in GAMES)
-    opponents = "".join(
-        f'<option value="{escape(b["name"])}"{" selected" if b["name"] == "leduc-cfr" else ""}>{escape(b["name"])}{"" if b["game"] is None else " (" + escape(b["game"]) + ")"}</option>'
-        for b in bots
+    stems = game_names()  # data-stem: site.js keeps the opponent one that plays the game chosen
+    games = "".join(
+        f'<option value="{escape(g)}" data-stem="{escape(stems[g])}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>'
+        for g in GAMES
     )
+    opponents = "".join(_opponent_option(b, stems) for b in bots)
     bot_rows = "".join(
         f'<tr><td>{escape(b["name"])}</td><td>{escape(b["game"] or "any")}</td><td>{escape(b["description"])}</td></tr>'
         for b in bots
@@ -346,14 +356,13 @@ async def _match(request: Request, user: User) -> Response:
     described = await web.host.describe(user, match_id)
     row = await web.host.store.call(web.host.store.match, match_id)
     assert row is not None  # describe found it
-    names = web.host._names(row, user.name)
+    names = web.host.seat_names(row, user.name)
     result = described["result"] or {}
     over = described["status"] in ("finished", "aborted")
     analysis = web.analyses.get(match_id)
     if analysis is None and result.get("hands"):
-        paths = [web.host.matches_dir / match_id / f"seating{i}.log" for i in range(2 if row.duplicate else 1)]
         try:
-            analysis = await trio.to_thread.run_sync(_analysis, row.game, names[1], row.opponent, paths)
+            analysis = await trio.to_thread.run_sync(_analysis, row.game, names[1], row.opponent, web.host.seating_paths(row))
         except (HandsError, LogError, ValueError) as problem:
             analysis = {"error": str(problem)}
         if over:
@@ -491,14 +500,14 @@ def _replay_hands(path: Path, game_name: str, seating: int) -> list[dict[str, An
 
 async def _replay(request: Request, user: User) -> Response:
     web = _web(request)
-    row = await web.host.store.call(web.host._own, user, request.path_params["id"])
+    row = await web.host.store.call(web.host.owned_match, user, request.path_params["id"])
     start_text = request.query_params.get("start", "0")
     start = int(start_text) if start_text.isdigit() and len(start_text) < 10 else 0
 
     def hands() -> list[dict[str, Any]]:
         every = []
-        for seating in range(2 if row.duplicate else 1):
-            every += _replay_hands(web.host.matches_dir / row.id / f"seating{seating}.log", row.game, seating)
+        for seating, path in enumerate(web.host.seating_paths(row)):
+            every += _replay_hands(path, row.game, seating)
         return every
 
     every = await trio.to_thread.run_sync(hands)
@@ -668,8 +677,8 @@ def install_pages(app: Starlette, host: Host) -> None:
         Route("/admin/tournaments", _page(_admin_submit), methods=["POST"]),
         Route("/tournaments/{id}", _page(_tournament), methods=["GET"]),
         Route("/tournaments/{id}/report", _page(_tournament_report), methods=["GET"]),
-        Route("/api/tournaments", _route(_api_tournaments), methods=["POST"]),
-        Route("/api/tournaments/{id}", _route(_api_tournament), methods=["GET"]),
+        Route("/api/tournaments", api_route(_api_tournaments), methods=["POST"]),
+        Route("/api/tournaments/{id}", api_route(_api_tournament), methods=["GET"]),
         Route("/web/{name}", _static, methods=["GET"]),
     ]
     app.router.routes.extend(routes)

@@ -20,7 +20,7 @@ import trio
 
 from agent.human.seat import HumanSeat, Limits
 from arena.play import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from arena.serve.hosting import Host, RequestError
+from arena.serve.hosting import Host, RequestError, seat_names
 from arena.serve.store import User
 from poker.gamedef import load_game
 
@@ -77,8 +77,8 @@ class Tables:
         self, table: Table, user: User, game_name: str, opponent: str, hands: int, index: int, address: str, port: int
     ) -> None:
         game = load_game(game_name)
-        bot = opponent if opponent != user.name else f"{opponent}-bot"
-        names = (user.name, bot) if index == 0 else (bot, user.name)
+        ours, bot = seat_names(user.name, opponent)
+        names = (ours, bot) if index == 0 else (bot, ours)
         limits = Limits(DEFAULT_T_RESPONSE_MS, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS * hands)
         seat = HumanSeat(game, names, index, hands=hands, limits=limits, title=f"{user.name} vs {opponent} · {game_name}")
         table.seat = seat

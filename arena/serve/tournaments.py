@@ -142,12 +142,21 @@ class Tournaments:
         Raises:
             RequestError: 404, no such tournament.
         """
-        status = self._status(tournament_id) if set(tournament_id) <= _ID_CHARS and len(tournament_id) == 16 else None
-        if status is None:
-            raise RequestError(404, f"no tournament {tournament_id[:40]!r}")
+        status = self._known(tournament_id)
         folder = self.root / tournament_id
         status["report"] = (folder / OUTPUT / REPORT_HTML).is_file()
         status["output"] = _tail(folder / "stdout.txt") + _tail(folder / "stderr.txt")
+        return status
+
+    def _known(self, tournament_id: str) -> dict[str, Any]:
+        """The status of tournament ``tournament_id`` (an id as :meth:`submit` makes them, else none).
+
+        Raises:
+            RequestError: 404, no such tournament.
+        """
+        status = self._status(tournament_id) if set(tournament_id) <= _ID_CHARS and len(tournament_id) == 16 else None
+        if status is None:
+            raise RequestError(404, f"no tournament {tournament_id[:40]!r}")
         return status
 
     def report(self, tournament_id: str) -> bytes:
@@ -156,14 +165,19 @@ class Tournaments:
         Raises:
             RequestError: 404, no such tournament or no report yet.
         """
-        if not self.get(tournament_id)["report"]:
+        self._known(tournament_id)
+        path = self.root / tournament_id / OUTPUT / REPORT_HTML
+        if not path.is_file():
             raise RequestError(404, f"tournament {tournament_id} has no report yet")
-        return (self.root / tournament_id / OUTPUT / REPORT_HTML).read_bytes()
+        return path.read_bytes()
 
 
 def _tail(path: Path, limit: int = 4000) -> str:
+    """The last ``limit`` bytes of a file that may be long (a tournament's output), read alone."""
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as file:
+            file.seek(max(0, file.seek(0, 2) - limit))
+            data = file.read()
     except OSError:
         return ""
-    return data[-limit:].decode("utf-8", "replace")
+    return data.decode("utf-8", "replace")

@@ -24,6 +24,22 @@
       document.getElementById("error").textContent = answer.error;
     });
   }
+  // The lobby: choosing a game keeps the opponent one that plays it (a named
+  // bot plays its own game, a simple bot any): the game's named bot if one is
+  // hosted, else the first simple bot.
+  const game = document.getElementById("game");
+  const opponent = document.getElementById("opponent");
+  if (game && opponent) {
+    game.addEventListener("change", () => {
+      const stem = game.selectedOptions[0].dataset.stem;
+      const current = opponent.selectedOptions[0];
+      if (current && current.dataset.stem && current.dataset.stem !== stem) {
+        const options = [...opponent.options];
+        const fits = options.find((o) => o.dataset.stem === stem) ?? options.find((o) => !o.dataset.stem);
+        if (fits) fits.selected = true;
+      }
+    });
+  }
   const logout = document.getElementById("logout");
   if (logout) {
     logout.addEventListener("click", async () => {

@@ -2,7 +2,9 @@
 test's tmp_path, the API on a port the system picks (read from the line the
 command prints), match ports from a range no other test here uses, and
 stopped (SIGTERM, then kill) when the test is done. Requests go through
-urllib: the service is another process, as a user's script would see it."""
+urllib, redirects not followed: the service is another process, as a user's
+script would see it. stderr goes to a file, so a chatty service never blocks
+on a full pipe."""
 
 from __future__ import annotations
 
@@ -10,19 +12,41 @@ import json
 import os
 import random
 import re
-import select
 import signal
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from arena.serve.store import Store
 
 API = re.compile(r"the API is at (http://127\.0\.0\.1:\d+)/api")
+#: A tournament that plays in seconds.
+TOURNAMENT = b"""game = "kuhn"
+hands = 20
+series = 1
+seed = 3
+workers = 1
+agents = "in-process"
+
+[bots]
+caller = "always-call"
+raiser = "always-raise"
+"""
+
+
+class _Refuse(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any) -> None:
+        return None
+
+
+_NO_REDIRECTS = urllib.request.build_opener(_Refuse)
 
 
 def add_user(data: Path, name: str, *, admin: bool = False) -> str:
@@ -41,42 +65,46 @@ class Service:
         low = random.Random(os.getpid() * 7919 + time.time_ns()).randrange(20000, 60000, 100)
         self.settings = {"match_ports": f"{low}-{low + 99}", "t_response_ms": 5000, "start_timeout_s": 10.0}
         self.settings.update(settings)
-        self.process: subprocess.Popen[str] | None = None
+        self.err = tmp_path / "serve.err"
+        self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
+        self.tokens: dict[str, str] = {}
 
     def start(self) -> Service:
         config = self.tmp_path / "serve.toml"
         config.write_text("[serve]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in self.settings.items()))
         command = [sys.executable, "-m", "arena", "serve", "--data", str(self.data), "--port", "0", "--config", str(config)]
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self.tmp_path)
-        assert self.process.stderr is not None
-        ready, _, _ = select.select([self.process.stderr], [], [], 60)
-        line = self.process.stderr.readline() if ready else ""
-        found = API.search(line)
+        with open(self.err, "w") as err:
+            self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, cwd=self.tmp_path)
+        deadline = time.monotonic() + 60
+        while (found := API.search(self.err.read_text())) is None and time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.1)
         if found is None:
             self.process.kill()
-            _, err = self.process.communicate()
-            raise AssertionError(f"arena serve printed no address: {line!r}; stderr: {err}")
+            self.process.wait()
+            raise AssertionError(f"arena serve printed no address; stderr: {self.err.read_text()}")
         self.url = found[1]
         return self
 
     def stop(self) -> tuple[int, str]:
-        """SIGTERM; the exit status and what is left of stderr."""
+        """SIGTERM; the exit status and stderr after the line with the address."""
         assert self.process is not None
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         try:
-            _, err = self.process.communicate(timeout=15)
+            self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            _, err = self.process.communicate()
-        return self.process.returncode, err
+            self.process.wait()
+        return self.process.returncode, self.err.read_text().partition("\n")[2]
 
     def kill(self) -> None:
         """``kill -9``."""
         assert self.process is not None
         self.process.kill()
-        self.process.communicate()
+        self.process.wait()
 
     def request(
         self,
@@ -87,24 +115,30 @@ class Service:
         *,
         raw: bytes | None = None,
         cookie: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, dict[str, str], Any]:
         """Status, headers and the answer (JSON decoded when it is JSON, else bytes)."""
         data = raw if raw is not None else None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.url + path, data=data, method=method)
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers=headers or {})
         if token is not None:
             request.add_header("Authorization", f"Bearer {token}")
         if cookie is not None:
             request.add_header("Cookie", cookie)
-        if data is not None:
+        if data is not None and not request.has_header("Content-type"):
             request.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with _NO_REDIRECTS.open(request, timeout=30) as response:
                 status, headers, content = response.status, dict(response.headers), response.read()
         except urllib.error.HTTPError as error:
             status, headers, content = error.code, dict(error.headers), error.read()
         if headers.get("content-type", "").startswith("application/json"):
             return status, headers, json.loads(content)
         return status, headers, content
+
+    def api(self, method: str, path: str, token: str, raw: bytes | None = None) -> tuple[int, Any]:
+        """An API request with ``token``: the status and the JSON answer."""
+        status, _, answer = self.request(method, path, token, raw=raw)
+        return status, answer
 
     def wait_status(self, token: str, match_id: str, statuses: tuple[str, ...], timeout: float = 60) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
@@ -130,3 +164,13 @@ def agent(host: str, port: int, game: str = "kuhn", strategy: str = "always-call
     """Our ``arena agent`` in another process, through the port the API gave."""
     command = [sys.executable, "-m", "arena", "agent", game, host, str(port), "--strategy", strategy]
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """One service for a module's web tests, with an admin (alice) and a user
+    (bob) whose tokens are in ``tokens``, and the shipped answer and start times."""
+    service = Service(tmp_path_factory.mktemp("serve"), t_response_ms=10000, start_timeout_s=60.0)
+    service.tokens = {name: add_user(service.data, name, admin=name == "alice") for name in ("alice", "bob")}
+    yield service.start()
+    service.stop()

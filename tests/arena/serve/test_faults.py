@@ -1,7 +1,8 @@
 """Faults around hosted matches: a user agent that dies mid-match (another
 match goes on unharmed), one that never connects, a connection from an
-address that is not allowed, 200 idle sockets on a match port, and ``kill -9``
-of the service mid-match followed by a restart."""
+address that is not allowed, 200 idle sockets on a match port, ``kill -9``
+of the service mid-match followed by a restart, and a data directory that
+cannot be used."""
 
 from __future__ import annotations
 
@@ -150,3 +151,11 @@ def test_kill_9_keeps_finished_matches_and_hands(tmp_path: Path) -> None:
     finally:
         status, err = again.stop()
     assert (status, err) == (130, "arena serve: stopped\n")  # SIGTERM: a clean stop
+
+
+def test_a_data_directory_that_cannot_be_used_is_one_line(tmp_path: Path) -> None:
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    command = [sys.executable, "-m", "arena", "serve", "--data", str(taken), "--port", "0"]
+    served = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert (served.returncode, served.stderr) == (1, f"arena serve: error: {taken}: File exists\n")

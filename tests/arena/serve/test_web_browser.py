@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 from arena.serve.pages import LOGGED_OUT
 from arena.serve.app import SESSION_COOKIE
+from poker.gamedef import game_names
 from tests.arena import test_play_browser
-from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
+from tests.arena.serve.service_process import TOURNAMENT, Service, served  # noqa: F401 (a fixture)
 from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 pytestmark = test_play_browser.pytestmark  # skipped, saying why, where no Chromium is found
 
 
-def log_in(page: Page, served: Served, name: str, path: str = "/") -> None:
+def log_in(page: Page, served: Service, name: str, path: str = "/") -> None:
     page.goto(served.url + path)
     page.fill("#token", served.tokens[name])
     page.click("#login")
@@ -35,7 +36,7 @@ def log_in(page: Page, served: Served, name: str, path: str = "/") -> None:
     page.wait_for_url(lambda url: not url.startswith(served.url + "/login"))
 
 
-def test_a_page_without_a_session_goes_to_the_login(served: Served, browser: BrowserContext, page: Page) -> None:
+def test_a_page_without_a_session_goes_to_the_login(served: Service, browser: BrowserContext, page: Page) -> None:
     browser.clear_cookies()
     page.goto(served.url + "/leaderboard?game=kuhn")
     assert page.url == served.url + "/login?next=%2Fleaderboard%3Fgame%3Dkuhn"
@@ -62,7 +63,7 @@ def test_a_page_without_a_session_goes_to_the_login(served: Served, browser: Bro
 
 
 def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(
-    served: Served, browser: BrowserContext, page: Page
+    served: Service, browser: BrowserContext, page: Page
 ) -> None:
     log_in(page, served, "alice")
     expect(page.locator("h1")).to_have_text("Lobby")
@@ -137,7 +138,7 @@ def test_a_hand_at_a_web_table_then_the_match_the_leaderboard_and_the_replayer(
     expect(page.locator("#error")).to_have_text(f"no match '{match_id}'")
 
 
-def test_tournaments_are_an_admins(served: Served, browser: BrowserContext, page: Page) -> None:
+def test_tournaments_are_an_admins(served: Service, browser: BrowserContext, page: Page) -> None:
     status, refused = served.api("POST", "/api/tournaments", served.tokens["bob"], TOURNAMENT)
     assert (status, refused) == (403, {"error": "only an admin submits tournaments (arena users add NAME --admin)"})
     assert served.api("POST", "/api/tournaments", "wrong", TOURNAMENT)[0] == 401
@@ -165,7 +166,30 @@ def test_tournaments_are_an_admins(served: Served, browser: BrowserContext, page
     expect(page.locator("#error")).to_have_text("seed: missing (a whole number)")  # refused whole, in one line, before anything runs
 
 
-def test_two_tables_at_once(served: Served, browser: BrowserContext, page: Page) -> None:
+def test_choosing_a_game_keeps_an_opponent_that_plays_it(served: Service, browser: BrowserContext, page: Page) -> None:
+    """The lobby's default opponent (leduc-cfr) plays leduc only: another game
+    chosen brings its own named bot, else a simple bot, never one the table refuses."""
+    status, bots = served.api("GET", "/api/bots", served.tokens["alice"])
+    assert status == 200
+    plays = {bot["name"]: bot["game"] for bot in bots["bots"]}
+    browser.clear_cookies()
+    log_in(page, served, "alice")
+    chosen = {}
+    for game in ("kuhn", "hunl", "leduc.nolimit", "holdem.limit.2p", "hulhe", "leduc"):
+        page.goto(served.url + "/")  # from the defaults: leduc against leduc-cfr
+        page.select_option("#game", game)
+        chosen[game] = page.locator("#opponent").input_value()
+    stems = game_names()
+    named = {game: next((n for n, g in plays.items() if g is not None and stems[g] == stems[game]), "always-call")
+             for game in chosen}  # the first hosted bot of the game (which ones are hosted depends on files present)
+    assert chosen == named
+    assert (chosen["kuhn"], chosen["leduc"]) == ("kuhn-cfr", "leduc-cfr")
+    page.select_option("#opponent", "always-raise")  # a simple bot chosen stays through a change of game
+    page.select_option("#game", "kuhn")
+    assert page.locator("#opponent").input_value() == "always-raise"
+
+
+def test_two_tables_at_once(served: Service, browser: BrowserContext, page: Page) -> None:
     """Two tables of one person, each its own match: what happens at one leaves the other as it was."""
     browser.clear_cookies()
     log_in(page, served, "alice")

@@ -6,7 +6,6 @@ line)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
@@ -15,14 +14,14 @@ import pytest
 from arena.serve.app import SESSION_COOKIE
 from arena.serve.config import ConfigError, load_config
 from arena.serve.store import Store
-from tests.arena.serve.web_service import TOURNAMENT, Served, served  # noqa: F401 (a fixture)
+from tests.arena.serve.service_process import TOURNAMENT, Service, served  # noqa: F401 (a fixture)
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
 
-def log_in(served: Served, token: str) -> tuple[int, str]:
+def log_in(served: Service, token: str) -> tuple[int, str]:
     """POST /api/login: the status and the Set-Cookie line."""
-    status, headers, _ = served.request("POST", "/api/login", body=json.dumps({"token": token}).encode())
+    status, headers, _ = served.request("POST", "/api/login", body={"token": token})
     return status, headers.get("set-cookie", "")
 
 
@@ -31,7 +30,7 @@ def session(cookie_line: str) -> dict[str, str]:
     return {"Cookie": f"{SESSION_COOKIE}={value}"}
 
 
-def test_the_session_ends_with_its_token_and_pages_send_you_to_the_login(served: Served) -> None:
+def test_the_session_ends_with_its_token_and_pages_send_you_to_the_login(served: Service) -> None:
     store = Store(served.data)
     _, token = store.add_user("carol")
     status, line = log_in(served, token)
@@ -46,21 +45,21 @@ def test_the_session_ends_with_its_token_and_pages_send_you_to_the_login(served:
     store.close()
 
 
-def test_a_login_stays_on_this_site_and_forms_from_others_are_refused(served: Served) -> None:
+def test_a_login_stays_on_this_site_and_forms_from_others_are_refused(served: Service) -> None:
     for target, kept in (("//evil.example/", "/"), ("https://evil.example/", "/"), ("/\\evil.example", "/"),
                          ("", "/"), ("/leaderboard?game=kuhn", "/leaderboard?game=kuhn")):
         status, _, page = served.request("GET", "/login?" + urlencode({"next": target}))
         assert status == 200 and f'data-next="{kept}"'.encode() in page, (target, page)
     cookie = session(log_in(served, served.tokens["bob"])[1])
     status, _, page = served.request("POST", "/tables", headers={**cookie, **FORM, "Origin": "http://evil.example"},
-                                     body=b"game=leduc&opponent=always-call&hands=2")
+                                     raw=b"game=leduc&opponent=always-call&hands=2")
     assert status == 403 and b"a form from another site" in page
 
 
-def test_other_peoples_matches_and_path_tricks_are_not_found(served: Served) -> None:
+def test_other_peoples_matches_and_path_tricks_are_not_found(served: Service) -> None:
     alice, bob = (session(log_in(served, served.tokens[name])[1]) for name in ("alice", "bob"))
     status, headers, _ = served.request("POST", "/tables", headers={**alice, **FORM},
-                                        body=b"game=leduc&opponent=always-call&hands=2&seed=1")
+                                        raw=b"game=leduc&opponent=always-call&hands=2&seed=1")
     assert status == 303
     match_id = headers["location"].split("/")[2]
     assert served.request("GET", f"/tables/{match_id}/", headers=alice)[0] == 200
@@ -77,11 +76,11 @@ def test_other_peoples_matches_and_path_tricks_are_not_found(served: Served) -> 
                  "/matches/..%2F..%2Farena.db/log", "/tournaments/..%2F..%2Farena.db"):
         status, _, page = served.request("GET", path, headers=alice)
         assert status == 404, (path, page)
-    status, _, page = served.request("POST", "/tables", headers={**alice, **FORM}, body=b"game=leduc&opponent=nobody&hands=x")
+    status, _, page = served.request("POST", "/tables", headers={**alice, **FORM}, raw=b"game=leduc&opponent=nobody&hands=x")
     assert (status, page.count(b'id="error"')) == (400, 1)
 
 
-def test_a_hold_em_match_page_offers_its_hand_histories(served: Served) -> None:
+def test_a_hold_em_match_page_offers_its_hand_histories(served: Service) -> None:
     store = Store(served.data)
     _, token = store.add_user("dave")
     store.close()
@@ -99,7 +98,7 @@ def test_a_hold_em_match_page_offers_its_hand_histories(served: Served) -> None:
         assert headers["content-disposition"] == f'attachment; filename="{name}"'
 
 
-def test_tournament_configs_refused_with_one_line(served: Served) -> None:
+def test_tournament_configs_refused_with_one_line(served: Service) -> None:
     admin = served.tokens["alice"]
     assert served.api("POST", "/api/tournaments", admin, b"game = [") == (
         400, {"error": "the tournament config is not TOML: Invalid value (at end of document)"}
@@ -115,7 +114,7 @@ def test_tournament_configs_refused_with_one_line(served: Served) -> None:
     assert served.api("GET", "/api/tournaments/..%2F..", admin)[0] == 404
     bob = session(log_in(served, served.tokens["bob"])[1])
     status, _, page = served.request("POST", "/admin/tournaments", headers={**bob, **FORM},
-                                     body=urlencode({"config": TOURNAMENT.decode()}).encode())
+                                     raw=urlencode({"config": TOURNAMENT.decode()}).encode())
     assert status == 403 and b"only an admin submits tournaments" in page
 
 
