@@ -85,6 +85,7 @@ from strategies.cfr.strategy_file import (
     checked_header,
     header_tree,
     load_strategy,
+    solve_record,
     strategy_header,
 )
 from strategies.cfr.tree.betting import BettingTree, build_betting_tree
@@ -373,9 +374,7 @@ def load_compact(path: str | Path) -> StrategyFile:
     return StrategyFile(
         game=checked.game,
         abstraction=checked.abstraction,
-        algorithm=header["algorithm"],
-        iterations=header["iterations"],
-        exploitability=None if header["exploitability"] is None else float(header["exploitability"]),
+        **solve_record(header),
         arrays={"strategy": strategy},
         settings=dict(header.get("settings") or {}),
         card_abstraction=spec,

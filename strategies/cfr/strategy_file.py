@@ -121,6 +121,7 @@ __all__ = [
     "header_tree",
     "load_strategy",
     "save_strategy",
+    "solve_record",
     "strategy_header",
     "tree_digest",
 ]
@@ -515,7 +516,7 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
     return StrategyFile(
         game=checked.game,
         abstraction=checked.abstraction,
-        **_solve_record(header),
+        **solve_record(header),
         arrays=arrays,
         settings=dict(header.get("settings") or {}),
         card_abstraction=header["card_abstraction"],
@@ -607,7 +608,7 @@ def header_tree(
     return HeaderTree(game, abstraction, layout, isomorphism, checked)
 
 
-def _solve_record(header: dict[str, Any]) -> dict[str, Any]:
+def solve_record(header: dict[str, Any]) -> dict[str, Any]:
     """The :class:`StrategyFile` fields every layout's header records alike: the
     algorithm, its iterations and the exploitability (None: not measured)."""
     exploitability = header["exploitability"]
@@ -652,7 +653,7 @@ def _three_player_buckets(file: HeaderFile, header: dict[str, Any], game: Game) 
     return StrategyFile(
         game=game,
         abstraction=None,
-        **_solve_record(header),
+        **solve_record(header),
         arrays=arrays,
         settings=settings,
         card_abstraction=spec,
