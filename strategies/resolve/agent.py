@@ -58,7 +58,7 @@ from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, board_key, tree_actions
-from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction, parse_sizes
+from strategies.resolve.lookahead import build_lookahead, checked_down, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
     from strategies.resolve.evaluators import Evaluator, HandTable
@@ -235,13 +235,8 @@ class ResolvingStrategy(Strategy):
         to the last street's first decision: the root solve, the gadget's
         re-solve on every street and the carries between them; this agent's root
         solve and draws are untouched."""
-        game = self.game
-        probe = ResolvingStrategy(game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1)
-        state = State(game)
-        while state.round < game.num_rounds - 1:
-            state = state.apply(CALL)
-        board = tuple(sorted(game.deck()))[: game.total_board_cards(state.round)]
-        probe.resolution(state, board)
+        probe = ResolvingStrategy(self.game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1)
+        probe.resolution(*checked_down(self.game))
 
     # -- the Strategy interface ----------------------------------------------------------
 

@@ -48,7 +48,7 @@ from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import TreeError, tree_actions
-from strategies.resolve.lookahead import lookahead_abstraction, parse_sizes
+from strategies.resolve.lookahead import checked_down, lookahead_abstraction, parse_sizes
 from strategies.translation import real_raise
 
 if TYPE_CHECKING:  # the solver (numba) is imported when an agent is made, not when strategies register
@@ -138,16 +138,13 @@ class ModicumStrategy(Strategy):
         showdown-only one on the last; and the blueprint's buckets of a board of
         every street (the opponent's actions there are read off the blueprint)."""
         game = self.game
-        deck = sorted(game.deck())
+        state, board = checked_down(game)
         for round_ in range(1, game.num_rounds):
-            self.blueprint.sequences.buckets(round_, deck[: game.total_board_cards(round_)])
+            self.blueprint.sequences.buckets(round_, list(board[: game.total_board_cards(round_)]))
         probe = copy.copy(self)
         probe.iterations, probe._cache, probe.solve_seconds = 1, {}, []
-        state = State(game)
-        while state.round < game.num_rounds - 1:
-            state = state.apply(CALL)
         if state.round > 0:
-            probe.resolution(state, tuple(deck[: game.total_board_cards(state.round)]))
+            probe.resolution(state, board)
 
     def _node(self, abstract: State) -> int:
         return self.blueprint.game.tree.node_of_key[abstract.betting_string()]
