@@ -119,6 +119,7 @@ __all__ = [
     "StrategyFileError",
     "checked_header",
     "header_tree",
+    "layout_tree",
     "load_strategy",
     "save_strategy",
     "solve_record",
@@ -595,17 +596,28 @@ def header_tree(
                 _payoff_fits(file, game, size)
             if layout != BUCKETS:
                 _fits_file(file, game, size, isomorphism, entry_bytes)
-        if layout == BUCKETS:
-            checked = build_betting_tree(game, abstraction)
-        elif layout == THREE_PLAYER:
-            checked = build_multi_tree(game) if tree is None else tree
-        else:
-            checked = build_tree(game, abstraction, isomorphism=isomorphism) if tree is None else tree
+        checked = layout_tree(game, abstraction, layout, isomorphism) if layout == BUCKETS or tree is None else tree
     except (TreeBudgetError, TreeError) as error:
         raise file.fail(f"the header's tree: {error}") from None
     if tree_digest(checked) != header["tree_digest"]:
         raise file.fail("the arrays belong to a different public tree than the one they are loaded on")
     return HeaderTree(game, abstraction, layout, isomorphism, checked)
+
+
+def layout_tree(
+    game: Game, abstraction: BettingAbstraction | None, layout: str, isomorphism: bool
+) -> Tree | BettingTree | MultiTree:
+    """The tree the arrays of a file of ``layout`` (any but ``three-player-buckets``)
+    are on: a bucket table's betting tree, the three-player tree, or the public tree.
+
+    Raises:
+        TreeError: the public tree is over its limits.
+    """
+    if layout == BUCKETS:
+        return build_betting_tree(game, abstraction)
+    if layout == THREE_PLAYER:
+        return build_multi_tree(game)
+    return build_tree(game, abstraction, isomorphism=isomorphism)
 
 
 def solve_record(header: dict[str, Any]) -> dict[str, Any]:
