@@ -118,8 +118,7 @@ class ResolvingStrategy(Strategy):
         evaluator: Evaluator | None = None,
         max_boards: int = DEFAULT_MAX_BOARDS,
     ) -> None:
-        if game.num_players != 2:
-            raise StrategyError(f"strategy 'resolve' plays two-player games; the game has {game.num_players}")
+        _two_players(game)
         if iterations < 1:
             raise StrategyError(f"strategy 'resolve': iterations must be at least 1, got {iterations}")
         self.game = game
@@ -376,9 +375,17 @@ def _exact_problem(game: Game, sizes: tuple[tuple[float, ...], ...]) -> str | No
     return _fits(lambda: build_lookahead(game, State(game), (), sizes))
 
 
+def _two_players(game: Game) -> None:
+    """Refuse a game of more than two players, before any lookahead is sized
+    (the re-solving code reads two ranges)."""
+    if game.num_players != 2:
+        raise StrategyError(f"strategy 'resolve' plays two-player games; the game has {game.num_players}")
+
+
 def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     from strategies.cfr import compile_notice
 
+    _two_players(game)
     compile_notice.expect(*HAND_KERNELS)  # checking the sizes ranks hands already
     sizes_text = options.text("sizes", "1", meta="F+F/F") or "1"
     try:
