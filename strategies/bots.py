@@ -100,6 +100,12 @@ class Bot:
     compact: bool = False
     levels: int = 255
 
+    @property
+    def ships_solve(self) -> bool:
+        """Whether the package holds the full solve (a shipped bot played from its
+        strategy file); a compact bot's solve is only ever built into the cache."""
+        return self.shipped and not self.compact
+
 
 _THREE_PLAYER_HOLDEM = (
     "built locally on one core: 15 min end to end on a shared, loaded 2-core machine (592 s of CPU, about"
@@ -282,7 +288,7 @@ def find_bot(name: str) -> Bot:
 def solve_path(bot: Bot) -> Path:
     """The full solve's strategy file: the package's for a shipped bot played from
     its strategy file, else ``$ACPC_ARENA_CACHE/bots/NAME.strategy``."""
-    if bot.shipped and not bot.compact:
+    if bot.ships_solve:
         return DATA_DIR / f"{bot.name}.strategy"
     return default_cache_dir() / CACHE_SUBDIR / f"{bot.name}.strategy"
 
@@ -318,7 +324,7 @@ def solve_argv(bot: Bot, output: Path | str) -> list[str]:
 def solve_command(bot: Bot) -> str:
     """The recorded command line (``-o`` the shipped file's name, or the cache
     path a build writes)."""
-    output = solve_path(bot).name if bot.shipped and not bot.compact else solve_path(bot)
+    output = solve_path(bot).name if bot.ships_solve else solve_path(bot)
     return shlex.join(["arena", "solve", *solve_argv(bot, output)])
 
 
@@ -432,7 +438,7 @@ def describe(bot: Bot) -> dict[str, Any]:
         "quality_kind": kind or None,
         "shipped": bot.shipped,
         "compact": bot.compact,
-        "build": None if bot.shipped and not bot.compact else build_command(bot),
+        "build": None if bot.ships_solve else build_command(bot),
         "description": bot.description,
         "note": bot.note,
         "gains": None if bot.gains is None else [g * unit.per_chip for g in bot.gains],

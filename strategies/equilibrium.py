@@ -49,10 +49,10 @@ import numpy.typing as npt
 from poker.deal import private_hands
 from poker.gamedef import Game, format_game
 from poker.protocol import MatchState
-from poker.state import CALL, FOLD, Action, ActionType, State
+from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import BettingAbstraction, DecisionRows, Tree, tree_actions
-from strategies.translation import Path, real_raise, translate, translation_draw
+from strategies.translation import Path, real_action, translate, translation_draw
 
 if TYPE_CHECKING:  # the solver's modules (numba) are imported only when a file is loaded
     from strategies.cfr.solvers.multiplayer import MultiTree
@@ -218,7 +218,7 @@ class EquilibriumStrategy(Strategy):
             draw -= p
         while row[chosen] <= 0:  # rounding left the draw past the last positive weight
             chosen -= 1
-        return self._real(abstract, actions[chosen], state)
+        return real_action(abstract, actions[chosen], state)
 
     def _abstract(self, state: State, hand_id: int) -> State | None:
         """The abstract decision state for the real ``state`` (one translation, by
@@ -233,16 +233,6 @@ class EquilibriumStrategy(Strategy):
             draw=lambda betting: translation_draw(seed, hand_id, betting),
         )
         return _decision(path, state)
-
-    def _real(self, abstract: State, action: Action, real: State) -> Action:
-        """The real action for the abstract ``action`` taken in ``abstract``."""
-        if action.type is ActionType.FOLD:
-            return FOLD if real.can_fold() else CALL
-        if action.type is ActionType.CALL:
-            return CALL
-        if self.abstraction is None:
-            return action
-        return real_raise(abstract, action, real)
 
     # -- the policy of every private hand ------------------------------------------------
 
@@ -264,7 +254,7 @@ class EquilibriumStrategy(Strategy):
             if abstract is None:
                 found.add(CALL)
                 continue
-            found.update(self._real(abstract, a, state) for a in tree_actions(abstract, self.abstraction))
+            found.update(real_action(abstract, a, state) for a in tree_actions(abstract, self.abstraction))
         return tuple(sorted(found, key=lambda a: (a.type, a.size)))
 
     def policy(self, public: PublicState) -> npt.NDArray[np.float64]:
@@ -303,7 +293,7 @@ class EquilibriumStrategy(Strategy):
         if abstract is not None:
             try:
                 rows = self.table.rows(abstract, public.board)
-                real = [self._real(abstract, a, state) for a in tree_actions(abstract, self.abstraction)]
+                real = [real_action(abstract, a, state) for a in tree_actions(abstract, self.abstraction)]
             except KeyError:
                 abstract = None
         if abstract is None:

@@ -51,7 +51,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from poker.state import CALL, Action, ActionType, State
+from poker.state import CALL, FOLD, Action, ActionType, State
 from strategies.cfr.tree.public import BettingAbstraction, tree_actions
 
 __all__ = [
@@ -61,6 +61,7 @@ __all__ = [
     "map_raise",
     "pot_fraction",
     "pseudo_harmonic",
+    "real_action",
     "real_raise",
     "translate",
     "translation_draw",
@@ -122,6 +123,18 @@ def translation_draw(seed: int, hand_id: int, betting: str) -> float:
     real betting maps the same way every time it is re-derived."""
     digest = hashlib.blake2b(f"{seed}:{hand_id}:{betting}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little") / 2.0**64
+
+
+def real_action(abstract: State, action: Action, real: State) -> Action:
+    """The real action for the abstract ``action`` taken in ``abstract`` when the
+    real state is ``real``: a fold (a call where the real state has nothing to
+    fold to), a call, a limit game's raise as it is, a no-limit raise by
+    :func:`real_raise`."""
+    if action.type is ActionType.FOLD:
+        return FOLD if real.can_fold() else CALL
+    if action.type is ActionType.CALL:
+        return CALL
+    return action if real.game.is_limit else real_raise(abstract, action, real)
 
 
 def real_raise(abstract: State, action: Action, real: State) -> Action:

@@ -73,22 +73,21 @@ from strategies.cfr.abstraction.bucketing import BucketTables
 from strategies.cfr.abstraction.card_abstraction import CardAbstraction, load_abstraction, parse_abstraction_spec
 from strategies.cfr.abstraction.card_tables import AbstractionError
 from strategies.cfr.file_io import ARRAY_DTYPES, MAX_DIMS, Field, FileFormatError, HeaderFile, show, write_file
-from strategies.cfr.solvers.multiplayer import MultiTree, build_multi_tree
 from strategies.cfr.solvers.pcs import exact_buckets, row_layout
 from strategies.cfr.strategy_file import (
     BUCKETS,
     HEADER_FIELDS,
-    THREE_PLAYER,
     THREE_PLAYER_BUCKETS,
     StrategyFile,
     StrategyFileError,
     checked_header,
     header_tree,
+    layout_tree,
     load_strategy,
+    solve_record,
     strategy_header,
 )
-from strategies.cfr.tree.betting import BettingTree, build_betting_tree
-from strategies.cfr.tree.public import Tree, build_tree
+from strategies.cfr.tree.betting import BettingTree
 
 __all__ = [
     "FORMAT",
@@ -196,14 +195,6 @@ def compact_of(saved: StrategyFile, levels: int = DEFAULT_LEVELS) -> tuple[Strat
     return replace(saved, arrays={"strategy": q}, levels=levels, cards=cards), largest
 
 
-def _tree(saved: StrategyFile) -> Tree | BettingTree | MultiTree:
-    if saved.layout == BUCKETS:
-        return build_betting_tree(saved.game, saved.abstraction)
-    if saved.layout == THREE_PLAYER:
-        return build_multi_tree(saved.game)
-    return build_tree(saved.game, saved.abstraction, isomorphism=saved.isomorphism)
-
-
 def save_compact(path: str | Path, compact: StrategyFile, *, max_difference: float) -> None:
     """Write ``compact`` (from :func:`compact_of`) to ``path`` atomically;
     ``max_difference`` is recorded in the header."""
@@ -212,8 +203,9 @@ def save_compact(path: str | Path, compact: StrategyFile, *, max_difference: flo
     arrays = {"strategy": compact.arrays["strategy"]}
     if compact.cards is not None:
         arrays.update({CARDS + name: getattr(compact.cards.tables, name) for name in BucketTables.ARRAYS})
+    tree = layout_tree(compact.game, compact.abstraction, compact.layout, compact.isomorphism)
     header = {
-        **strategy_header(compact, _tree(compact)),
+        **strategy_header(compact, tree),
         "format": FORMAT,
         "version": FORMAT_VERSION,
         "levels": compact.levels,
@@ -373,9 +365,7 @@ def load_compact(path: str | Path) -> StrategyFile:
     return StrategyFile(
         game=checked.game,
         abstraction=checked.abstraction,
-        algorithm=header["algorithm"],
-        iterations=header["iterations"],
-        exploitability=None if header["exploitability"] is None else float(header["exploitability"]),
+        **solve_record(header),
         arrays={"strategy": strategy},
         settings=dict(header.get("settings") or {}),
         card_abstraction=spec,

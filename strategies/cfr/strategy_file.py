@@ -119,8 +119,10 @@ __all__ = [
     "StrategyFileError",
     "checked_header",
     "header_tree",
+    "layout_tree",
     "load_strategy",
     "save_strategy",
+    "solve_record",
     "strategy_header",
     "tree_digest",
 ]
@@ -515,7 +517,7 @@ def load_strategy(path: str | Path, *, tree: Tree | MultiTree | None = None) -> 
     return StrategyFile(
         game=checked.game,
         abstraction=checked.abstraction,
-        **_solve_record(header),
+        **solve_record(header),
         arrays=arrays,
         settings=dict(header.get("settings") or {}),
         card_abstraction=header["card_abstraction"],
@@ -594,12 +596,7 @@ def header_tree(
                 _payoff_fits(file, game, size)
             if layout != BUCKETS:
                 _fits_file(file, game, size, isomorphism, entry_bytes)
-        if layout == BUCKETS:
-            checked = build_betting_tree(game, abstraction)
-        elif layout == THREE_PLAYER:
-            checked = build_multi_tree(game) if tree is None else tree
-        else:
-            checked = build_tree(game, abstraction, isomorphism=isomorphism) if tree is None else tree
+        checked = layout_tree(game, abstraction, layout, isomorphism) if layout == BUCKETS or tree is None else tree
     except (TreeBudgetError, TreeError) as error:
         raise file.fail(f"the header's tree: {error}") from None
     if tree_digest(checked) != header["tree_digest"]:
@@ -607,7 +604,23 @@ def header_tree(
     return HeaderTree(game, abstraction, layout, isomorphism, checked)
 
 
-def _solve_record(header: dict[str, Any]) -> dict[str, Any]:
+def layout_tree(
+    game: Game, abstraction: BettingAbstraction | None, layout: str, isomorphism: bool
+) -> Tree | BettingTree | MultiTree:
+    """The tree the arrays of a file of ``layout`` (any but ``three-player-buckets``)
+    are on: a bucket table's betting tree, the three-player tree, or the public tree.
+
+    Raises:
+        TreeError: the public tree is over its limits.
+    """
+    if layout == BUCKETS:
+        return build_betting_tree(game, abstraction)
+    if layout == THREE_PLAYER:
+        return build_multi_tree(game)
+    return build_tree(game, abstraction, isomorphism=isomorphism)
+
+
+def solve_record(header: dict[str, Any]) -> dict[str, Any]:
     """The :class:`StrategyFile` fields every layout's header records alike: the
     algorithm, its iterations and the exploitability (None: not measured)."""
     exploitability = header["exploitability"]
@@ -652,7 +665,7 @@ def _three_player_buckets(file: HeaderFile, header: dict[str, Any], game: Game) 
     return StrategyFile(
         game=game,
         abstraction=None,
-        **_solve_record(header),
+        **solve_record(header),
         arrays=arrays,
         settings=settings,
         card_abstraction=spec,

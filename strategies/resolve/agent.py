@@ -58,7 +58,7 @@ from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, board_key, tree_actions
-from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction, parse_sizes
+from strategies.resolve.lookahead import build_lookahead, checked_down, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
     from strategies.resolve.evaluators import Evaluator, HandTable
@@ -118,8 +118,7 @@ class ResolvingStrategy(Strategy):
         evaluator: Evaluator | None = None,
         max_boards: int = DEFAULT_MAX_BOARDS,
     ) -> None:
-        if game.num_players != 2:
-            raise StrategyError(f"strategy 'resolve' plays two-player games; the game has {game.num_players}")
+        _two_players(game)
         if iterations < 1:
             raise StrategyError(f"strategy 'resolve': iterations must be at least 1, got {iterations}")
         self.game = game
@@ -235,13 +234,8 @@ class ResolvingStrategy(Strategy):
         to the last street's first decision: the root solve, the gadget's
         re-solve on every street and the carries between them; this agent's root
         solve and draws are untouched."""
-        game = self.game
-        probe = ResolvingStrategy(game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1)
-        state = State(game)
-        while state.round < game.num_rounds - 1:
-            state = state.apply(CALL)
-        board = tuple(sorted(game.deck()))[: game.total_board_cards(state.round)]
-        probe.resolution(state, board)
+        probe = ResolvingStrategy(self.game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1)
+        probe.resolution(*checked_down(self.game))
 
     # -- the Strategy interface ----------------------------------------------------------
 
@@ -381,9 +375,17 @@ def _exact_problem(game: Game, sizes: tuple[tuple[float, ...], ...]) -> str | No
     return _fits(lambda: build_lookahead(game, State(game), (), sizes))
 
 
+def _two_players(game: Game) -> None:
+    """Refuse a game of more than two players, before any lookahead is sized
+    (the re-solving code reads two ranges)."""
+    if game.num_players != 2:
+        raise StrategyError(f"strategy 'resolve' plays two-player games; the game has {game.num_players}")
+
+
 def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     from strategies.cfr import compile_notice
 
+    _two_players(game)
     compile_notice.expect(*HAND_KERNELS)  # checking the sizes ranks hands already
     sizes_text = options.text("sizes", "1", meta="F+F/F") or "1"
     try:

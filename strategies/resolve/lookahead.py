@@ -19,10 +19,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from poker.gamedef import Game
-from poker.state import State
+from poker.state import CALL, State
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
-__all__ = ["DepthAbstraction", "build_lookahead", "lookahead_abstraction", "parse_sizes"]
+__all__ = ["DepthAbstraction", "build_lookahead", "checked_down", "lookahead_abstraction", "parse_sizes"]
 
 
 def _actions_taken(state: State) -> int:
@@ -90,3 +90,13 @@ def lookahead_abstraction(
 ) -> DepthAbstraction | None:
     """The betting abstraction of a lookahead rooted at ``state`` (None in a limit game)."""
     return None if game.is_limit else DepthAbstraction(sizes[0], all_in, sizes, _actions_taken(state))
+
+
+def checked_down(game: Game) -> tuple[State, tuple[int, ...]]:
+    """The first decision of the hand's last street after every earlier decision
+    called, and a board for it (the deck's lowest cards): the hand the re-solving
+    agents replay to warm up, since reaching it re-solves on every street."""
+    state = State(game)
+    while state.round < game.num_rounds - 1:
+        state = state.apply(CALL)
+    return state, tuple(sorted(game.deck()))[: game.total_board_cards(state.round)]

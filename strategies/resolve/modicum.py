@@ -5,7 +5,7 @@ Amos, "Depth-Limited Solving for Imperfect-Information Games", NeurIPS 2018).
 :class:`strategies.resolve.continuations.Blueprint`), reading the real betting
 on its tree (:func:`strategies.resolve.continuations.abstract_history`) and
 playing the real image of its abstract actions
-(:func:`strategies.translation.real_raise`).
+(:func:`strategies.translation.real_action`).
 
 **From the flop on**, at each of its decisions it solves the rest of the
 current street from the real state (:func:`strategies.resolve.depth_limited.build_street_tree`:
@@ -45,11 +45,11 @@ import numpy.typing as npt
 from poker.deal import private_hands
 from poker.gamedef import Game, shipped_name
 from poker.protocol import MatchState
-from poker.state import CALL, FOLD, Action, ActionType, State
+from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import TreeError, tree_actions
-from strategies.resolve.lookahead import lookahead_abstraction, parse_sizes
-from strategies.translation import real_raise
+from strategies.resolve.lookahead import checked_down, lookahead_abstraction, parse_sizes
+from strategies.translation import real_action
 
 if TYPE_CHECKING:  # the solver (numba) is imported when an agent is made, not when strategies register
     from strategies.resolve.continuations import Blueprint
@@ -138,16 +138,13 @@ class ModicumStrategy(Strategy):
         showdown-only one on the last; and the blueprint's buckets of a board of
         every street (the opponent's actions there are read off the blueprint)."""
         game = self.game
-        deck = sorted(game.deck())
+        state, board = checked_down(game)
         for round_ in range(1, game.num_rounds):
-            self.blueprint.sequences.buckets(round_, deck[: game.total_board_cards(round_)])
+            self.blueprint.sequences.buckets(round_, list(board[: game.total_board_cards(round_)]))
         probe = copy.copy(self)
         probe.iterations, probe._cache, probe.solve_seconds = 1, {}, []
-        state = State(game)
-        while state.round < game.num_rounds - 1:
-            state = state.apply(CALL)
         if state.round > 0:
-            probe.resolution(state, tuple(deck[: game.total_board_cards(state.round)]))
+            probe.resolution(state, board)
 
     def _node(self, abstract: State) -> int:
         return self.blueprint.game.tree.node_of_key[abstract.betting_string()]
@@ -249,14 +246,7 @@ class ModicumStrategy(Strategy):
         _, abstract = abstract_history(state, self.blueprint.betting)
         if abstract is None:
             return [CALL], np.ones((len(self._hand_row), 1))
-        real = []
-        for action in tree_actions(abstract, self.blueprint.betting):
-            if action.type is ActionType.FOLD:
-                real.append(FOLD if state.can_fold() else CALL)
-            elif action.type is ActionType.CALL or self.game.is_limit:
-                real.append(action)
-            else:
-                real.append(real_raise(abstract, action, state))
+        real = [real_action(abstract, action, state) for action in tree_actions(abstract, self.blueprint.betting)]
         return real, self.blueprint.rows(self._node(abstract), ())
 
     def new_hand(self, view: MatchState) -> None:

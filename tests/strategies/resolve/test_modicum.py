@@ -208,6 +208,7 @@ def test_the_agent_is_reproducible_from_its_seed(tmp_path) -> None:  # type: ign
         ("modicum", "no blueprint ships"),
         ("modicum:iterations=x,blueprint=nowhere", "whole numbers"),
         ("modicum:continuations=0", "whole numbers"),
+        ("modicum:sizes=x", "'x' is not a pot fraction"),
         ("modicum:blueprint=/nonexistent.strategy", "strategy 'modicum'"),
     ],
 )
