@@ -22,7 +22,7 @@ Lines:
    all-ins, the bot's rare ones, each priced at stack size) its corrections can
    add more variance than they remove: on short runs here its interval was
    ten times raw money's;
-4. last: ``HUNL LBR fcpa every street vs BOT: X ± H mbb/g (95%, ESTIMATOR) vs DeepStack
+4. last: ``HUNL LBR fcpa every street vs modicum: X ± H mbb/g (95%, ESTIMATOR) vs DeepStack
    -383 ± 219`` (LBR could not beat DeepStack) ``ratio r``, with ``r = (750 -
    X) / (750 + 383)``: how far below 750 mbb/g (what LBR wins from a bot that
    always folds) LBR's result stays, relative to DeepStack's; r > 1: ours better.
@@ -162,7 +162,7 @@ def main() -> None:
     best, kind = (x, "AIVAT") if x.half_width <= raw.half_width else (raw, "raw")
     ratio = (ALWAYS_FOLD - best.mean) / (ALWAYS_FOLD - DEEPSTACK[0])
     print(
-        f"HUNL LBR fcpa every street vs BOT: {best.mean:.0f} ± {best.half_width:.0f} mbb/g (95%, {kind}) vs DeepStack"
+        f"HUNL LBR fcpa every street vs {BOT}: {best.mean:.0f} ± {best.half_width:.0f} mbb/g (95%, {kind}) vs DeepStack"
         f" {DEEPSTACK[0]:.0f} ± {DEEPSTACK[1]:.0f} ratio {ratio:.2f}"
     )
 

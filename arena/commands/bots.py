@@ -96,7 +96,7 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
     bot's playing file written from the solve); the exit status."""
     from arena.commands import solve
 
-    if bot.shipped and not bot.compact:
+    if bot.ships_solve:
         print(f"{bot.name} ships with the package: {bot_path(bot)}")
         return EXIT_OK
     final, partial = solve_path(bot), partial_path(bot)
