@@ -55,7 +55,7 @@ import numpy.typing as npt
 from poker.deal import private_hands
 from poker.gamedef import Game, shipped_name
 from poker.protocol import MatchState
-from poker.state import CALL, Action, State
+from poker.state import CALL, Action, ActionType, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, board_key, tree_actions
 from strategies.resolve.lookahead import build_lookahead, checked_down, lookahead_abstraction, parse_sizes
@@ -235,7 +235,15 @@ class ResolvingStrategy(Strategy):
         re-solve on every street and the carries between them; this agent's root
         solve and draws are untouched."""
         probe = ResolvingStrategy(self.game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1)
-        probe.resolution(*checked_down(self.game))
+        state, board = checked_down(self.game)
+        probe.resolution(state, board)
+        # The same position's second decision of that street (it called, then was raised):
+        # the gadget's re-solve within a street, which a one-street game (Kuhn) reaches only so.
+        bounds = (called := state.apply(CALL)).raise_bounds()
+        if bounds is not None:
+            raised = called.apply(Action(ActionType.RAISE) if self.game.is_limit else Action.raise_to(bounds[0]))
+            if not raised.finished and raised.current_player() == state.current_player():
+                probe.resolution(raised, board)
 
     # -- the Strategy interface ----------------------------------------------------------
 

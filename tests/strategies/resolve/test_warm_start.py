@@ -4,8 +4,8 @@ dealer's clock (7 s a hand) never pays minutes of compiling on a cold cache.
 
 Proved in a fresh process (an earlier test in this one may have loaded the
 kernels already): once the strategy is made, two HUNL hands (both positions,
-checked down by ``always-call`` to the river) add no signature to any of the
-project's kernels. With a warm cache (``make test`` runs ``arena warmup`` first)
+checked down by ``always-call`` to the river), or two Kuhn hands against
+``always-raise``, add no signature to any of the project's kernels. With a warm cache (``make test`` runs ``arena warmup`` first)
 this takes seconds; on a cold one the construction compiles, as a fresh clone's
 first match does."""
 
@@ -35,9 +35,9 @@ def signatures():
         if isinstance(value, CPUDispatcher)
     }
 
-game = load_game("hunl")
+game = load_game(sys.argv[2])
 ours = make_strategy(sys.argv[1], game, seed=1)
-opponent = make_strategy("always-call", game, seed=2)
+opponent = make_strategy(sys.argv[3], game, seed=2)
 made = signatures()
 dealer = Dealer(game, seed=1)
 for hand in range(2):
@@ -56,6 +56,16 @@ print({name: (made.get(name, 0), count) for name, count in played.items() if mad
 
 @pytest.mark.parametrize("spec", ["resolve", "modicum"])
 def test_making_the_strategy_compiles_every_kernel_a_hunl_hand_runs(spec: str) -> None:
-    run = subprocess.run([sys.executable, "-c", _SCRIPT, spec], capture_output=True, text=True, timeout=600)
+    _no_compile_after_making(spec, "hunl", "always-call")
+
+
+def test_making_resolve_compiles_the_re_solve_within_a_street_in_kuhn() -> None:
+    """Kuhn has one street: only a raise after the agent's check brings it back to
+    that street (the gadget's re-solve), which ``always-raise`` does at once."""
+    _no_compile_after_making("resolve", "kuhn", "always-raise")
+
+
+def _no_compile_after_making(spec: str, game: str, opponent: str) -> None:
+    run = subprocess.run([sys.executable, "-c", _SCRIPT, spec, game, opponent], capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     assert ast.literal_eval(run.stdout.strip().splitlines()[-1]) == {}
