@@ -5,36 +5,36 @@ heuristic (Lisý & Bowling, 'Equilibrium Approximation Quality of Current
 No-Limit Poker Bots' (2017); Moravčík et al., 'DeepStack' (2017); Brown,
 Sandholm & Amos, 'Depth-Limited Solving for Imperfect-Information Games' (2018)).
 
-Lines:
+Lines, each with five unbiased estimators (:data:`ESTIMATORS`: raw money, all-in
+adjusted, imaginary observations, AIVAT with chance corrections only, full AIVAT),
+mbb/g with 95 % intervals:
 
 1. head to head, duplicate (both seatings of every deal), the bot against
-   ``resolve:evaluator=equity``: raw money, and AIVAT on the bot's hands (value
-   function: pot share by showdown equity, :class:`analysis.aivat.EquityValues`;
-   both policies are known, so the re-solver's decisions get their corrections
-   too), mbb/g with 95 % intervals;
+   ``resolve:evaluator=equity``, on the bot's hands (both policies are known, so
+   full AIVAT corrects the re-solver's decisions too);
 2. LBR (fcpa: fold, call, pot, all-in; acting on every street) against the bot,
-   duplicate pairs, raw money; AIVAT (line 3) uses the same hands and runs on the
-   bot's side (its policy is known for every private hand: the re-solve at the
-   public state) and LBR's result is its negation; LBR's own decisions are
-   deterministic given its cards, so knowing its policy adds no correction.
-3. LBR's result with AIVAT alone; AIVAT's value function assumes every hand is
-   checked down from where it stands, so against all-in-heavy play (LBR's
-   all-ins, the bot's rare ones, each priced at stack size) its corrections can
-   add more variance than they remove: on short runs here its interval was
-   ten times raw money's;
-4. last: ``HUNL LBR fcpa every street vs modicum: X ± H mbb/g (95%, ESTIMATOR) vs DeepStack
+   duplicate pairs; the estimators run on the bot's side (its policy is known for
+   every private hand: the re-solve at the public state) and LBR's result is
+   their negation; LBR's own decisions depend only on its cards and the public
+   line, so they need no correction and the bot's range can be averaged over.
+   AIVAT's value function here (:class:`analysis.aivat.EquityValues`) assumes
+   every hand is checked down from where it stands, so at the bot's decisions it
+   prices a bet nobody has answered yet badly (against LBR's all-ins, each at
+   stack size): its corrections there can add more variance than they remove;
+3. last: ``HUNL LBR fcpa every street vs modicum: X ± H mbb/g (95%, ESTIMATOR) vs DeepStack
    -383 ± 219`` (LBR could not beat DeepStack) ``ratio r``, with ``r = (750 -
    X) / (750 + 383)``: how far below 750 mbb/g (what LBR wins from a bot that
    always folds) LBR's result stays, relative to DeepStack's; r > 1: ours better.
-   X is the AIVAT estimate or raw money, whichever has the narrower interval
-   (both are unbiased; the line says which).
+   X is the estimator with the narrowest interval (the line says which; all are
+   printed on line 2).
 
 The issue's run is ``--hands 300 --h2h-hands 100``, meant to fit 45 minutes on two
 quiet cores (not timed here: at a load average of 12 on 2 cores, ``--hands 30
 --h2h-hands 10`` took 14.5 minutes, 8.2 s a LBR hand); ``--hands 4 --h2h-hands 2``
 shows it works in a minute.
 
-Usage: ``.venv/bin/python benchmarks/hunl_lbr.py [--hands 300] [--h2h-hands 100] [--workers 2] [--seed 1]``
+Usage: ``.venv/bin/python benchmarks/hunl_lbr.py [--hands 300] [--h2h-hands 100] [--anchor SPEC] [--workers 2] [--seed 1] [--save FILE.npz]``
+(``--hands 0 --anchor hunl-ehs2-3``: only the head to head against another bot).
 """
 
 from __future__ import annotations
@@ -50,15 +50,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/deale
 import numpy as np  # noqa: E402
 
 from analysis.aivat import EquityValues, aivat  # noqa: E402
+from analysis.allin import allin_values  # noqa: E402
 from analysis.hands import NO_SEED, Hands  # noqa: E402
 from analysis.importance import simulate_hands  # noqa: E402
 from poker.deal import Dealer  # noqa: E402
-from poker.gamedef import load_game  # noqa: E402
+from poker.gamedef import Game, load_game  # noqa: E402
 from poker.hand_rank import hand_values  # noqa: E402
 from poker.stats import mean_ci  # noqa: E402
-from strategies.base import make_strategy  # noqa: E402
+from strategies.base import Strategy, make_strategy  # noqa: E402
 from strategies.lbr import LbrConfig, lbr_hand  # noqa: E402
 
+#: The bot measured by default (``--bot`` names another).
 BOT = "modicum"
 RESOLVER = "resolve:evaluator=equity,iterations=100,boards=16"
 #: Moravčík et al. (2017), LBR against DeepStack, mbb/g and its 95 % half-width.
@@ -67,12 +69,41 @@ DEEPSTACK = (-383.0, 219.0)
 ALWAYS_FOLD = 750.0
 
 
-def lbr_chunk(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Hands ``start..stop-1`` of ``seed``, LBR in each position: LBR's money and
-    its AIVAT estimate, ``float64[n, 2]`` each (chips)."""
-    seed, start, stop = job
+#: The estimators, each unbiased: raw money; all-in adjusted (a hand whose players
+#: are all in before the river is worth its mean over every run-out,
+#: :mod:`analysis.allin`); imaginary observations (the payoff at the observed
+#: terminal averaged over the bot's range given the line: the bot's policy is
+#: known for every private hand, LBR's does not depend on the bot's cards); AIVAT
+#: with its chance corrections only (the board deals, valued by showdown equity);
+#: full AIVAT (also the bot's decisions: the equity value function assumes a hand
+#: is checked down, which prices an unanswered bet badly).
+ESTIMATORS = ("raw", "all-in adjusted", "imaginary observations", "AIVAT, chance only", "AIVAT")
+
+
+def _estimates(hands: Hands, bot_name: str, bot: Strategy, game: Game, opponent: Strategy | None = None) -> np.ndarray:
+    """``float64[n, len(ESTIMATORS)]``: the bot's chips per hand by every estimator."""
+    seat = hands.name_index[:, 0] == hands.names.index(bot_name)
+    position = np.where(seat, 0, 1)
+    rows = np.arange(len(hands))
+    terms = aivat(hands, bot_name, bot, EquityValues(game), opponent=opponent)
+    return np.stack(
+        [
+            hands.values[rows, position],
+            allin_values(hands).values[rows, position],
+            terms.value,
+            terms.value - terms.chance,
+            terms.estimate,
+        ],
+        axis=1,
+    )
+
+
+def lbr_chunk(job: tuple[str, int, int, int]) -> np.ndarray:
+    """Hands ``start..stop-1`` of ``seed``, LBR in each position: LBR's chips by
+    every estimator, ``float64[pairs, 2, len(ESTIMATORS)]``."""
+    spec, seed, start, stop = job
     game = load_game("hunl")
-    bot = make_strategy(BOT, game, seed=seed)
+    bot = make_strategy(spec, game, seed=seed)
     config = LbrConfig("fcpa", frozenset(range(game.num_rounds)))
     dealer = Dealer(game, seed=seed)
     for _ in range(start):
@@ -106,24 +137,32 @@ def lbr_chunk(job: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
         line=np.arange(1, n + 1, dtype=np.int64),
         seed=np.full(n, NO_SEED, dtype=np.int64),
     )
-    lbr_money = values[np.arange(n), np.argmin(seating, axis=1)]
-    estimate = -aivat(hands, "bot", bot, EquityValues(game)).estimate
-    return lbr_money.reshape(-1, 2), estimate.reshape(-1, 2)
+    return -_estimates(hands, "bot", bot, game).reshape(-1, 2, len(ESTIMATORS))  # zero-sum: LBR's is the bot's negated
 
 
-def head_to_head(job: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """``hands`` deals of ``seed`` in both seatings, the bot against the re-solver:
-    the bot's money and AIVAT estimate per deal (chips, mean of the seatings)."""
-    seed, hands = job
+def head_to_head(job: tuple[str, str, int, int]) -> np.ndarray:
+    """``hands`` deals of ``seed`` in both seatings, the bot against ``anchor`` (a
+    spec whose policy is known too: AIVAT corrects its decisions): the bot's
+    chips per deal by every estimator, the mean of the seatings,
+    ``float64[hands, len(ESTIMATORS)]``."""
+    spec, anchor, seed, hands = job
     game = load_game("hunl")
-    bot, resolver = make_strategy(BOT, game, seed=seed), make_strategy(RESOLVER, game, seed=seed)
-    money, estimate = np.zeros(hands), np.zeros(hands)
+    bot, resolver = make_strategy(spec, game, seed=seed), make_strategy(anchor, game, seed=seed)
+    out = np.zeros((hands, len(ESTIMATORS)))
     for players in ((bot, resolver), (resolver, bot)):
         names = ("bot", "resolver") if players[0] is bot else ("resolver", "bot")
         played = simulate_hands(game, list(players), hands, seed=seed, names=names, rotate=False)
-        money += played.values[:, names.index("bot")] / 2
-        estimate += aivat(played, "bot", bot, EquityValues(game), opponent=resolver).estimate / 2
-    return money, estimate
+        out += _estimates(played, "bot", bot, game, opponent=resolver) / 2
+    return out
+
+
+def _line(label: str, figures: np.ndarray, per_chip: float) -> str:
+    """``label: E1 X ± H, E2 ...`` in mbb/g over the rows of ``figures`` (one column an estimator)."""
+    parts = []
+    for k, name in enumerate(ESTIMATORS):
+        ci = mean_ci(figures[:, k]).scaled(per_chip)
+        parts.append(f"{name} {ci.mean:+.0f} ± {ci.half_width:.0f}")
+    return f"{label}: " + ", ".join(parts) + " mbb/g"
 
 
 def main() -> None:
@@ -132,40 +171,44 @@ def main() -> None:
     parser.add_argument("--h2h-hands", type=int, default=100, help="head-to-head deals, each in both seatings")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bot", default=BOT, help=f"the bot measured (default {BOT})")
+    parser.add_argument("--anchor", default=RESOLVER, help=f"the head-to-head opponent (default {RESOLVER}; e.g. hunl-ehs2-3)")
+    parser.add_argument("--save", type=Path, help="write every pair's and deal's figures (chips) to this .npz")
     args = parser.parse_args()
     game = load_game("hunl")
     per_chip = 1000 / max(game.blind)  # mbb/g
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
-        h2h_jobs = [(args.seed + k, len(part)) for k, part in enumerate(np.array_split(np.arange(args.h2h_hands), args.workers)) if len(part)]
-        lbr_jobs = [(args.seed, a, min(a + 5, args.hands)) for a in range(0, args.hands, 5)]
-        h2h = list(pool.map(head_to_head, h2h_jobs))
+        h2h_jobs = [(args.bot, args.anchor, args.seed + k, len(part)) for k, part in enumerate(np.array_split(np.arange(args.h2h_hands), args.workers)) if len(part)]
+        lbr_jobs = [(args.bot, args.seed, a, min(a + 5, args.hands)) for a in range(0, args.hands, 5)]
+        h2h = np.concatenate(list(pool.map(head_to_head, h2h_jobs))) if h2h_jobs else np.zeros((0, len(ESTIMATORS)))
         h2h_seconds = time.perf_counter() - started
-        lbr = list(pool.map(lbr_chunk, lbr_jobs))
+        if h2h_jobs:
+            print(
+                _line(f"head to head, duplicate, {args.bot} vs {args.anchor}, HUNL, {args.h2h_hands} deals x 2 seatings"
+                      f" ({h2h_seconds:.0f} s, {args.workers} workers)", h2h, per_chip),
+                flush=True,
+            )  # fmt: skip
+        lbr = np.concatenate(list(pool.map(lbr_chunk, lbr_jobs))) if lbr_jobs else np.zeros((0, 2, len(ESTIMATORS)))
     lbr_seconds = time.perf_counter() - started - h2h_seconds
-    money = mean_ci(np.concatenate([m for m, _ in h2h])).scaled(per_chip)
-    reduced = mean_ci(np.concatenate([e for _, e in h2h])).scaled(per_chip)
+    if args.save:  # per-pair figures, so runs with other seeds can be pooled later
+        np.savez(args.save, estimators=np.array(ESTIMATORS), h2h=h2h, lbr=lbr)
+    if not lbr_jobs:
+        return
+    pairs = lbr.mean(axis=1)  # a duplicate pair's mean
     print(
-        f"head to head, duplicate, {BOT} vs {RESOLVER}, HUNL: {money.mean:+.0f} ± {money.half_width:.0f} mbb/g raw,"
-        f" {reduced.mean:+.0f} ± {reduced.half_width:.0f} mbb/g with AIVAT over {args.h2h_hands} deals x 2 seatings"
-        f" ({h2h_seconds:.0f} s, {args.workers} workers)",
+        _line(f"LBR (fcpa, every street) vs {args.bot}, HUNL, {args.hands} duplicate pairs ({lbr_seconds:.0f} s,"
+              f" {lbr_seconds / (2 * args.hands):.1f} s a hand, {args.workers} workers)", pairs, per_chip),
         flush=True,
-    )
-    raw = mean_ci(np.concatenate([m for m, _ in lbr]).mean(axis=1)).scaled(per_chip)
-    x = mean_ci(np.concatenate([e for _, e in lbr]).mean(axis=1)).scaled(per_chip)
-    print(
-        f"LBR (fcpa, every street) vs {BOT}, HUNL: {raw.mean:+.0f} ± {raw.half_width:.0f} mbb/g raw over {args.hands}"
-        f" duplicate pairs ({lbr_seconds:.0f} s, {lbr_seconds / (2 * args.hands):.1f} s a hand, {args.workers} workers)",
-        flush=True,
-    )
-    print(f"LBR (fcpa, every street) vs {BOT}, HUNL, AIVAT: {x.mean:+.0f} ± {x.half_width:.0f} mbb/g", flush=True)
-    best, kind = (x, "AIVAT") if x.half_width <= raw.half_width else (raw, "raw")
+    )  # fmt: skip
+    intervals = [mean_ci(pairs[:, k]).scaled(per_chip) for k in range(len(ESTIMATORS))]
+    k = min(range(len(ESTIMATORS)), key=lambda j: intervals[j].half_width)
+    best = intervals[k]
     ratio = (ALWAYS_FOLD - best.mean) / (ALWAYS_FOLD - DEEPSTACK[0])
     print(
-        f"HUNL LBR fcpa every street vs {BOT}: {best.mean:.0f} ± {best.half_width:.0f} mbb/g (95%, {kind}) vs DeepStack"
-        f" {DEEPSTACK[0]:.0f} ± {DEEPSTACK[1]:.0f} ratio {ratio:.2f}"
+        f"HUNL LBR fcpa every street vs {args.bot}: {best.mean:.0f} ± {best.half_width:.0f} mbb/g (95%, {ESTIMATORS[k]})"
+        f" vs DeepStack {DEEPSTACK[0]:.0f} ± {DEEPSTACK[1]:.0f} ratio {ratio:.2f}"
     )
-
 
 if __name__ == "__main__":
     main()

@@ -7,14 +7,15 @@ registered as a strategy name (:func:`strategies.base.register`), so it is
 seated wherever a strategy spec is accepted (``arena match leduc leduc-cfr
 random``); its factory loads the file through the equilibrium agent
 (:class:`strategies.equilibrium.EquilibriumStrategy`, translation included for
-no-limit games).
+no-limit games), or, for ``hunl-modicum``, through the depth-limited solver
+that re-solves from it as its blueprint (:mod:`strategies.resolve.modicum`).
 
 Small bots ship in the package (``strategies/data/NAME.strategy``, each written
 by its recorded command, byte for byte: the solves are deterministic). Hold'em
 bots play a **compact playing file** (``NAME.compact``,
 :mod:`strategies.cfr.compact`: the average strategy alone, quantized, with the
-card abstraction inside): ``hulhe-ir50`` ships its compact file in the package,
-seated from a fresh checkout with an empty cache; the others' is written by
+card abstraction inside): ``hulhe-ir50`` and ``hunl-modicum`` ship their compact
+files in the package, seated from a fresh checkout with an empty cache; the others' is written by
 ``arena bots build NAME`` beside the full solve. Large solves are run on the user's machine by ``arena bots build NAME``
 (:mod:`arena.commands.bots`), which runs the recorded command into
 ``$ACPC_ARENA_CACHE/bots/`` (default ``~/.cache/acpc-arena/bots/``): first into
@@ -86,7 +87,11 @@ class Bot:
     measured; three-player bots: the seven-step epsilon, with each position's
     best-response gain in ``gains``). ``compact``: the bot plays a compact
     playing file (quantized to ``levels``), shipped when ``shipped``, else
-    written by its build beside the full solve."""
+    written by its build beside the full solve. ``agent``: what plays the file:
+    ``"equilibrium"`` (:class:`strategies.equilibrium.EquilibriumStrategy`,
+    the file's strategy itself) or ``"modicum"``
+    (:class:`strategies.resolve.modicum.ModicumStrategy`: the file is the
+    blueprint of depth-limited re-solving, with the strategy's defaults)."""
 
     name: str
     game: str
@@ -99,6 +104,7 @@ class Bot:
     note: str = ""
     compact: bool = False
     levels: int = 255
+    agent: str = "equilibrium"
 
     @property
     def ships_solve(self) -> bool:
@@ -237,6 +243,25 @@ LIBRARY: Final[dict[str, Bot]] = {
             " tables about 10 min once, then 1000 iterations at about 1.5 s; a 961 MB file); quality after the"
             " build is the abstract game's exploitability, 48.4 mbb/g there after 1000 iterations (still falling)",
         ),
+        Bot(
+            "hunl-modicum",
+            "hunl",
+            "depth-limited solving (Modicum: Brown, Sandholm & Amos 2018): from the flop every decision re-solves"
+            " the rest of the street (CFR+, 50 iterations; raises of 1/2 and 1 pot, then pot, and all-in) from the"
+            " real state, the opponent picking among 4 continuation strategies at the street's end; blueprint"
+            " (pre-flop play and continuations): CFR+ on the 3-bucket perfect-recall E[HS^2] abstract game, pot"
+            " raises and all-in, 1000 iterations",
+            options=("--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--bet-sizes", "1", "--every", "250"),
+            iterations=1000,
+            shipped=True,
+            compact=True,
+            agent="modicum",
+            note="ships as strategies/data/hunl-modicum.compact, 2.3 MB (the blueprint's average strategy at 255"
+            " levels, every probability within 0.0029 of the solve's, with the card abstraction inside) and its"
+            " joint bucket tables (105 KB): seated with an empty cache; the bot is the `modicum` strategy with"
+            " its defaults (`modicum:iterations=N,...` changes them); quality is the blueprint's abstract-game"
+            " exploitability; its strength in the real game: benchmarks/hunl_lbr.py (README's bot table)",
+        ),
         _three_player(
             "kuhn3p-cfr",
             "kuhn3p",
@@ -340,8 +365,9 @@ def _game(bot: Bot) -> Game:
         raise BotError(f"bot {bot.name!r}: {error}") from None
 
 
-def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> EquilibriumStrategy:
-    """``bot`` seated in ``game``: its file played by the equilibrium agent.
+def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> Strategy:
+    """``bot`` seated in ``game``: its file played by its agent (the equilibrium
+    agent, or the depth-limited solver with the file as its blueprint).
 
     Raises:
         BotError: another game, or not built (naming the command that builds it).
@@ -357,6 +383,10 @@ def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> EquilibriumStr
         )
     from strategies.cfr.strategy_file import StrategyFileError
 
+    if bot.agent == "modicum":
+        from strategies.resolve.modicum import modicum_from_file
+
+        return modicum_from_file(game, path, seed=seed)
     try:
         table = load_table(path)
     except (StrategyFileError, OSError) as error:

@@ -111,31 +111,38 @@ class Blueprint:
 
 
 def load_blueprint(path: str | Path) -> Blueprint:
-    """The blueprint in the abstract-game strategy file at ``path``: the one place
-    that knows the blueprint's storage. Its card abstraction comes from the cache
+    """The blueprint in the abstract-game strategy file or compact playing file at
+    ``path``: the one place that knows the blueprint's storage. A compact file
+    (:mod:`strategies.cfr.compact`, what ships) carries its card abstraction
+    and plays its quantized probabilities ``q / levels``; a strategy file's card
+    abstraction comes from the cache
     (:func:`strategies.cfr.abstraction.card_abstraction.load_abstraction`, built
-    there the first time); its joint bucket tables from the file's directory when
-    they lie beside it (the shipped blueprint's do: a few minutes to build), else
-    from the cache or built there too.
+    there the first time). The joint bucket tables are read from the file's
+    directory when they lie beside it (the shipped blueprint's do: a few
+    minutes to build), else from the cache or built there too.
 
     Raises:
-        StrategyFileError: not an abstract-game strategy file.
+        StrategyFileError: not an abstract-game strategy file or its compact file.
         OSError: it cannot be read.
     """
     from strategies.cfr.abstraction.card_abstraction import CardAbstraction, load_abstraction
+    from strategies.cfr.compact import load_playing
     from strategies.cfr.solvers.abstract_game import joint_tables_path
     from strategies.cfr.solvers.abstract_solve import ALGORITHM, AbstractSolve, LosslessSequences
-    from strategies.cfr.strategy_file import BUCKETS, StrategyFileError, load_strategy
+    from strategies.cfr.strategy_file import BUCKETS, StrategyFileError
 
-    saved = load_strategy(path)
+    saved = load_playing(path)
     if saved.layout != BUCKETS or saved.algorithm != ALGORITHM:
         raise StrategyFileError(f"{path}: a blueprint must be an abstract-game strategy file (arena solve --algorithm abstract)")
-    abstraction = load_abstraction(saved.card_abstraction, saved.game)
+    abstraction = saved.cards if saved.cards is not None else load_abstraction(saved.card_abstraction, saved.game)
     beside = Path(path).parent
     cache_dir = beside if isinstance(abstraction, CardAbstraction) and joint_tables_path(abstraction, beside).is_file() else None
     solve = AbstractSolve.build(abstraction, betting=saved.abstraction, cache_dir=cache_dir)
     sequences = abstraction if isinstance(abstraction, CardAbstraction) else LosslessSequences(saved.game)
-    return Blueprint(solve.game, sequences, solve.from_file(saved.arrays["strategy"].astype(np.float64)))
+    strategy = saved.arrays["strategy"].astype(np.float64)
+    if saved.levels:
+        strategy /= saved.levels
+    return Blueprint(solve.game, sequences, solve.from_file(strategy))
 
 
 def biased(blueprint: Blueprint, bias: int) -> npt.NDArray[np.float64]:

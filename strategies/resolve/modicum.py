@@ -55,14 +55,13 @@ if TYPE_CHECKING:  # the solver (numba) is imported when an agent is made, not w
     from strategies.resolve.continuations import Blueprint
     from strategies.resolve.depth_limited import DepthLimitedResolution
 
-__all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy"]
+__all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy", "modicum_from_file"]
 
-#: The blueprints that ship, by game: HUNL's is ``arena solve hunl --algorithm abstract --abstraction
-#: ehs2:3:perfect --bet-sizes 1 --iterations 1000`` (abstract-game exploitability 23.6 mbb/g; 8 min
-#: on a loaded 2-core machine once the joint tables exist) with only its average strategy kept.
-SHIPPED_BLUEPRINTS = {
-    "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum-blueprint.strategy"
-}
+#: The blueprints that ship, by game: the named bot whose playing file is the
+#: blueprint (:mod:`strategies.bots`; HUNL's, ``hunl-modicum``, is the compact file of ``arena
+#: solve hunl --algorithm abstract --abstraction ehs2:3:perfect --bet-sizes 1 --iterations 1000``:
+#: abstract-game exploitability 23.6 mbb/g, 8 min on a loaded 2-core machine once the joint tables exist).
+SHIPPED_BLUEPRINTS = {"holdem.nolimit.2p.reverse_blinds": "hunl-modicum"}
 #: CFR+ iterations per re-solve by default: p99 0.90 s of CPU a decision and 0.68 s a
 #: hand (benchmarks/modicum_latency.py), so that a loaded 2-core machine (a load
 #: average of 5 and more) stays within 2 s a decision and the dealer's 7 s a hand;
@@ -74,6 +73,10 @@ DEFAULT_SIZES = "0.5+1/1/"
 DEFAULT_CONTINUATIONS = 4
 #: Run-outs of an all-in showdown before the river, at most, by default.
 DEFAULT_MAX_BOARDS = 16
+#: Pre-flop play by default (:class:`ModicumStrategy`'s ``preflop``).
+DEFAULT_PREFLOP = "resolve"
+#: The ways to play pre-flop.
+PREFLOP_MODES = ("resolve", "blueprint")
 #: Re-solves kept (the oldest goes first): a hand's own decisions and the histories an analysis asks about.
 CACHED_SOLVES = 64
 
@@ -88,7 +91,11 @@ class ModicumStrategy(Strategy):
         iterations: CFR+ iterations per re-solve.
         continuations: K, the first K of :data:`strategies.resolve.continuations.BIASES`.
         seed: seeds the draws of :meth:`act`.
-        max_boards: run-outs of an all-in showdown before the river, at most.
+        max_boards: run-outs of an all-in showdown before the river, at most
+            (and of the equity leaves of a pre-flop re-solve).
+        preflop: ``"resolve"``: pre-flop decisions re-solve the pre-flop street
+            too, its leaves valued by showdown equity (``resolve``'s heuristic);
+            ``"blueprint"``: the blueprint plays pre-flop (Modicum's own choice).
     """
 
     name = "modicum"
@@ -103,6 +110,7 @@ class ModicumStrategy(Strategy):
         continuations: int = DEFAULT_CONTINUATIONS,
         seed: int | None = None,
         max_boards: int = DEFAULT_MAX_BOARDS,
+        preflop: str = DEFAULT_PREFLOP,
     ) -> None:
         if game.num_players != 2:
             raise StrategyError(f"strategy 'modicum' plays two-player games; the game has {game.num_players}")
@@ -119,7 +127,8 @@ class ModicumStrategy(Strategy):
         self.values = ContinuationValues(blueprint, continuations)
         self.table = HandTable(game)
         self.game, self.blueprint, self.sizes = game, blueprint, sizes
-        self.iterations, self.max_boards = iterations, max_boards
+        _check_preflop(preflop)
+        self.iterations, self.max_boards, self.preflop = iterations, max_boards, preflop
         self.seed = secrets.randbits(63) if seed is None else seed
         self._rng = np.random.default_rng(self.seed)
         self._hand_row = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
@@ -145,6 +154,8 @@ class ModicumStrategy(Strategy):
         probe.iterations, probe._cache, probe.solve_seconds = 1, {}, []
         if state.round > 0:
             probe.resolution(state, board)
+        if self.preflop == "resolve":
+            probe.resolution(State(game), ())
 
     def _node(self, abstract: State) -> int:
         return self.blueprint.game.tree.node_of_key[abstract.betting_string()]
@@ -174,7 +185,7 @@ class ModicumStrategy(Strategy):
             actor = step.real.current_player()
             seen = board[: game.total_board_cards(step.real.round)]
             own = None
-            if actor == me and step.real.round > 0:
+            if actor == me and self._resolves(step.real):
                 resolved = self.resolution(step.real, seen)
                 actions = resolved.tree.actions(0)
                 if step.action in actions:
@@ -189,8 +200,12 @@ class ModicumStrategy(Strategy):
                 ranges[p] = self.table.board_mask(board)
         return ranges
 
+    def _resolves(self, state: State) -> bool:
+        """Whether our decision at ``state`` is re-solved (else the blueprint plays it)."""
+        return state.round > 0 or self.preflop == "resolve"
+
     def resolution(self, state: State, board: tuple[int, ...]) -> DepthLimitedResolution:
-        """The re-solve at our post-flop decision ``state`` (``board``: the cards dealt so far), cached."""
+        """The re-solve at our decision ``state`` (``board``: the cards dealt so far), cached."""
         board = tuple(board[: self.game.total_board_cards(state.round)])
         key = (state.betting_string(), board)
         known = self._cache.get(key)
@@ -203,6 +218,7 @@ class ModicumStrategy(Strategy):
     def _solve(self, state: State, board: tuple[int, ...]) -> DepthLimitedResolution:
         from strategies.resolve.continuations import ContinuationEvaluator
         from strategies.resolve.depth_limited import build_street_tree, solve_street
+        from strategies.resolve.evaluators import EquityEvaluator, LeafEvaluator
 
         start = time.perf_counter()
         game = self.game
@@ -215,10 +231,14 @@ class ModicumStrategy(Strategy):
             board,
             lookahead_abstraction(game, state, self.sizes),
             self.table,
-            continuations=0 if last else self.values.count,
+            continuations=0 if last or state.round == 0 else self.values.count,
             chooser=1 - position,
         )
-        evaluator = ContinuationEvaluator(self.values, 1 - position, self._locate, self.table)
+        evaluator: LeafEvaluator
+        if state.round == 0:  # pre-flop: 1326 hands' own equities, not the blueprint's 3 buckets
+            evaluator = EquityEvaluator(game, max_boards=self.max_boards, seed=self.seed)
+        else:
+            evaluator = ContinuationEvaluator(self.values, 1 - position, self._locate, self.table)
         result = solve_street(
             tree,
             evaluator,
@@ -240,7 +260,7 @@ class ModicumStrategy(Strategy):
         two abstract raises clamp to one real size)."""
         from strategies.resolve.continuations import abstract_history
 
-        if state.round > 0:
+        if self._resolves(state):
             resolved = self.resolution(state, board)
             return list(resolved.tree.actions(0)), resolved.root_policy()
         _, abstract = abstract_history(state, self.blueprint.betting)
@@ -265,7 +285,7 @@ class ModicumStrategy(Strategy):
 
     def actions(self, state: State) -> tuple[Action, ...]:
         """The actions the agent may take in ``state``: the columns to ask :meth:`policy` for."""
-        if state.round > 0:
+        if self._resolves(state):
             return tuple(tree_actions(state, lookahead_abstraction(self.game, state, self.sizes)))
         return tuple(dict.fromkeys(self.decision(state, ())[0]))
 
@@ -277,17 +297,15 @@ class ModicumStrategy(Strategy):
         return on_columns("modicum", public, actions, rows)
 
 
+def _check_preflop(preflop: str) -> None:
+    if preflop not in PREFLOP_MODES:
+        raise StrategyError(f"strategy 'modicum': preflop={preflop!r} is not one of {', '.join(PREFLOP_MODES)}")
+
+
 def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
-    from strategies.cfr import compile_notice
-    from strategies.resolve.agent import HAND_KERNELS
-
-    # Loading the blueprint buckets boards already: one compile notice for all of a hand's kernels.
-    compile_notice.expect(*HAND_KERNELS, "strategies.cfr.abstraction._kernels")
-    from strategies.cfr.strategy_file import StrategyFileError
-    from strategies.resolve.continuations import load_blueprint
-
     path = options.text("blueprint", None, meta="PATH")
     sizes_text = options.text("sizes", DEFAULT_SIZES, meta="F+F/F") or DEFAULT_SIZES
+    preflop = options.text("preflop", DEFAULT_PREFLOP, meta="|".join(PREFLOP_MODES)) or DEFAULT_PREFLOP
     numbers = {
         "iterations": options.text("iterations", str(DEFAULT_ITERATIONS), meta="N") or str(DEFAULT_ITERATIONS),
         "continuations": options.text("continuations", str(DEFAULT_CONTINUATIONS), meta="K") or str(DEFAULT_CONTINUATIONS),
@@ -301,14 +319,53 @@ def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
         raise StrategyError(
             "strategy 'modicum': " + ", ".join(f"{k}={v!r}" for k, v in numbers.items()) + " must be whole numbers, at least 1"
         )
+    _check_preflop(preflop)
     if path is None:
+        from strategies.bots import bot_path, find_bot
+
         name = shipped_name(game)
         if name is None or name not in SHIPPED_BLUEPRINTS:
             raise StrategyError(
                 "strategy 'modicum': no blueprint ships for this game; give blueprint=PATH"
                 " (arena solve GAME --algorithm abstract ... -o PATH)"
             )
-        path = str(SHIPPED_BLUEPRINTS[name])
+        path = str(bot_path(find_bot(SHIPPED_BLUEPRINTS[name])))
+    return modicum_from_file(
+        game,
+        path,
+        seed=seed,
+        sizes=sizes,
+        iterations=int(numbers["iterations"]),
+        continuations=int(numbers["continuations"]),
+        max_boards=int(numbers["boards"]),
+        preflop=preflop,
+    )
+
+
+def modicum_from_file(
+    game: Game,
+    path: str | Path,
+    *,
+    seed: int | None = None,
+    sizes: tuple[tuple[float, ...], ...] | None = None,
+    iterations: int = DEFAULT_ITERATIONS,
+    continuations: int = DEFAULT_CONTINUATIONS,
+    max_boards: int = DEFAULT_MAX_BOARDS,
+    preflop: str = DEFAULT_PREFLOP,
+) -> ModicumStrategy:
+    """The agent on the blueprint in ``path`` (an abstract-game strategy file or
+    its compact file), the defaults unless given.
+
+    Raises:
+        StrategyError: the file cannot be read or is not a blueprint of ``game`` (one line).
+    """
+    from strategies.cfr import compile_notice
+    from strategies.cfr.strategy_file import StrategyFileError
+    from strategies.resolve.agent import HAND_KERNELS
+    from strategies.resolve.continuations import load_blueprint
+
+    # Loading the blueprint buckets boards already: one compile notice for all of a hand's kernels.
+    compile_notice.expect(*HAND_KERNELS, "strategies.cfr.abstraction._kernels")
     try:
         blueprint = load_blueprint(path)
     except (StrategyFileError, OSError, ValueError) as error:
@@ -316,11 +373,12 @@ def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
     return ModicumStrategy(
         game,
         blueprint,
-        sizes=sizes,
-        iterations=int(numbers["iterations"]),
-        continuations=int(numbers["continuations"]),
+        sizes=parse_sizes(DEFAULT_SIZES) if sizes is None else sizes,
+        iterations=iterations,
+        continuations=continuations,
         seed=seed,
-        max_boards=int(numbers["boards"]),
+        max_boards=max_boards,
+        preflop=preflop,
     )
 
 

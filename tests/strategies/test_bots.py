@@ -33,8 +33,9 @@ def test_the_library_holds_the_small_and_large_bots() -> None:
     assert SHIPPED == ["kuhn-cfr", "leduc-cfr", "leduc-nl-pot", "leduc-nl-3sizes", "kuhn3p-cfr", "leduc3p-cfr"]
     built_here = [n for n, b in LIBRARY.items() if not b.shipped]
     assert built_here == ["hulhe-ehs2-5", "hunl-ehs2-3", "holdem3p-ehs2"]
-    assert [n for n, b in LIBRARY.items() if b.compact] == ["hulhe-ehs2-5", "hulhe-ir50", "hunl-ehs2-3"]
-    assert [n for n, b in LIBRARY.items() if b.shipped and b.compact] == ["hulhe-ir50"]
+    assert [n for n, b in LIBRARY.items() if b.compact] == ["hulhe-ehs2-5", "hulhe-ir50", "hunl-ehs2-3", "hunl-modicum"]
+    assert [n for n, b in LIBRARY.items() if b.shipped and b.compact] == ["hulhe-ir50", "hunl-modicum"]
+    assert [n for n, b in LIBRARY.items() if b.agent != "equilibrium"] == ["hunl-modicum"]
     assert set(LIBRARY) <= set(strategy_names())
 
 
@@ -297,14 +298,15 @@ def test_a_shipped_compact_bot_is_rebuilt_into_the_cache_and_compared(
 
 
 @pytest.mark.parametrize("opponent", ["always-raise:size=max", "random:size=uniform"])
-def test_the_shipped_hulhe_bot_is_seated_at_once_with_an_empty_cache(
-    opponent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("name", "hands"), [("hulhe-ir50", 50), ("hunl-modicum", 4)])
+def test_the_shipped_holdem_bots_are_seated_at_once_with_an_empty_cache(
+    name: str, hands: int, opponent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
     monkeypatch.setenv("ACPC_ARENA_CACHE", str(cache))
     run = tmp_path / "run"
-    argv = ["hulhe", "hulhe-ir50", opponent, "--hands", "50", "--seed", "3", "--duplicate", "--in-process"]
+    argv = [LIBRARY[name].game, name, opponent, "--hands", str(hands), "--seed", "3", "--duplicate", "--in-process"]
     assert match.main([*argv, "--run-dir", str(run)]) == 0
     logs = [*run.glob("*.err"), *run.glob("*.log")]
     assert logs and [line for log in logs for line in log.read_text().splitlines() if "WARNING" in line] == []

@@ -210,6 +210,7 @@ def test_the_agent_is_reproducible_from_its_seed(tmp_path) -> None:  # type: ign
         ("modicum:continuations=0", "whole numbers"),
         ("modicum:sizes=x", "'x' is not a pot fraction"),
         ("modicum:blueprint=/nonexistent.strategy", "strategy 'modicum'"),
+        ("modicum:preflop=guess,blueprint=/nonexistent.strategy", "preflop='guess' is not one of resolve, blueprint"),
     ],
 )
 def test_bad_options_are_one_line(spec: str, message: str) -> None:
@@ -243,3 +244,58 @@ def test_an_off_tree_raise_is_re_solved_from_the_real_state() -> None:
     assert Action.raise_to(bounds[1]) in actions or raised.raise_bounds() is None
     policy = agent.policy(PublicState(raised, board, actions))
     assert np.allclose(policy[agent.table.board_mask(board) > 0].sum(axis=1), 1.0)
+
+
+def test_a_compact_blueprint_plays_its_quantized_probabilities(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The blueprint read from a compact file is the strategy file's quantized:
+    ``q / levels`` exactly, within 1/255 of the float blueprint, on the same tree."""
+    from arena.commands import solve as solve_cli
+    from strategies.cfr.compact import load_compact, write_compact
+    from strategies.resolve.continuations import load_blueprint
+
+    full, compact = tmp_path / "bp.strategy", tmp_path / "bp.compact"
+    assert solve_cli.main(["leduc", "--algorithm", "abstract", "--abstraction", "none", "--iterations", "200", "-o", str(full), "--quiet"]) == 0
+    write_compact(full, compact)
+    floats, quantized = load_blueprint(full), load_blueprint(compact)
+    saved = load_compact(compact)
+    assert quantized.game.tree.num_nodes == floats.game.tree.num_nodes
+    assert np.abs(quantized.strategy - floats.strategy).max() < 1 / saved.levels
+    assert not np.array_equal(quantized.strategy, floats.strategy)  # it is the quantized one that plays
+    scaled = quantized.strategy * saved.levels
+    assert np.allclose(scaled, np.round(scaled), rtol=0, atol=1e-9)
+
+
+def test_the_shipped_blueprint_loads_with_an_empty_cache(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """HUNL's blueprint is a compact file with its card abstraction inside and its
+    joint bucket tables beside: loading it builds nothing into the cache."""
+    from strategies.bots import LIBRARY, bot_path
+    from strategies.resolve.continuations import load_blueprint
+    from strategies.resolve.modicum import SHIPPED_BLUEPRINTS
+
+    monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
+    path = bot_path(LIBRARY[SHIPPED_BLUEPRINTS["holdem.nolimit.2p.reverse_blinds"]])
+    assert path.suffix == ".compact" and path.stat().st_size < 8 << 20
+    blueprint = load_blueprint(path)
+    assert blueprint.game.game == load_game("hunl") and blueprint.sequences.buckets(0, []).max() == 2
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pre_flop_is_re_solved_or_played_from_the_blueprint() -> None:
+    """``preflop=blueprint`` plays the blueprint's rows at the first decision
+    (Modicum's choice); the default re-solves the pre-flop street with equity
+    leaves: the lookahead's actions, a distribution for every hand, the same
+    for the same seed, and our later range is that re-solve's policy."""
+    blueprint = leduc_blueprint()
+    root = State(LEDUC)
+    played = ModicumStrategy(LEDUC, blueprint, iterations=50, seed=2, preflop="blueprint")
+    actions, rows = played.decision(root, ())
+    assert np.array_equal(rows, blueprint.rows(0, ()))
+    first, second = (ModicumStrategy(LEDUC, blueprint, iterations=50, seed=2) for _ in range(2))
+    actions = first.actions(root)
+    assert actions == tuple(tree_actions(root, lookahead_abstraction(LEDUC, root, first.sizes)))
+    policy = first.policy(PublicState(root, (), actions))
+    assert np.allclose(policy.sum(axis=1), 1.0) and not np.allclose(policy, rows)
+    assert np.array_equal(policy, second.policy(PublicState(root, (), actions)))
+    after = root.apply(CALL)
+    ours = first.ranges(after.apply(CALL), ())[0]
+    assert np.allclose(ours, policy[:, actions.index(CALL)])
