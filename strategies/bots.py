@@ -246,11 +246,11 @@ LIBRARY: Final[dict[str, Bot]] = {
         Bot(
             "hunl-modicum",
             "hunl",
-            "depth-limited solving (Modicum: Brown, Sandholm & Amos 2018): from the flop every decision re-solves"
-            " the rest of the street (CFR+, 50 iterations; raises of 1/2 and 1 pot, then pot, and all-in) from the"
-            " real state, the opponent picking among 4 continuation strategies at the street's end; blueprint"
-            " (pre-flop play and continuations): CFR+ on the 3-bucket perfect-recall E[HS^2] abstract game, pot"
-            " raises and all-in, 1000 iterations",
+            "depth-limited solving (Modicum: Brown, Sandholm & Amos 2018): every decision re-solves the rest of"
+            " the street (CFR+, 50 iterations; raises of 1/2 and 1 pot, then pot, and all-in) from the real state,"
+            " the opponent picking among 4 continuation strategies at the street's end (pre-flop: leaves valued by"
+            " showdown equity); blueprint (ranges and continuations): CFR+ on the 3-bucket perfect-recall E[HS^2]"
+            " abstract game, pot raises and all-in, 1000 iterations",
             options=("--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--bet-sizes", "1", "--every", "250"),
             iterations=1000,
             shipped=True,

@@ -52,7 +52,7 @@ from analysis.pokerstars import write_pokerstars
 from analysis.ranking import ranking_document
 from analysis.scoring import MatchResult as ScoredMatch
 from analysis.scoring import Results, ScoringError
-from arena.match.seats import InProcess, Remote, SeatingRun, our_address, run_seating
+from arena.match.seats import Command, InProcess, Remote, SeatingRun, agent_command, our_address, run_seating
 from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import Game, GameDefError, load_game
@@ -63,21 +63,35 @@ from strategies.bots import LIBRARY, bot_path
 from arena.serve.config import ServeConfig
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED", "seat_names"]
+__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 _SEED_LIMIT: Final = 2**32
+
 #: The hand-history downloads beside the ACPC log: each format's file name ending and media type.
 HISTORIES: Final = {"phh": (".phhs", "application/toml; charset=utf-8"), "pokerstars": (".txt", "text/plain; charset=utf-8")}
+
+
+def bot_seat(game: str, opponent: str, seed: int) -> InProcess | Command:
+    """The hosted bot's seat: a task of the service's own event loop, or, for a
+    bot that re-solves at every decision (``hunl-modicum``: up to a second or
+    two of CPU a decision, which would stall every other match and request the
+    loop serves), our agent in a process of its own."""
+    bot = LIBRARY.get(opponent)
+    if bot is not None and bot.agent != "equilibrium":
+        return agent_command(game, Spec.parse(opponent), seed)
+    return InProcess(Spec.parse(opponent), seed)
 
 
 def history_problem(game: Game, form: str) -> str | None:
     """Why the hand history ``form`` (one of :data:`HISTORIES`) cannot hold
     ``game``'s hands (Kuhn and Leduc poker have neither); None when it can."""
     return phh_problem(game) if form == "phh" else holdem_problem(game)
+
+
 #: [web hook] The user's seat played in this process (a web table,
 #: :mod:`arena.serve.tables`): called with the seating, the address and the
 #: port to connect to, once the seating's dealer listens.
@@ -457,7 +471,7 @@ class Host:
             log_dir=directory,
             quiet=True,
         ).with_match_deadline()
-        bot = InProcess(Spec.parse(row.opponent), (row.seed + index) % _SEED_LIMIT)
+        bot = bot_seat(row.game, row.opponent, (row.seed + index) % _SEED_LIMIT)
         user = Remote(row.peer)
         self._release(live.reserved[index : index + 1])  # the dealer binds it now
         live.reserved[index] = None

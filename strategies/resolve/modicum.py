@@ -1,11 +1,17 @@
 """Modicum: depth-limited solving from a small blueprint (Brown, Sandholm &
 Amos, "Depth-Limited Solving for Imperfect-Information Games", NeurIPS 2018).
 
-**Pre-flop** the agent plays the blueprint (an abstract-game solution,
-:class:`strategies.resolve.continuations.Blueprint`), reading the real betting
-on its tree (:func:`strategies.resolve.continuations.abstract_history`) and
-playing the real image of its abstract actions
-(:func:`strategies.translation.real_action`).
+**Pre-flop** (``preflop=resolve``, the default) it solves the pre-flop
+street from the real state like any other, but the leaves at the flop are
+valued by each hand's showdown equity (as ``resolve:evaluator=equity`` values
+them: :class:`strategies.resolve.evaluators.EquityEvaluator`), not by the
+blueprint's continuations: with 3 pre-flop buckets those cannot tell AA from
+77, and local best response beat the blueprint's own pre-flop play
+(``preflop=blueprint``, Modicum's choice: the blueprint's strategy, reading
+the real betting on its tree with
+:func:`strategies.resolve.continuations.abstract_history` and playing the
+real image of its abstract actions, :func:`strategies.translation.real_action`)
+by far more (benchmarks/hunl_lbr.py, docs/results.md).
 
 **From the flop on**, at each of its decisions it solves the rest of the
 current street from the real state (:func:`strategies.resolve.depth_limited.build_street_tree`:
@@ -18,9 +24,9 @@ re-solving, as Modicum's: the root ranges are estimates, not constraints. The
 opponent's range is the product over its actions of the blueprint's
 probabilities of them (an off-tree raise split between the two nearest
 abstract sizes by the pseudo-harmonic mapping); our own is the product of
-what we actually played: the blueprint's probabilities pre-flop, and after
-that the root strategy of our own earlier re-solves (each cached by its
-public history). Off-tree sizes of the opponent need no more than that: the
+what we actually played: the root strategy of our own earlier re-solves
+(each cached by its public history; the blueprint's probabilities where it
+played). Off-tree sizes of the opponent need no more than that: the
 re-solve starts from the real state, its pot and stacks, so the real bet is
 in the tree; only the range update and the leaves' blueprint nodes read the
 bet as its nearest abstract sizes.
