@@ -64,11 +64,13 @@ if TYPE_CHECKING:  # the solver (numba) is imported when an agent is made, not w
 
 __all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy", "modicum_from_file"]
 
-#: The blueprints that ship, by game: the named bot whose playing file is the
-#: blueprint (:mod:`strategies.bots`; HUNL's, ``hunl-modicum``, is the compact file of ``arena
-#: solve hunl --algorithm abstract --abstraction ehs2:3:perfect --bet-sizes 1 --iterations 1000``:
-#: abstract-game exploitability 23.6 mbb/g, 8 min on a loaded 2-core machine once the joint tables exist).
-SHIPPED_BLUEPRINTS = {"holdem.nolimit.2p.reverse_blinds": "hunl-modicum"}
+#: The blueprints that ship, by game: HUNL's is the named bot ``hunl-modicum``'s playing file
+#: (:mod:`strategies.bots`, which plays it through this agent), the compact file of ``arena solve
+#: hunl --algorithm abstract --abstraction ehs2:3:perfect --bet-sizes 1 --iterations 1000``
+#: (abstract-game exploitability 23.6 mbb/g; 8 min on a loaded 2-core machine once the joint tables exist).
+SHIPPED_BLUEPRINTS = {
+    "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum.compact"
+}
 #: CFR+ iterations per re-solve by default: p99 0.90 s of CPU a decision and 0.68 s a
 #: hand (benchmarks/modicum_latency.py), so that a loaded 2-core machine (a load
 #: average of 5 and more) stays within 2 s a decision and the dealer's 7 s a hand;
@@ -328,15 +330,13 @@ def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
         )
     _check_preflop(preflop)
     if path is None:
-        from strategies.bots import bot_path, find_bot
-
         name = shipped_name(game)
         if name is None or name not in SHIPPED_BLUEPRINTS:
             raise StrategyError(
                 "strategy 'modicum': no blueprint ships for this game; give blueprint=PATH"
                 " (arena solve GAME --algorithm abstract ... -o PATH)"
             )
-        path = str(bot_path(find_bot(SHIPPED_BLUEPRINTS[name])))
+        path = str(SHIPPED_BLUEPRINTS[name])
     return modicum_from_file(
         game,
         path,

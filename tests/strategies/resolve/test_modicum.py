@@ -273,7 +273,8 @@ def test_the_shipped_blueprint_loads_with_an_empty_cache(tmp_path, monkeypatch) 
     from strategies.resolve.modicum import SHIPPED_BLUEPRINTS
 
     monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
-    path = bot_path(LIBRARY[SHIPPED_BLUEPRINTS["holdem.nolimit.2p.reverse_blinds"]])
+    path = SHIPPED_BLUEPRINTS["holdem.nolimit.2p.reverse_blinds"]
+    assert path == bot_path(LIBRARY["hunl-modicum"])  # the named bot plays the same file
     assert path.suffix == ".compact" and path.stat().st_size < 8 << 20
     blueprint = load_blueprint(path)
     assert blueprint.game.game == load_game("hunl") and blueprint.sequences.buckets(0, []).max() == 2
