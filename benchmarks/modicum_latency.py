@@ -6,7 +6,8 @@ The bot plays hands in one process, without sockets, against ``random:size=unifo
 (nearly every opposing raise off the blueprint's tree and the re-solve's sizes)
 and ``always-call`` (hands that reach the river), alternating positions; each
 call of ``Strategy.act`` is timed with the view the agent would get, including
-the pre-flop blueprint look-ups (fast) and every re-solve from the flop on. The
+every re-solve (pre-flop too, by default; ``modicum:preflop=blueprint`` looks
+the blueprint up there instead). The
 first hand (numba kernels loading, the card abstraction, the blueprint's
 continuation tables) is not counted. Wall time and the process's CPU time are
 both kept: on a shared, loaded machine the CPU time is what a quiet core would

@@ -71,8 +71,8 @@ __all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy", "modicum_from_file"]
 SHIPPED_BLUEPRINTS = {
     "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum.compact"
 }
-#: CFR+ iterations per re-solve by default: p99 0.90 s of CPU a decision and 0.68 s a
-#: hand (benchmarks/modicum_latency.py), so that a loaded 2-core machine (a load
+#: CFR+ iterations per re-solve by default: p99 0.74 s of CPU a decision and 1.22 s a
+#: hand, pre-flop re-solved too (benchmarks/modicum_latency.py), so that a loaded 2-core machine (a load
 #: average of 5 and more) stays within 2 s a decision and the dealer's 7 s a hand;
 #: 100 took p99 1.88 s of CPU, and a match at a load of 9 ran out of the 7 s.
 DEFAULT_ITERATIONS = 50
