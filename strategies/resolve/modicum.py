@@ -391,11 +391,12 @@ def modicum_from_file(
 
 @register(
     "modicum",
-    "depth-limited solving (Modicum): the blueprint pre-flop, then CFR+ on the rest of the street from the real"
-    " state at every decision, the opponent picking among K continuation strategies at the street's end;"
-    f" blueprint=PATH (abstract-game file; default the shipped HUNL one), sizes=F+F/F ({DEFAULT_SIZES}),"
-    f" iterations=N ({DEFAULT_ITERATIONS}), continuations=K (1-4: blueprint, fold-, call-, raise-biased; 4),"
-    f" boards=K (all-in run-outs, {DEFAULT_MAX_BOARDS})",
+    "depth-limited solving (Modicum): CFR+ on the rest of the street from the real state at every decision,"
+    " the opponent picking among K continuation strategies at the street's end;"
+    f" blueprint=PATH (abstract-game file or its compact file; default the shipped HUNL one), sizes=F+F/F"
+    f" ({DEFAULT_SIZES}), iterations=N ({DEFAULT_ITERATIONS}), continuations=K (1-4: blueprint, fold-, call-,"
+    f" raise-biased; 4), boards=K (all-in run-outs, {DEFAULT_MAX_BOARDS}), preflop=resolve|blueprint (re-solve"
+    f" pre-flop with equity leaves, or play the blueprint there; {DEFAULT_PREFLOP})",
 )
 def _modicum(game: Game, options: Options, *, seed: int | None) -> Strategy:
     return _parse(game, options, seed)
