@@ -28,7 +28,7 @@ mbb/g with 95 % intervals:
    X is the all-in adjusted estimate (the line says so): it needs nothing but
    the rules, while the three that average over the bot's range rely on its
    stated policy matching its play exactly, and on this session's runs they
-   gave the bot less than raw money in 7 runs out of 7 (each within its
+   gave the bot less than raw money in 8 runs out of 8 (each within its
    interval; about 3 standard errors together): until that is understood,
    the figure does not rest on them. All five are printed on line 2.
 
