@@ -422,6 +422,8 @@ class _Estimator:
                 else:
                     reach = self.fits(board[:shown], reach)
                 seen = board[:shown]
+        if len(board) > len(seen):  # an all-in's run-out: dealt after the last action, still our range's cards
+            reach = self.fits(board[len(seen) :], reach)
         values = self.terminal(position, line.final, board, theirs)
         check_value(where, betting, float(values[k]), raw)
         result = (float(reach @ values / reach.sum()), chance, baseline, decisions, against)

@@ -267,3 +267,33 @@ def test_holdem_always_call_against_itself_is_unbiased_with_less_variance(game: 
     assert_within(result.estimate, 0.0)
     assert np.std(result.estimate) < np.std(result.raw) / ratio
     np.testing.assert_allclose(result.decisions, 0.0, atol=1e-12)  # always-call never chooses
+
+
+def test_an_all_in_run_out_leaves_our_range_as_every_board_card_does() -> None:
+    """No-limit Leduc, every hand a pre-flop all-in called (always-raise:size=max
+    against always-call): the board card comes after the last action, yet our
+    imaginary holdings must still avoid it. AIVAT's value of each hand is the
+    mean payoff over the holdings that share no card with the opponent's or the
+    board (a brute-force oracle from the rules); before the fix a holding of
+    the board card itself counted, and paired it."""
+    from poker.evaluate import rank_hands
+    from strategies.imaginary import replay_hand
+
+    game = load_game("leduc.nolimit")
+    ours, theirs = make_strategy("always-raise:size=max", game, seed=1), make_strategy("always-call", game, seed=1)
+    hands = simulate_hands(game, [ours, theirs], 60, seed=3, names=("us", "them"), rotate=False)
+    terms = aivat(hands, "us", ours, EquityValues(game))
+    holdings = [tuple(int(c) for c in h) for h in private_hands_of(game)]
+    for row in range(len(hands)):
+        betting = hands.betting[row]
+        assert betting == "r1200c/", betting  # shoved and called before the board card
+        board = tuple(int(c) for c in hands.board[row] if c >= 0)
+        opponent = tuple(int(c) for c in hands.hole[row][1])
+        final = replay_hand(game, betting).final
+        their_rank = int(rank_hands(np.array([opponent + board], dtype=np.int8))[0])
+        payoffs = [
+            float(final.values([int(rank_hands(np.array([h + board], dtype=np.int8))[0]), their_rank])[0])
+            for h in holdings
+            if not set(h) & set(opponent + board)
+        ]
+        assert terms.value[row] == pytest.approx(np.mean(payoffs), abs=1e-9)
