@@ -27,11 +27,10 @@ mbb/g with 95 % intervals:
    always folds) LBR's result stays, relative to DeepStack's; r > 1: ours better.
    X is the all-in adjusted estimate (the line says so): it needs nothing but
    the rules, while the three that average over the bot's range rely on its
-   stated policy matching its play exactly, and in no-limit they are biased
-   (docs/results.md: with the equilibrium bot hunl-ehs2-3 against
-   always-call, imaginary observations minus raw money is about -1.2 big
-   blinds a hand; in HULHE zero): until that is found, the figure does not
-   rest on them. All five are printed on line 2.
+   stated policy matching its play exactly and on the bookkeeping of its
+   range (an all-in's run-out once kept holdings of the board's own cards:
+   docs/results.md); the figure rests on the estimator with the fewest
+   assumptions. All five are printed on line 2.
 
 The default run, ``--hands 1000 --h2h-hands 200``, took 28 minutes on this
 2-core machine (500 s the head to head, 1197 s LBR at 0.6 s a hand; AIVAT's
