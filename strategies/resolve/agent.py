@@ -61,6 +61,7 @@ from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind
 from strategies.resolve.lookahead import build_lookahead, checked_down, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
+    from strategies.resolve.continuations import ContinuationLeaves
     from strategies.resolve.evaluators import Evaluator, HandTable
     from strategies.resolve.resolver import Resolution
 
@@ -103,6 +104,11 @@ class ResolvingStrategy(Strategy):
             on the last street it is exact anyway).
         max_boards: run-outs of all-in showdowns before the last street, at
             most this many boards (a seeded sample beyond; all of them in Leduc).
+        continuations: with an evaluator, Modicum's continuation leaves from
+            their ``first_round`` on (:class:`strategies.resolve.continuations.ContinuationLeaves`):
+            each depth limit is the opponent's pick among K continuations of a
+            blueprint, and the values carried across the deal are its values
+            on the deal that came; ``evaluator`` values the streets before.
     """
 
     name = "resolve"
@@ -117,6 +123,7 @@ class ResolvingStrategy(Strategy):
         seed: int | None = None,
         evaluator: Evaluator | None = None,
         max_boards: int = DEFAULT_MAX_BOARDS,
+        continuations: ContinuationLeaves | None = None,
     ) -> None:
         _two_players(game)
         if iterations < 1:
@@ -128,18 +135,21 @@ class ResolvingStrategy(Strategy):
         self.seed = secrets.randbits(63) if seed is None else seed
         self.evaluator = evaluator
         self.max_boards = max_boards
+        self.continuations = continuations
         self._table: HandTable | None = None
         self._rng = np.random.default_rng(self.seed)
         self._n_hands = len(private_hands(game))
         self._hand_row = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
-        self._root: Resolution | None = None
+        self._roots: dict[int, Resolution] = {}
         self._cache: dict[tuple[int, str, tuple[int, ...]], Resolution | None] = {}
         #: Wall seconds of every re-solve this agent ran, lookahead build included (root solve too).
         self.solve_seconds: list[float] = []
 
     # -- re-solving --------------------------------------------------------------------
 
-    def _solve(self, state: State, board: tuple[int, ...], carry: Carry) -> Resolution:
+    def _solve(self, state: State, board: tuple[int, ...], carry: Carry, chooser: int | None = None) -> Resolution:
+        """The re-solve at ``state`` with ``carry``; at continuation picks
+        ``chooser`` picks (default the opponent of the player to act)."""
         from strategies.resolve.resolver import resolve_tree
 
         start = time.perf_counter()
@@ -161,10 +171,16 @@ class ResolvingStrategy(Strategy):
             if self._table is None:
                 self._table = HandTable(self.game)
             abstraction = lookahead_abstraction(self.game, state, self.sizes)
-            street = build_street_tree(self.game, state, board, abstraction, self._table)
+            leaves = self.continuations
+            picks = leaves is not None and state.round >= leaves.first_round
+            opponent = 1 - state.current_player() if chooser is None else chooser
+            street = build_street_tree(
+                self.game, state, board, abstraction, self._table,
+                continuations=leaves.values.count if leaves is not None and picks else 0, chooser=opponent,
+            )  # fmt: skip
             result = solve_street(
                 street,
-                self.evaluator,
+                leaves.evaluator(opponent) if leaves is not None and picks else self.evaluator,
                 state.current_player(),
                 carry.range,
                 constraint=carry.values,
@@ -176,12 +192,20 @@ class ResolvingStrategy(Strategy):
         self.solve_seconds.append(time.perf_counter() - start)
         return result
 
-    def root_solve(self) -> Resolution:
-        """The hand's root solve (both ranges uniform, no gadget), computed once."""
-        if self._root is None:
-            state = State(self.game)
-            self._root = self._solve(state, (), Carry(0, np.ones(self._n_hands), None, None, 0, 1.0))
-        return self._root
+    def root_solve(self, position: int | None = None) -> Resolution:
+        """The hand's root solve (both ranges uniform, no gadget), computed once
+        and shared by both positions; but where the first street's depth limits
+        are continuation picks, those belong to the opponent of whoever
+        re-solves, so ``position`` (default: the one to act first) gets its
+        own, in which the other picks: position 0's values where position 1 picks
+        understate what position 0 can get, and would make loose constraints."""
+        state = State(self.game)
+        first = state.current_player()
+        picks = self.continuations is not None and self.continuations.first_round == 0
+        key = first if position is None or not picks else position
+        if key not in self._roots:
+            self._roots[key] = self._solve(state, (), Carry(first, np.ones(self._n_hands), None, None, 0, 1.0), chooser=1 - key)
+        return self._roots[key]
 
     def resolution(self, state: State, board: tuple[int, ...]) -> Resolution | None:
         """The re-solve at our decision ``state`` (with ``board`` dealt so far) for
@@ -198,7 +222,7 @@ class ResolvingStrategy(Strategy):
 
     def _replay(self, position: int, target: State, board: tuple[int, ...]) -> Resolution | None:
         game = self.game
-        root = self.root_solve()
+        root = self.root_solve(position)
         # The root solve's ranges are 1 per hand: normalising divides its values by H.
         scale = float(root.ranges[position].sum())
         first = None if position == root.position else root.br_values[1 - position, 0] / scale
@@ -234,7 +258,10 @@ class ResolvingStrategy(Strategy):
         to the last street's first decision: the root solve, the gadget's
         re-solve on every street and the carries between them; this agent's root
         solve and draws are untouched."""
-        probe = ResolvingStrategy(self.game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1)
+        probe = ResolvingStrategy(
+            self.game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1,
+            continuations=self.continuations,
+        )  # fmt: skip
         state, board = checked_down(self.game)
         probe.resolution(state, board)
         # The same position's second decision of that street (it called, then was raised):
@@ -318,8 +345,12 @@ def _after_opponent_action(carry: Carry, action: Action) -> Carry:
 
 def _after_chance(carry: Carry, board: tuple[int, ...], game: Game, round_: int) -> Carry | None:
     """The values of the last tree's child for ``board``; our range masked by it."""
+    from strategies.resolve.depth_limited import StreetTree
+
     source = carry.source
-    if source is None or source.tree.kind[carry.node] != NodeKind.CHANCE:
+    if source is None or not (
+        source.tree.kind[carry.node] == NodeKind.CHANCE or (isinstance(source.tree, StreetTree) and source.tree.is_pick(carry.node))
+    ):
         raise TreeError(
             "continual re-solving lost the lookahead before a chance event (an opponent action off the"
             " lookahead ended the round)"
@@ -345,6 +376,10 @@ LARGE_GAME_DEFAULTS: Final = {"evaluator": "equity", "iterations": 50, "boards":
 #: The kernel modules a hand of re-solving runs: on a cold cache one compile
 #: notice names them all when the agent is made (:func:`_parse`).
 HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels")
+#: ``preflop=``'s choices with ``evaluator=continuations``: the pre-flop street's
+#: leaves valued by showdown equity (the default: a blueprint's few pre-flop buckets
+#: cannot tell AA from 77) or by the continuations like every later street's.
+PREFLOP_LEAVES: Final = ("equity", "continuations")
 #: Run-outs an option may ask for: each holds about 100 bytes per private hand
 #: (hold'em: 130 KB), and every leaf evaluation walks them all.
 MAX_BOARDS = 4096
@@ -383,6 +418,26 @@ def _exact_problem(game: Game, sizes: tuple[tuple[float, ...], ...]) -> str | No
     return _fits(lambda: build_lookahead(game, State(game), (), sizes))
 
 
+def _continuation_leaves(game: Game, path: str | None, count_text: str | None, preflop: str | None) -> ContinuationLeaves:
+    """``evaluator=continuations``' leaves: the blueprint at ``path`` (default the
+    one that ships for the game), its first ``continuations`` K continuations
+    (default all), from the flop on unless ``preflop=continuations``."""
+    from strategies.cfr import compile_notice
+    from strategies.resolve.continuations import BIASES, ContinuationLeaves, ContinuationValues, open_blueprint
+    from strategies.resolve.evaluators import HandTable
+
+    count_text = count_text or str(len(BIASES))
+    if not count_text.isdigit() or not 1 <= int(count_text) <= len(BIASES):
+        raise StrategyError(f"strategy 'resolve': continuations must be 1 to {len(BIASES)}, got {count_text!r}")
+    preflop = preflop or PREFLOP_LEAVES[0]
+    if preflop not in PREFLOP_LEAVES:
+        raise StrategyError(f"strategy 'resolve': preflop={preflop!r} is not one of {', '.join(PREFLOP_LEAVES)}")
+    compile_notice.expect("strategies.cfr.abstraction._kernels")  # the blueprint buckets boards
+    blueprint = open_blueprint(game, path, "resolve")
+    first_round = 0 if preflop == "continuations" else 1
+    return ContinuationLeaves(ContinuationValues(blueprint, int(count_text)), HandTable(game), first_round)
+
+
 def _two_players(game: Game) -> None:
     """Refuse a game of more than two players, before any lookahead is sized
     (the re-solving code reads two ranges)."""
@@ -404,7 +459,12 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     root = State(game)
     exact_problem = _exact_problem(game, sizes)
     large = exact_problem is not None
-    kind = options.choice("evaluator", ("exact", "net", "equity"), "equity" if large else "exact")
+    kind = options.choice("evaluator", ("exact", "net", "equity", "continuations"), "equity" if large else "exact")
+    blueprint_path = options.text("blueprint", None, meta="PATH")
+    count_text = options.text("continuations", None, meta="K")
+    preflop = options.text("preflop", None, meta="|".join(PREFLOP_LEAVES))
+    if kind != "continuations" and (blueprint_path, count_text, preflop) != (None, None, None):
+        raise StrategyError("strategy 'resolve': blueprint=, continuations= and preflop= go with evaluator=continuations")
     default_iterations = str(LARGE_GAME_DEFAULTS["iterations"] if large else 1000)
     default_boards = str(LARGE_GAME_DEFAULTS["boards"] if large else DEFAULT_MAX_BOARDS)
     iterations_text = options.text("iterations", default_iterations, meta="N") or default_iterations
@@ -431,15 +491,17 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         )
     from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator  # numba: only for a resolve agent
 
+    leaves = _continuation_leaves(game, blueprint_path, count_text, preflop) if kind == "continuations" else None
     if kind != "exact":
         from strategies.resolve.depth_limited import build_street_tree
 
         abstraction = lookahead_abstraction(game, root, sizes)
-        street_problem = _fits(lambda: build_street_tree(game, root, (), abstraction, HandTable(game)))
+        picks = leaves.values.count if leaves is not None and leaves.first_round == 0 else 0
+        street_problem = _fits(lambda: build_street_tree(game, root, (), abstraction, HandTable(game), continuations=picks))
         if street_problem is not None:
             raise StrategyError(f"strategy 'resolve': sizes={sizes_text}: {street_problem}")
     evaluator: Evaluator | None = None
-    if kind == "equity":
+    if kind in ("equity", "continuations"):
         evaluator = EquityEvaluator(game, max_boards=boards, seed=0 if seed is None else seed)
     elif kind == "net":
         from strategies.resolve.values import ValueNetError
@@ -455,8 +517,9 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         except ValueNetError as error:
             raise StrategyError(f"strategy 'resolve': {error}") from None
     agent = ResolvingStrategy(
-        game, sizes=sizes, iterations=iterations, seconds=seconds, seed=seed, evaluator=evaluator, max_boards=boards
-    )
+        game, sizes=sizes, iterations=iterations, seconds=seconds, seed=seed, evaluator=evaluator, max_boards=boards,
+        continuations=leaves,
+    )  # fmt: skip
     agent.warm_up()  # before any dealer's clock: a seat is built before the dealer listens
     return agent
 
@@ -466,7 +529,9 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead from the real state;"
     " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S; evaluator=exact (to the"
     " end of the hand, default), net (learned values at the street's end; model=PATH, default the shipped one) or"
-    " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64);"
+    " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
+    " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"
+    " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; equity leaves before);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=equity, iterations=50, boards=8",
 )
 def _resolve(game: Game, options: Options, *, seed: int | None) -> Strategy:

@@ -54,8 +54,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from poker.gamedef import Game
+from poker.gamedef import Game, shipped_name
 from poker.state import Action, ActionType, State
+from strategies.base import StrategyError
 from strategies.cfr.abstraction.card_abstraction import Abstraction
 from strategies.cfr.solvers.abstract_game import AbstractGame
 from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
@@ -65,18 +66,25 @@ from strategies.translation import map_probabilities, pot_fraction
 __all__ = [
     "BIASES",
     "BIAS_FACTOR",
+    "SHIPPED_BLUEPRINTS",
     "AbstractStep",
     "Blueprint",
     "ContinuationEvaluator",
+    "ContinuationLeaves",
     "ContinuationValues",
     "abstract_history",
+    "blueprint_locate",
     "load_blueprint",
+    "open_blueprint",
 ]
 
 #: The continuation strategies, in order: the blueprint and its fold-, call- and raise-biased versions.
 BIASES = ("blueprint", "fold", "call", "raise")
 #: Modicum's bias: the biased kind of action's probabilities times this, then renormalised.
 BIAS_FACTOR = 5.0
+
+#: Boards (and leaf bettings) whose tables an evaluator keeps before it starts over.
+CACHED_BOARDS = 4096
 
 _KIND_OF = {ActionType.FOLD: 1, ActionType.CALL: 2, ActionType.RAISE: 3}
 
@@ -145,6 +153,42 @@ def load_blueprint(path: str | Path) -> Blueprint:
     return Blueprint(solve.game, sequences, solve.from_file(strategy))
 
 
+#: The blueprints that ship, by game: HUNL's is the named bot ``hunl-modicum``'s playing file
+#: (:mod:`strategies.bots`, which plays it through :mod:`strategies.resolve.modicum`), the compact
+#: file of ``arena solve hunl --algorithm abstract --abstraction ehs2:3:perfect --bet-sizes 1
+#: --iterations 1000`` (abstract-game exploitability 23.6 mbb/g; 8 min on a loaded 2-core machine
+#: once the joint tables exist).
+SHIPPED_BLUEPRINTS = {
+    "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum.compact"
+}
+
+
+def open_blueprint(game: Game, path: str | Path | None, strategy: str) -> Blueprint:
+    """The blueprint of ``game`` at ``path`` (None: the one that ships for the
+    game, :data:`SHIPPED_BLUEPRINTS`), for the options of ``strategy``.
+
+    Raises:
+        StrategyError: none ships, the file cannot be read, or it is another game's (one line).
+    """
+    from strategies.cfr.strategy_file import StrategyFileError
+
+    if path is None:
+        name = shipped_name(game)
+        if name is None or name not in SHIPPED_BLUEPRINTS:
+            raise StrategyError(
+                f"strategy {strategy!r}: no blueprint ships for this game; give blueprint=PATH"
+                " (arena solve GAME --algorithm abstract ... -o PATH)"
+            )
+        path = SHIPPED_BLUEPRINTS[name]
+    try:
+        blueprint = load_blueprint(path)
+    except (StrategyFileError, OSError, ValueError) as error:
+        raise StrategyError(f"strategy {strategy!r}: {error}") from None
+    if blueprint.game.game != game:
+        raise StrategyError(f"strategy {strategy!r}: the blueprint was solved for another game")
+    return blueprint
+
+
 def biased(blueprint: Blueprint, bias: int) -> npt.NDArray[np.float64]:
     """Continuation ``bias`` (an index of :data:`BIASES`) of the blueprint's table."""
     if bias == 0:
@@ -203,6 +247,18 @@ class ContinuationValues:
         key = (node, chooser)
         known = self._cache.get(key)
         if known is None:
+            r = int(self.blueprint.game.tree.round[node])
+            dealt = self.after_deal(node, chooser)
+            known = self._cache[key] = self._lift(dealt, r, r - 1, self.blueprint.game.sequences[r - 1])
+        return known
+
+    def after_deal(self, node: int, chooser: int) -> npt.NDArray[np.float64]:
+        """``V[K, n_{r+1}, n_{r+1}]`` at ``node`` as :meth:`at`, but over the
+        round-(r+1) sequence pairs: the values once the next street's cards are
+        known, which continual re-solving carries across the deal."""
+        key = (-1 - node, chooser)
+        known = self._cache.get(key)
+        if known is None:
             known = self._cache[key] = self._compute(node, chooser)
         return known
 
@@ -236,7 +292,8 @@ class ContinuationValues:
                     sigma = np.broadcast_to(blueprint[a, start : start + width], (self.count, width))
                 total += sigma[:, :, None] * child if player == 0 else sigma[:, None, :] * child
             values[node] = total
-        return self._lift(values[root], int(tree.round[root]), int(tree.round[root]) - 1, game.sequences[int(tree.round[root]) - 1])
+        out = values[root]
+        return out
 
     def _lift(self, child: npt.NDArray[np.float64], below: int, round_: int, width: int) -> npt.NDArray[np.float64]:
         """A child's values in its parent's round ``round_`` (``width`` sequences):
@@ -270,28 +327,60 @@ class ContinuationEvaluator:
         self.locate = locate
         self.table = table
         self._sequences: dict[tuple[int, tuple[int, ...]], npt.NDArray[np.int64]] = {}
-        self._leaf: dict[tuple[str, int], npt.NDArray[np.float64]] = {}
+        self._leaf: dict[tuple[str, int, bool], npt.NDArray[np.float64]] = {}
 
     def _sequence(self, round_: int, board: tuple[int, ...]) -> npt.NDArray[np.int64]:
         key = (round_, board)
         known = self._sequences.get(key)
         if known is None:
+            if len(self._sequences) >= CACHED_BOARDS:  # a long match deals ever new boards
+                self._sequences.clear()
             known = self._sequences[key] = self.values.blueprint.sequences.buckets(round_, list(board)).astype(np.int64)
         return known
 
-    def _matrix(self, state: State, k: int) -> npt.NDArray[np.float64]:
-        key = (state.betting_string(), k)
+    def _matrix(self, state: State, k: int, dealt: bool = False) -> npt.NDArray[np.float64]:
+        """Position 0's ``V_k`` at the leaf ``state`` over round-r sequence pairs,
+        or over round-(r+1) pairs once the next cards are ``dealt``."""
+        key = (state.betting_string(), k, dealt)
         known = self._leaf.get(key)
         if known is None:
+            if len(self._leaf) >= CACHED_BOARDS:  # off-tree sizes make ever new bettings
+                self._leaf.clear()
             found = self.locate(state)
-            round_ = state.round - 1
+            round_ = state.round if dealt else state.round - 1
             if found is None:
                 known = self.values.check_down(round_, float(min(state.spent)))
             else:
                 node, scale = found
-                known = scale * self.values.at(node, self.chooser)[k]
+                known = scale * (self.values.after_deal if dealt else self.values.at)(node, self.chooser)[k]
             self._leaf[key] = known
         return known
+
+    def _split(self, round_: int, board: tuple[int, ...], reach: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
+        """Each hand's round-``round_`` sequence on ``board`` (``rows``, 0 where it
+        has none, and ``valid``), and the reaches ``[M, H]`` split by sequence for
+        every hand: ``[M, n, H]``, the reach of the hands in sequence s sharing no
+        card with h."""
+        seq = self._sequence(round_, board)
+        valid = seq >= 0
+        n_hands = reach.shape[-1]
+        width = self.values.blueprint.game.sequences[round_]
+        onehot = np.zeros((width, n_hands))
+        onehot[seq[valid], np.flatnonzero(valid)] = 1.0
+        split = fold_reach(self.table, (reach[:, None, :] * onehot[None]).reshape(-1, n_hands))
+        return split.reshape(-1, width, n_hands), np.where(valid, seq, 0), valid
+
+    @staticmethod
+    def _hand_values(
+        matrices: npt.NDArray[np.float64], p: int, rows: npt.NDArray[np.int64], split: npt.NDArray[np.float64], valid: npt.NDArray[np.bool_]
+    ) -> npt.NDArray[np.float64]:
+        """Position ``p``'s value ``[L, H]`` of each hand: its row of its own
+        chips (``V`` for position 0, ``-V`` transposed for 1) against the other's
+        split reach."""
+        own = matrices if p == 0 else -np.swapaxes(matrices, 1, 2)
+        picked = own[:, rows, :]  # [L, H, n]
+        out: npt.NDArray[np.float64] = np.einsum("lhs,lsh->lh", picked, split) * valid
+        return out
 
     def street_values(
         self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
@@ -306,27 +395,69 @@ class ContinuationEvaluator:
         if not n_leaves:
             return out, [], None
         round_ = leaves[0].round - 1
-        seq = self._sequence(round_, board)
-        valid = seq >= 0
-        width = self.values.blueprint.game.sequences[round_]
-        onehot = np.zeros((width, n_hands))
-        onehot[seq[valid], np.flatnonzero(valid)] = 1.0
         matrices = np.stack([self._matrix(s, int(k)) for s, k in zip(leaves, continuation)])  # [L, n, n]
-        rows = np.where(valid, seq, 0)
         first: dict[int, int] = {}
         group = np.array([first.setdefault(id(state), len(first)) for state in leaves])
         for p in positions:
             opponent = reach[1 - p]  # [L, H]
             if p == self.chooser:  # the other's reach: one row per leaf state
                 opponent = opponent[np.unique(group, return_index=True)[1]]
-            split = fold_reach(self.table, (opponent[:, None, :] * onehot[None]).reshape(-1, n_hands))
-            split = split.reshape(-1, width, n_hands)
+            split, rows, valid = self._split(round_, board, opponent)
             if p == self.chooser:
                 split = split[group]
-            own = matrices if p == 0 else -np.swapaxes(matrices, 1, 2)
-            picked = own[:, rows, :]  # [L, H, n]
-            out[p] = np.einsum("lhs,lsh->lh", picked, split) * valid
+            out[p] = self._hand_values(matrices, p, rows, split, valid)
         return out, [], None
+
+    def deal_values(
+        self, leaf: State, board: tuple[int, ...], reach: npt.NDArray[np.float64], picks: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        """The chooser's values ``[H]`` at the depth limit ``leaf`` once the next
+        street's cards are dealt (``board`` holds them), the other's reach
+        ``reach[H]`` there (zero on hands that clash with ``board``) and the
+        chooser's pick probabilities ``picks[K, H]`` per hand (its average
+        strategy at the limit): each hand's values under the K continuations on
+        this board, by round-(r+1) sequences, mixed by its picks. Averaged over
+        the deals (weighted by the other's reach that each leaves) they are the
+        leaf's values (:meth:`street_values`) mixed the same way: what continual
+        re-solving carries as the chooser's constraints on the next street."""
+        matrices = np.stack([self._matrix(leaf, k, dealt=True) for k in range(len(picks))])  # [K, n, n]
+        split, rows, valid = self._split(leaf.round, board, reach[None, :])
+        by_pick = self._hand_values(matrices, self.chooser, rows, np.broadcast_to(split, (len(picks), *split.shape[1:])), valid)
+        out: npt.NDArray[np.float64] = (picks * by_pick).sum(axis=0)
+        return out
+
+
+class ContinuationLeaves:
+    """Continuation leaves for continual re-solving (``resolve:evaluator=continuations``):
+    from street ``first_round`` on (1: the pre-flop street's leaves are valued
+    otherwise, its blueprint buckets being too coarse), each depth limit of a
+    re-solve is the opponent's pick among the continuations of ``values``, valued
+    by a :class:`ContinuationEvaluator` whose chooser is that opponent."""
+
+    def __init__(self, values: ContinuationValues, table: HandTable, first_round: int) -> None:
+        self.values = values
+        self.first_round = first_round
+        locate = blueprint_locate(values.blueprint)
+        self._by_chooser = tuple(ContinuationEvaluator(values, chooser, locate, table) for chooser in range(2))
+
+    def evaluator(self, chooser: int) -> ContinuationEvaluator:
+        """The evaluator whose continuations ``chooser`` picks (its caches are kept)."""
+        return self._by_chooser[chooser]
+
+
+def blueprint_locate(blueprint: Blueprint) -> Locate:
+    """``locate`` for :class:`ContinuationEvaluator`: the blueprint node a
+    depth-limit leaf's betting reaches (read on the blueprint's tree by
+    :func:`abstract_history`) and the pot ratio, or None off the tree."""
+    nodes = blueprint.game.tree.node_of_key
+
+    def locate(leaf: State) -> tuple[int, float] | None:
+        _, abstract = abstract_history(leaf, blueprint.betting)
+        if abstract is None or abstract.finished:
+            return None
+        return nodes[abstract.betting_string()], pot_ratio(leaf, abstract)
+
+    return locate
 
 
 @dataclass(frozen=True)

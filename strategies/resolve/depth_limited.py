@@ -90,6 +90,11 @@ class StreetTree:
     def children(self, node: int) -> list[int]:
         return [int(c) for c in self.action_child[node, : self.num_children[node]]]
 
+    def is_pick(self, node: int) -> bool:
+        """Whether ``node`` is a depth limit's decision among continuations (the
+        street is over there: the next event is the deal)."""
+        return bool(self.kind[node] == NodeKind.DECISION and self.states[node].round > self.states[0].round)
+
     def actions(self, node: int) -> tuple[Action, ...]:
         return tuple(self.states[c].actions[self.states[node].round][-1] for c in self.children(node))
 
@@ -208,11 +213,25 @@ class DepthLimitedResolution(Resolution):
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], int]:
         """The evaluator's values for the deal that came, asked with the
         average strategy's reach at the leaf (DeepStack-Leduc's
-        ``get_chance_action_cfv``)."""
+        ``get_chance_action_cfv``). At a depth limit where the opponent picks a
+        continuation (``node`` is that decision) they are its values on the
+        deal under each continuation, mixed by its average picks
+        (:meth:`strategies.resolve.continuations.ContinuationEvaluator.deal_values`)."""
+        from strategies.resolve.continuations import ContinuationEvaluator
+
         tree = self.tree
-        if not isinstance(self.evaluator, Evaluator) or self.reach is None or not isinstance(tree, StreetTree):
+        if self.reach is None or not isinstance(tree, StreetTree):
             raise ResolveError("a depth-limited resolution without its evaluator")
         mask = tree.table.board_mask(board)
+        if tree.is_pick(node):
+            if not isinstance(self.evaluator, ContinuationEvaluator) or self.evaluator.chooser != self.opponent:
+                raise ResolveError("a continuation pick of the opponent's without the evaluator that values it")
+            d, k = int(tree.decision_index[node]), int(tree.num_children[node])
+            picks = self.strategy[d, :k]
+            values = self.evaluator.deal_values(tree.states[node], board, self.reach[self.position, node] * mask, picks)
+            return mask, values, -1
+        if not isinstance(self.evaluator, Evaluator):
+            raise ResolveError("a depth-limited resolution without its evaluator")
         if self.deal_values is not None and self.leaves is not None and board in self.deals:
             leaf = int(np.flatnonzero(self.leaves == node)[0])
             averaged: npt.NDArray[np.float64] = self.deal_values[self.opponent, self.deals.index(board), leaf]

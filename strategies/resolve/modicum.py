@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.deal import private_hands
-from poker.gamedef import Game, shipped_name
+from poker.gamedef import Game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
@@ -62,15 +62,8 @@ if TYPE_CHECKING:  # the solver (numba) is imported when an agent is made, not w
     from strategies.resolve.continuations import Blueprint
     from strategies.resolve.depth_limited import DepthLimitedResolution
 
-__all__ = ["SHIPPED_BLUEPRINTS", "ModicumStrategy", "modicum_from_file"]
+__all__ = ["ModicumStrategy", "modicum_from_file"]
 
-#: The blueprints that ship, by game: HUNL's is the named bot ``hunl-modicum``'s playing file
-#: (:mod:`strategies.bots`, which plays it through this agent), the compact file of ``arena solve
-#: hunl --algorithm abstract --abstraction ehs2:3:perfect --bet-sizes 1 --iterations 1000``
-#: (abstract-game exploitability 23.6 mbb/g; 8 min on a loaded 2-core machine once the joint tables exist).
-SHIPPED_BLUEPRINTS = {
-    "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum.compact"
-}
 #: CFR+ iterations per re-solve by default: p99 0.74 s of CPU a decision and 1.22 s a
 #: hand, pre-flop re-solved too (benchmarks/modicum_latency.py), so that a loaded 2-core machine (a load
 #: average of 5 and more) stays within 2 s a decision and the dealer's 7 s a hand;
@@ -125,7 +118,7 @@ class ModicumStrategy(Strategy):
             raise StrategyError(f"strategy 'modicum' plays two-player games; the game has {game.num_players}")
         if blueprint.game.game != game:
             raise StrategyError("strategy 'modicum': the blueprint was solved for another game")
-        from strategies.resolve.continuations import BIASES, ContinuationValues
+        from strategies.resolve.continuations import BIASES, ContinuationValues, blueprint_locate
         from strategies.resolve.evaluators import HandTable
 
         if iterations < 1 or not 1 <= continuations <= len(BIASES):
@@ -134,6 +127,7 @@ class ModicumStrategy(Strategy):
                 f" got {iterations} and {continuations}"
             )
         self.values = ContinuationValues(blueprint, continuations)
+        self._locate = blueprint_locate(blueprint)
         self.table = HandTable(game)
         self.game, self.blueprint, self.sizes = game, blueprint, sizes
         _check_preflop(preflop)
@@ -168,15 +162,6 @@ class ModicumStrategy(Strategy):
 
     def _node(self, abstract: State) -> int:
         return self.blueprint.game.tree.node_of_key[abstract.betting_string()]
-
-    def _locate(self, leaf: State) -> tuple[int, float] | None:
-        """The blueprint node a depth-limit leaf's betting reaches, and the pot ratio."""
-        from strategies.resolve.continuations import abstract_history, pot_ratio
-
-        _, abstract = abstract_history(leaf, self.blueprint.betting)
-        if abstract is None or abstract.finished:
-            return None
-        return self._node(abstract), pot_ratio(leaf, abstract)
 
     # -- ranges and re-solves ---------------------------------------------------------------
 
@@ -329,14 +314,6 @@ def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
             "strategy 'modicum': " + ", ".join(f"{k}={v!r}" for k, v in numbers.items()) + " must be whole numbers, at least 1"
         )
     _check_preflop(preflop)
-    if path is None:
-        name = shipped_name(game)
-        if name is None or name not in SHIPPED_BLUEPRINTS:
-            raise StrategyError(
-                "strategy 'modicum': no blueprint ships for this game; give blueprint=PATH"
-                " (arena solve GAME --algorithm abstract ... -o PATH)"
-            )
-        path = str(SHIPPED_BLUEPRINTS[name])
     return modicum_from_file(
         game,
         path,
@@ -351,7 +328,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ModicumStrategy:
 
 def modicum_from_file(
     game: Game,
-    path: str | Path,
+    path: str | Path | None,
     *,
     seed: int | None = None,
     sizes: tuple[tuple[float, ...], ...] | None = None,
@@ -361,22 +338,18 @@ def modicum_from_file(
     preflop: str = DEFAULT_PREFLOP,
 ) -> ModicumStrategy:
     """The agent on the blueprint in ``path`` (an abstract-game strategy file or
-    its compact file), the defaults unless given.
+    its compact file; None: the one that ships for the game), the defaults unless given.
 
     Raises:
-        StrategyError: the file cannot be read or is not a blueprint of ``game`` (one line).
+        StrategyError: none ships, the file cannot be read or is not a blueprint of ``game`` (one line).
     """
     from strategies.cfr import compile_notice
-    from strategies.cfr.strategy_file import StrategyFileError
     from strategies.resolve.agent import HAND_KERNELS
-    from strategies.resolve.continuations import load_blueprint
+    from strategies.resolve.continuations import open_blueprint
 
     # Loading the blueprint buckets boards already: one compile notice for all of a hand's kernels.
     compile_notice.expect(*HAND_KERNELS, "strategies.cfr.abstraction._kernels")
-    try:
-        blueprint = load_blueprint(path)
-    except (StrategyFileError, OSError, ValueError) as error:
-        raise StrategyError(f"strategy 'modicum': {error}") from None
+    blueprint = open_blueprint(game, path, "modicum")
     return ModicumStrategy(
         game,
         blueprint,

@@ -1,6 +1,8 @@
 """Continual re-solving in HUNL with the ``equity`` heuristic at each street's
 end: a short match over TCP within the dealer's default time limits, and the
-LBR acceptance figure that is exact (always-fold: 750 mbb/g)."""
+LBR acceptance figure that is exact (always-fold: 750 mbb/g); with the
+blueprint's continuations at each street's end, the values carried to the
+next street."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from poker.state import CALL, State
 from strategies.base import PublicState, make_strategy
 from strategies.lbr import LbrConfig, run_lbr
 from strategies.resolve.agent import ResolvingStrategy
+from strategies.resolve.depth_limited import StreetTree
 
 HUNL = load_game("hunl")
 SPEC = "resolve:evaluator=equity,iterations=30,boards=16"
@@ -56,3 +59,28 @@ def test_hunl_policy_answers_every_hand_and_carries_across_the_flop() -> None:
     resolved = agent.resolution(state, board)
     assert resolved is not None and resolved.constraint is not None
     assert np.isfinite(resolved.constraint).all()
+
+
+def test_continuation_leaves_carry_the_opponent_s_values_to_the_turn() -> None:
+    """``resolve:evaluator=continuations`` (the shipped blueprint's four
+    continuations from the flop on): the flop re-solve's depth limits are the
+    opponent's picks, and the turn re-solve after a checked flop starts from its
+    values on the turn card that came (finite constraints); the policy is a
+    distribution for every hand and the same for the same seed."""
+    spec = "resolve:evaluator=continuations,iterations=10"
+    agent, again = (make_strategy(spec, HUNL, seed=4) for _ in range(2))
+    assert isinstance(agent, ResolvingStrategy) and isinstance(again, ResolvingStrategy)
+    flop = State(HUNL).apply(CALL).apply(CALL)
+    board = (0, 13, 26)
+    resolved = agent.resolution(flop, board)
+    assert resolved is not None and isinstance(resolved.tree, StreetTree)
+    assert any(resolved.tree.is_pick(node) for node in range(resolved.tree.num_nodes))
+    turn = flop.apply(CALL).apply(CALL)
+    dealt = (*board, 39)
+    later = agent.resolution(turn, dealt)
+    assert later is not None and later.constraint is not None and np.isfinite(later.constraint).all()
+    public = PublicState(turn, dealt, agent.actions(turn))
+    policy = agent.policy(public)
+    live = np.array([not any(c in dealt for c in hand) for hand in agent._hand_row])
+    np.testing.assert_allclose(policy[live].sum(axis=1), 1.0)
+    np.testing.assert_array_equal(policy, again.policy(public))

@@ -42,6 +42,10 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:evaluator=exact", "evaluator=exact looks ahead to the end of the hand"),
         ("resolve:sizes=0.1+0.2+0.3+0.4+0.5+0.6+0.7+0.8+0.9+1+1.5+2+3+4", "over the limit of 50,000,000"),
         (f"resolve:boards={MAX_BOARDS + 1}", f"boards must be 1 to {MAX_BOARDS}"),
+        ("resolve:blueprint=x.strategy", "go with evaluator=continuations"),
+        ("resolve:evaluator=continuations,continuations=5", "continuations must be 1 to 4"),
+        ("resolve:evaluator=continuations,preflop=guess", "preflop='guess' is not one of equity, continuations"),
+        ("resolve:evaluator=continuations,blueprint=/nonexistent.strategy", "strategy 'resolve': "),
     ],
 )
 def test_an_option_that_asks_for_too_much_is_one_line(
