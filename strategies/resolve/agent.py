@@ -136,6 +136,11 @@ class ResolvingStrategy(Strategy):
         self.evaluator = evaluator
         self.max_boards = max_boards
         self.continuations = continuations
+        self._before_picks = evaluator
+        if evaluator is not None and continuations is not None and continuations.first_round > 0:
+            from strategies.resolve.continuations import CarriedByBlueprint
+
+            self._before_picks = CarriedByBlueprint(evaluator, continuations)
         self._table: HandTable | None = None
         self._rng = np.random.default_rng(self.seed)
         self._n_hands = len(private_hands(game))
@@ -180,7 +185,7 @@ class ResolvingStrategy(Strategy):
             )  # fmt: skip
             result = solve_street(
                 street,
-                leaves.evaluator(opponent) if leaves is not None and picks else self.evaluator,
+                leaves.evaluator(opponent) if leaves is not None and picks else self._before_picks,
                 state.current_player(),
                 carry.range,
                 constraint=carry.values,

@@ -60,7 +60,7 @@ from strategies.base import StrategyError
 from strategies.cfr.abstraction.card_abstraction import Abstraction
 from strategies.cfr.solvers.abstract_game import AbstractGame
 from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
-from strategies.resolve.evaluators import HandTable, StreetValues, fold_reach
+from strategies.resolve.evaluators import Evaluator, HandTable, StreetValues, fold_reach
 from strategies.translation import map_probabilities, pot_fraction
 
 __all__ = [
@@ -69,6 +69,7 @@ __all__ = [
     "SHIPPED_BLUEPRINTS",
     "AbstractStep",
     "Blueprint",
+    "CarriedByBlueprint",
     "ContinuationEvaluator",
     "ContinuationLeaves",
     "ContinuationValues",
@@ -443,6 +444,46 @@ class ContinuationLeaves:
     def evaluator(self, chooser: int) -> ContinuationEvaluator:
         """The evaluator whose continuations ``chooser`` picks (its caches are kept)."""
         return self._by_chooser[chooser]
+
+    def blueprint_values(self, leaf: State, board: tuple[int, ...], reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Both positions' values ``[2, H]`` on ``board`` (the next street's cards
+        dealt) at the depth limit ``leaf``, the reaches ``reach[2, H]`` there,
+        when both play the blueprint from there on."""
+        blueprint_only = np.zeros((self.values.count, reach.shape[1]))
+        blueprint_only[0] = 1.0
+        return np.stack([self._by_chooser[p].deal_values(leaf, board, reach[1 - p], blueprint_only) for p in range(2)])
+
+
+class CarriedByBlueprint(Evaluator):
+    """``leaves``' values at the street's end, but the blueprint's values carried
+    across the deal (:meth:`ContinuationLeaves.blueprint_values`): the streets
+    before ``resolve:evaluator=continuations`` picks (HUNL's pre-flop, valued by
+    showdown equity). The next street's re-solve values its own leaves by the
+    continuations; its constraints, the opponent's values here, must be in the
+    same terms: check-down equity gives a hand that will face bets the share of
+    the pot it would win by showing down, and a gadget whose constraints give the
+    opponent's weak hands that much lets it fold to their bets far more often than
+    they could earn by bluffing (against local best response: pre-flop calls
+    folded on the flop)."""
+
+    def __init__(self, leaves: Evaluator, continuations: ContinuationLeaves) -> None:
+        self.game = leaves.game
+        self.table = leaves.table
+        self.name = leaves.name
+        self.leaves = leaves
+        self.continuations = continuations
+
+    def leaf_values(
+        self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64]:
+        return self.leaves.leaf_values(board, pots, reach)
+
+    def board_values(
+        self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64], leaf: State | None = None
+    ) -> npt.NDArray[np.float64]:
+        if leaf is None:
+            return self.leaves.board_values(board, pot, reach)
+        return self.continuations.blueprint_values(leaf, board, reach)
 
 
 def blueprint_locate(blueprint: Blueprint) -> Locate:

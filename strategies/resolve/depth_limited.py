@@ -237,7 +237,7 @@ class DepthLimitedResolution(Resolution):
             averaged: npt.NDArray[np.float64] = self.deal_values[self.opponent, self.deals.index(board), leaf]
             return mask, averaged, -1
         pot = float(tree.spent[node, 0])
-        values = self.evaluator.board_values(board, pot, self.reach[:, node] * mask[None, :])
+        values = self.evaluator.board_values(board, pot, self.reach[:, node] * mask[None, :], tree.states[node])
         opponent_values: npt.NDArray[np.float64] = values[self.opponent]
         return mask, opponent_values, -1
 

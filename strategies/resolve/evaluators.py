@@ -219,12 +219,14 @@ class Evaluator(ABC):
 
     @abstractmethod
     def board_values(
-        self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64]
+        self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64], leaf: State | None = None
     ) -> npt.NDArray[np.float64]:
         """Values ``[2, H]`` just after the next street's cards came (``board``
         includes them), with ``pot`` chips each and reaches ``[2, H]``
         (already zero on hands that clash with ``board``): what continual
-        re-solving carries across a chance event."""
+        re-solving carries across a chance event. ``leaf`` is the depth limit's
+        state, for an evaluator whose values depend on the betting that led
+        there, not only on the pot."""
 
 
 class EquityEvaluator(Evaluator):
@@ -251,7 +253,9 @@ class EquityEvaluator(Evaluator):
     ) -> npt.NDArray[np.float64]:
         return self.runouts(board).both(reach, pots)
 
-    def board_values(self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    def board_values(
+        self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64], leaf: State | None = None
+    ) -> npt.NDArray[np.float64]:
         values: npt.NDArray[np.float64] = self.runouts(board).both(reach[:, None, :], np.array([pot]))[:, 0]
         return values
 
@@ -310,7 +314,9 @@ class NetEvaluator(Evaluator):
         leaf: npt.NDArray[np.float64] = self._deal_weight * values.sum(axis=1)
         return leaf, deals, values
 
-    def board_values(self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    def board_values(
+        self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64], leaf: State | None = None
+    ) -> npt.NDArray[np.float64]:
         masked = reach * self.table.board_mask(board)[None, :]
         values: npt.NDArray[np.float64] = self.net.values(masked[:, None, :], np.array([float(pot)]), [board])[:, 0]
         return values

@@ -318,6 +318,33 @@ def test_deal_values_average_to_the_leaf_values() -> None:
     np.testing.assert_allclose(dealt / 4, (picks * leaf_values[1]).sum(axis=0), rtol=0, atol=1e-12)
 
 
+def test_values_carried_by_the_blueprint_are_zero_sum() -> None:
+    """Before the first street with picks, the values carried across the deal are
+    both positions' when both play the blueprint on: each position's values
+    against the other's reach, so ``r0 . v0 + r1 . v1 = 0`` on every deal (exact up
+    to rounding), position 0's equal to a pick of the blueprint alone; without a
+    leaf state the wrapped evaluator answers."""
+    from strategies.resolve.continuations import CarriedByBlueprint, ContinuationLeaves
+    from strategies.resolve.evaluators import EquityEvaluator
+
+    blueprint = leduc_blueprint()
+    table = HandTable(LEDUC)
+    leaves = ContinuationLeaves(ContinuationValues(blueprint), table, 1)
+    equity = EquityEvaluator(LEDUC)
+    carried = CarriedByBlueprint(equity, leaves)
+    leaf = State(LEDUC).apply(CALL).apply(CALL)
+    rng = np.random.default_rng(2)
+    for card in LEDUC.deck():
+        mask = table.board_mask((card,))
+        reach = rng.random((2, 6)) * mask
+        values = carried.board_values((card,), 2.0, reach, leaf)
+        assert abs((reach * values).sum()) < 1e-12 * np.abs(reach * values).sum()
+        only = np.zeros((len(BIASES), 6))
+        only[0] = 1.0
+        np.testing.assert_array_equal(values[0], leaves.evaluator(0).deal_values(leaf, (card,), reach[1], only))
+        np.testing.assert_array_equal(carried.board_values((card,), 2.0, reach), equity.board_values((card,), 2.0, reach))
+
+
 def _continual(leaves: int | None, iterations: int = 1000) -> float:
     """Limit Leduc's exploitability (chips a hand) of continual re-solving whose
     first-round leaves are the exact blueprint's ``leaves`` continuations (None:
