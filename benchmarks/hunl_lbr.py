@@ -1,4 +1,5 @@
-"""Local best response against the depth-limited solving bot (``modicum``) in
+"""Local best response against the HUNL bot (``hunl-modicum``: continual
+re-solving with Modicum's continuation leaves on the shipped blueprint) in
 heads-up no-limit hold'em, with AIVAT, beside DeepStack's figure; and the bot
 head to head in duplicate against the continual re-solver with the equity
 heuristic (Lisý & Bowling, 'Equilibrium Approximation Quality of Current
@@ -21,7 +22,7 @@ mbb/g with 95 % intervals:
    every hand is checked down from where it stands, so at the bot's decisions it
    prices a bet nobody has answered yet badly (against LBR's all-ins, each at
    stack size): its corrections there can add more variance than they remove;
-3. last: ``HUNL LBR fcpa every street vs modicum: X ± H mbb/g (95%, ESTIMATOR) vs DeepStack
+3. last: ``HUNL LBR fcpa every street vs hunl-modicum: X ± H mbb/g (95%, ESTIMATOR) vs DeepStack
    -383 ± 219`` (LBR could not beat DeepStack) ``ratio r``, with ``r = (750 -
    X) / (750 + 383)``: how far below 750 mbb/g (what LBR wins from a bot that
    always folds) LBR's result stays, relative to DeepStack's; r > 1: ours better.
@@ -66,7 +67,7 @@ from strategies.base import Strategy, make_strategy  # noqa: E402
 from strategies.lbr import LbrConfig, lbr_hand  # noqa: E402
 
 #: The bot measured by default (``--bot`` names another).
-BOT = "modicum"
+BOT = "hunl-modicum"
 RESOLVER = "resolve:evaluator=equity,iterations=100,boards=16"
 #: Moravčík et al. (2017), LBR against DeepStack, mbb/g and its 95 % half-width.
 DEEPSTACK = (-383.0, 219.0)

@@ -1,5 +1,5 @@
-"""Decision time of the depth-limited solving bot (``modicum``; ``--bot SPEC``
-another, e.g. ``resolve:evaluator=continuations``) in heads-up no-limit
+"""Decision time of the HUNL bot (``hunl-modicum``: continual re-solving with
+continuation leaves; ``--bot SPEC`` another, e.g. ``modicum``) in heads-up no-limit
 hold'em: issue 22's p99 <= 2 s a decision on 2 cores and the ACPC's 7 s a hand
 on average.
 
@@ -7,8 +7,7 @@ The bot plays hands in one process, without sockets, against ``random:size=unifo
 (nearly every opposing raise off the blueprint's tree and the re-solve's sizes)
 and ``always-call`` (hands that reach the river), alternating positions; each
 call of ``Strategy.act`` is timed with the view the agent would get, including
-every re-solve (pre-flop too, by default; ``modicum:preflop=blueprint`` looks
-the blueprint up there instead). The
+every re-solve (pre-flop too). The
 first hand (numba kernels loading, the card abstraction, the blueprint's
 continuation tables) is not counted. Wall time and the process's CPU time are
 both kept: on a shared, loaded machine the CPU time is what a quiet core would
@@ -45,7 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=20, help="hands against each opponent (default 20)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--bot", default="modicum", help="the strategy timed (default modicum)")
+    parser.add_argument("--bot", default="hunl-modicum", help="the strategy timed (default hunl-modicum)")
     args = parser.parse_args()
     game = load_game("hunl")
     decisions: list[float] = []

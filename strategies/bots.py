@@ -7,8 +7,9 @@ registered as a strategy name (:func:`strategies.base.register`), so it is
 seated wherever a strategy spec is accepted (``arena match leduc leduc-cfr
 random``); its factory loads the file through the equilibrium agent
 (:class:`strategies.equilibrium.EquilibriumStrategy`, translation included for
-no-limit games), or, for ``hunl-modicum``, through the depth-limited solver
-that re-solves from it as its blueprint (:mod:`strategies.resolve.modicum`).
+no-limit games), or, for ``hunl-modicum``, through continual re-solving with
+depth-limited leaves, the file its blueprint (:mod:`strategies.resolve.agent`,
+``resolve:evaluator=continuations``).
 
 Small bots ship in the package (``strategies/data/NAME.strategy``, each written
 by its recorded command, byte for byte: the solves are deterministic). Hold'em
@@ -89,9 +90,9 @@ class Bot:
     playing file (quantized to ``levels``), shipped when ``shipped``, else
     written by its build beside the full solve. ``agent``: what plays the file:
     ``"equilibrium"`` (:class:`strategies.equilibrium.EquilibriumStrategy`,
-    the file's strategy itself) or ``"modicum"``
-    (:class:`strategies.resolve.modicum.ModicumStrategy`: the file is the
-    blueprint of depth-limited re-solving, with the strategy's defaults)."""
+    the file's strategy itself) or ``"resolve"``
+    (:class:`strategies.resolve.agent.ResolvingStrategy` with continuation
+    leaves: the file is their blueprint, the strategy's other defaults)."""
 
     name: str
     game: str
@@ -246,21 +247,23 @@ LIBRARY: Final[dict[str, Bot]] = {
         Bot(
             "hunl-modicum",
             "hunl",
-            "depth-limited solving (Modicum: Brown, Sandholm & Amos 2018): every decision re-solves the rest of"
-            " the street (CFR+, 50 iterations; raises of 1/2 and 1 pot, then pot, and all-in) from the real state,"
-            " the opponent picking among 4 continuation strategies at the street's end (pre-flop: leaves valued by"
-            " showdown equity); blueprint (ranges and continuations): CFR+ on the 3-bucket perfect-recall E[HS^2]"
+            "depth-limited solving with Modicum's continuation strategies (Brown, Sandholm & Amos 2018) inside"
+            " DeepStack's safe continual re-solving: every decision re-solves the rest of the street (CFR+, 50"
+            " iterations; pot raises and all-in) from the real state with the gadget and the opponent's carried"
+            " values, the opponent picking among 4 continuation strategies of the blueprint at the street's end"
+            " (pre-flop: leaves valued by showdown equity); blueprint: CFR+ on the 3-bucket perfect-recall E[HS^2]"
             " abstract game, pot raises and all-in, 1000 iterations",
             options=("--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--bet-sizes", "1", "--every", "250"),
             iterations=1000,
             shipped=True,
             compact=True,
-            agent="modicum",
+            agent="resolve",
             note="ships as strategies/data/hunl-modicum.compact, 2.3 MB (the blueprint's average strategy at 255"
             " levels, every probability within 0.0029 of the solve's, with the card abstraction inside) and its"
-            " joint bucket tables (105 KB): seated with an empty cache; the bot is the `modicum` strategy with"
-            " its defaults (`modicum:iterations=N,...` changes them); quality is the blueprint's abstract-game"
-            " exploitability; its strength in the real game: benchmarks/hunl_lbr.py (README's bot table)",
+            " joint bucket tables (105 KB): seated with an empty cache; the bot is `resolve` with its HUNL defaults"
+            " (`resolve:iterations=N,...` changes them; `modicum` plays the same blueprint Modicum's own, unsafe,"
+            " way); quality is the blueprint's abstract-game exploitability; its strength in the real game:"
+            " benchmarks/hunl_lbr.py (README's bot table)",
         ),
         _three_player(
             "kuhn3p-cfr",
@@ -367,7 +370,7 @@ def _game(bot: Bot) -> Game:
 
 def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> Strategy:
     """``bot`` seated in ``game``: its file played by its agent (the equilibrium
-    agent, or the depth-limited solver with the file as its blueprint).
+    agent, or continual re-solving with the file as its leaves' blueprint).
 
     Raises:
         BotError: another game, or not built (naming the command that builds it).
@@ -383,10 +386,10 @@ def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> Strategy:
         )
     from strategies.cfr.strategy_file import StrategyFileError
 
-    if bot.agent == "modicum":
-        from strategies.resolve.modicum import modicum_from_file
+    if bot.agent == "resolve":
+        from strategies.resolve.agent import resolve_from_blueprint
 
-        return modicum_from_file(game, path, seed=seed)
+        return resolve_from_blueprint(game, path, seed=seed)
     try:
         table = load_table(path)
     except (StrategyFileError, OSError) as error:

@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not w
     from strategies.resolve.evaluators import Evaluator, HandTable
     from strategies.resolve.resolver import Resolution
 
-__all__ = ["Carry", "ResolvingStrategy"]
+__all__ = ["Carry", "ResolvingStrategy", "resolve_from_blueprint"]
 
 #: Run-outs an all-in showdown before the last street, or the ``equity`` evaluator, enumerates at most.
 DEFAULT_MAX_BOARDS = 64
@@ -373,11 +373,13 @@ SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data"
 
 #: ``resolve``'s defaults where the exact lookahead from a hand's first decision is
 #: over the tree limit (hold'em: HUNL's holds more than 66,316 nodes x 1,326 hands):
-#: the ``equity`` evaluator (no value net ships for these games), and CFR+
-#: iterations and run-outs that keep a HUNL hand within the dealer's 7 s a hand
-#: (about 1.5 s of re-solving a hand on 2 quiet cores; the first decision's root
-#: solve once more).
-LARGE_GAME_DEFAULTS: Final = {"evaluator": "equity", "iterations": 50, "boards": 8}
+#: the ``continuations`` evaluator where a blueprint ships for the game (HUNL:
+#: exact exploitability on NL Leduc 0.063 chips a hand against equity's 26.8,
+#: benchmarks/continuations_leduc.py), else ``equity`` (no value net ships for these
+#: games); CFR+ iterations and run-outs that keep a HUNL hand within the dealer's 7 s
+#: a hand (p99 0.9-1.2 s of CPU a decision, under 1 s a hand on 2 cores:
+#: benchmarks/modicum_latency.py --bot resolve).
+LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity", "iterations": 50, "boards": 8}
 #: The kernel modules a hand of re-solving runs: on a cold cache one compile
 #: notice names them all when the agent is made (:func:`_parse`).
 HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels")
@@ -423,6 +425,14 @@ def _exact_problem(game: Game, sizes: tuple[tuple[float, ...], ...]) -> str | No
     return _fits(lambda: build_lookahead(game, State(game), (), sizes))
 
 
+def _default_evaluator(game: Game) -> str:
+    """The evaluator of a game the exact lookahead does not fit (:data:`LARGE_GAME_DEFAULTS`)."""
+    from strategies.resolve.continuations import SHIPPED_BLUEPRINTS
+
+    ships = shipped_name(game) in SHIPPED_BLUEPRINTS
+    return str(LARGE_GAME_DEFAULTS["evaluator" if ships else "fallback"])
+
+
 def _continuation_leaves(game: Game, path: str | None, count_text: str | None, preflop: str | None) -> ContinuationLeaves:
     """``evaluator=continuations``' leaves: the blueprint at ``path`` (default the
     one that ships for the game), its first ``continuations`` K continuations
@@ -464,7 +474,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     root = State(game)
     exact_problem = _exact_problem(game, sizes)
     large = exact_problem is not None
-    kind = options.choice("evaluator", ("exact", "net", "equity", "continuations"), "equity" if large else "exact")
+    kind = options.choice("evaluator", ("exact", "net", "equity", "continuations"), _default_evaluator(game) if large else "exact")
     blueprint_path = options.text("blueprint", None, meta="PATH")
     count_text = options.text("continuations", None, meta="K")
     preflop = options.text("preflop", None, meta="|".join(PREFLOP_LEAVES))
@@ -529,6 +539,18 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     return agent
 
 
+def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = None) -> ResolvingStrategy:
+    """``resolve:evaluator=continuations`` with its other defaults, its leaves
+    from the blueprint at ``path`` (given apart from a spec string, which a path
+    with a comma would break): how the named bot ``hunl-modicum`` plays its file
+    (:mod:`strategies.bots`).
+
+    Raises:
+        StrategyError: the file is not a blueprint of ``game`` (one line).
+    """
+    return _parse(game, Options("resolve", {"evaluator": "continuations", "blueprint": str(path)}), seed)
+
+
 @register(
     "resolve",
     "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead from the real state;"
@@ -537,7 +559,8 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
     " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"
     " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; equity leaves before);"
-    " where the exact lookahead does not fit (hold'em) the defaults are evaluator=equity, iterations=50, boards=8",
+    " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
+    " ships (HUNL), else equity, iterations=50, boards=8",
 )
 def _resolve(game: Game, options: Options, *, seed: int | None) -> Strategy:
     return _parse(game, options, seed)

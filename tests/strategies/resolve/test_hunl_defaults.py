@@ -1,5 +1,5 @@
 """``resolve`` in HUNL with no options: defaults that fit the tree limit (the
-``equity`` evaluator, 50 iterations, 8 run-outs) play a match within the
+shipped blueprint's continuation leaves, 50 iterations, 8 run-outs) play a match within the
 dealer's default limits, and options that ask for more than a lookahead can
 hold are one line from ``arena match``, not a traceback from the agent."""
 
@@ -18,10 +18,17 @@ from strategies.resolve.evaluators import EquityEvaluator
 
 
 def test_the_hunl_defaults_fit_and_leduc_keeps_the_exact_lookahead() -> None:
+    """HUNL: the shipped blueprint's continuations from the flop on, equity
+    leaves pre-flop; HULHE, where no blueprint ships: equity leaves; Leduc: the
+    exact lookahead."""
     agent = make_strategy("resolve", load_game("hunl"), seed=1)
     assert isinstance(agent, ResolvingStrategy) and isinstance(agent.evaluator, EquityEvaluator)
+    assert agent.continuations is not None and agent.continuations.first_round == 1
     assert (agent.iterations, agent.max_boards) == (LARGE_GAME_DEFAULTS["iterations"], LARGE_GAME_DEFAULTS["boards"])
     assert agent.evaluator.max_boards == LARGE_GAME_DEFAULTS["boards"]
+    limit = make_strategy("resolve", load_game("hulhe"), seed=1)
+    assert isinstance(limit, ResolvingStrategy) and isinstance(limit.evaluator, EquityEvaluator)
+    assert limit.continuations is None
     small = make_strategy("resolve", load_game("leduc.nolimit"), seed=1)
     assert isinstance(small, ResolvingStrategy) and small.evaluator is None
     assert (small.iterations, small.max_boards) == (1000, 64)
@@ -42,7 +49,8 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:evaluator=exact", "evaluator=exact looks ahead to the end of the hand"),
         ("resolve:sizes=0.1+0.2+0.3+0.4+0.5+0.6+0.7+0.8+0.9+1+1.5+2+3+4", "over the limit of 50,000,000"),
         (f"resolve:boards={MAX_BOARDS + 1}", f"boards must be 1 to {MAX_BOARDS}"),
-        ("resolve:blueprint=x.strategy", "go with evaluator=continuations"),
+        ("resolve:evaluator=equity,blueprint=x.strategy", "go with evaluator=continuations"),
+        ("resolve:blueprint=x.strategy", "No such file or directory"),
         ("resolve:evaluator=continuations,continuations=5", "continuations must be 1 to 4"),
         ("resolve:evaluator=continuations,preflop=guess", "preflop='guess' is not one of equity, continuations"),
         ("resolve:evaluator=continuations,blueprint=/nonexistent.strategy", "strategy 'resolve': "),
