@@ -96,6 +96,8 @@ class ResolvingStrategy(Strategy):
         sizes: pot fractions per lookahead depth (no-limit; see
             :func:`strategies.resolve.lookahead.parse_sizes`), all-in always kept.
         iterations: CFR+ iterations per re-solve.
+        preflop_iterations: CFR+ iterations per re-solve of the first street
+            (None: ``iterations``).
         seconds: a time budget per re-solve instead (> 0; not deterministic).
         seed: seeds the draws of :meth:`act`.
         evaluator: None for the exact lookahead (to the end of the hand), or an
@@ -119,6 +121,7 @@ class ResolvingStrategy(Strategy):
         *,
         sizes: tuple[tuple[float, ...], ...] = ((1.0,),),
         iterations: int = 1000,
+        preflop_iterations: int | None = None,
         seconds: float = 0.0,
         seed: int | None = None,
         evaluator: Evaluator | None = None,
@@ -126,11 +129,12 @@ class ResolvingStrategy(Strategy):
         continuations: ContinuationLeaves | None = None,
     ) -> None:
         _two_players(game)
-        if iterations < 1:
-            raise StrategyError(f"strategy 'resolve': iterations must be at least 1, got {iterations}")
+        if min(iterations, iterations if preflop_iterations is None else preflop_iterations) < 1:
+            raise StrategyError(f"strategy 'resolve': iterations must be at least 1, got {iterations} and {preflop_iterations}")
         self.game = game
         self.sizes = sizes
         self.iterations = iterations
+        self.preflop_iterations = iterations if preflop_iterations is None else preflop_iterations
         self.seconds = seconds
         self.seed = secrets.randbits(63) if seed is None else seed
         self.evaluator = evaluator
@@ -158,6 +162,7 @@ class ResolvingStrategy(Strategy):
         from strategies.resolve.resolver import resolve_tree
 
         start = time.perf_counter()
+        iterations = self.preflop_iterations if state.round == 0 else self.iterations
         result: Resolution
         if self.evaluator is None or state.round == self.game.num_rounds - 1:
             tree = build_lookahead(self.game, state, board, self.sizes)
@@ -166,7 +171,7 @@ class ResolvingStrategy(Strategy):
                 state.current_player(),
                 carry.range,
                 constraint=carry.values,
-                iterations=self.iterations,
+                iterations=iterations,
                 seconds=self.seconds,
             )
         else:
@@ -189,7 +194,7 @@ class ResolvingStrategy(Strategy):
                 state.current_player(),
                 carry.range,
                 constraint=carry.values,
-                iterations=self.iterations,
+                iterations=iterations,
                 seconds=self.seconds,
                 max_boards=self.max_boards,
                 seed=self.seed,
@@ -378,8 +383,10 @@ SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data"
 #: benchmarks/continuations_leduc.py), else ``equity`` (no value net ships for these
 #: games); CFR+ iterations and run-outs that keep a HUNL hand within the dealer's 7 s
 #: a hand (p99 0.9-1.2 s of CPU a decision, under 1 s a hand on 2 cores:
-#: benchmarks/modicum_latency.py --bot resolve).
-LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity", "iterations": 50, "boards": 8}
+#: benchmarks/modicum_latency.py --bot resolve); ``preflop`` times the iterations on the
+#: first street, whose lookahead is the cheapest (equity leaves) and whose 50-iteration
+#: root solve still folded 38 % of the small blind's hands (27 % at 200, 25 % at 1000).
+LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity", "iterations": 50, "preflop": 4, "boards": 8}
 #: The kernel modules a hand of re-solving runs: on a cold cache one compile
 #: notice names them all when the agent is made (:func:`_parse`).
 HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels")
@@ -483,6 +490,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     default_iterations = str(LARGE_GAME_DEFAULTS["iterations"] if large else 1000)
     default_boards = str(LARGE_GAME_DEFAULTS["boards"] if large else DEFAULT_MAX_BOARDS)
     iterations_text = options.text("iterations", default_iterations, meta="N") or default_iterations
+    preflop_text = options.text("preflop_iterations", None, meta="N")
     seconds_text = options.text("seconds", "0", meta="S") or "0"
     model = options.text("model", None, meta="PATH")
     boards_text = options.text("boards", default_boards, meta="K") or default_boards
@@ -490,10 +498,11 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         iterations = int(iterations_text)
         seconds = float(seconds_text)
         boards = int(boards_text)
+        preflop_iterations = iterations * int(str(LARGE_GAME_DEFAULTS["preflop"]) if large else 1) if preflop_text is None else int(preflop_text)
     except ValueError:
         raise StrategyError(
-            f"strategy 'resolve': iterations={iterations_text!r}, seconds={seconds_text!r} and boards={boards_text!r}"
-            " must be numbers"
+            f"strategy 'resolve': iterations={iterations_text!r}, preflop_iterations={preflop_text!r}, seconds={seconds_text!r}"
+            f" and boards={boards_text!r} must be numbers"
         ) from None
     if not 1 <= boards <= MAX_BOARDS:
         raise StrategyError(f"strategy 'resolve': boards must be 1 to {MAX_BOARDS}, got {boards}")
@@ -532,7 +541,8 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         except ValueNetError as error:
             raise StrategyError(f"strategy 'resolve': {error}") from None
     agent = ResolvingStrategy(
-        game, sizes=sizes, iterations=iterations, seconds=seconds, seed=seed, evaluator=evaluator, max_boards=boards,
+        game, sizes=sizes, iterations=iterations, preflop_iterations=preflop_iterations, seconds=seconds, seed=seed,
+        evaluator=evaluator, max_boards=boards,
         continuations=leaves,
     )  # fmt: skip
     agent.warm_up()  # before any dealer's clock: a seat is built before the dealer listens
@@ -554,7 +564,8 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
 @register(
     "resolve",
     "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead from the real state;"
-    " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S; evaluator=exact (to the"
+    " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S, preflop_iterations=N (the"
+    " first street's; iterations, 4 x iterations where the defaults below apply); evaluator=exact (to the"
     " end of the hand, default), net (learned values at the street's end; model=PATH, default the shipped one) or"
     " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
     " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"

@@ -25,13 +25,16 @@ def test_the_hunl_defaults_fit_and_leduc_keeps_the_exact_lookahead() -> None:
     assert isinstance(agent, ResolvingStrategy) and isinstance(agent.evaluator, EquityEvaluator)
     assert agent.continuations is not None and agent.continuations.first_round == 1
     assert (agent.iterations, agent.max_boards) == (LARGE_GAME_DEFAULTS["iterations"], LARGE_GAME_DEFAULTS["boards"])
+    assert agent.preflop_iterations == 4 * agent.iterations
     assert agent.evaluator.max_boards == LARGE_GAME_DEFAULTS["boards"]
     limit = make_strategy("resolve", load_game("hulhe"), seed=1)
     assert isinstance(limit, ResolvingStrategy) and isinstance(limit.evaluator, EquityEvaluator)
     assert limit.continuations is None
     small = make_strategy("resolve", load_game("leduc.nolimit"), seed=1)
     assert isinstance(small, ResolvingStrategy) and small.evaluator is None
-    assert (small.iterations, small.max_boards) == (1000, 64)
+    assert (small.iterations, small.preflop_iterations, small.max_boards) == (1000, 1000, 64)
+    chosen = make_strategy("resolve:iterations=10,preflop_iterations=7", load_game("leduc.nolimit"), seed=1)
+    assert isinstance(chosen, ResolvingStrategy) and (chosen.iterations, chosen.preflop_iterations) == (10, 7)
 
 
 def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: Path) -> None:
@@ -50,6 +53,8 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:sizes=0.1+0.2+0.3+0.4+0.5+0.6+0.7+0.8+0.9+1+1.5+2+3+4", "over the limit of 50,000,000"),
         (f"resolve:boards={MAX_BOARDS + 1}", f"boards must be 1 to {MAX_BOARDS}"),
         ("resolve:evaluator=equity,blueprint=x.strategy", "go with evaluator=continuations"),
+        ("resolve:preflop_iterations=x", "preflop_iterations='x'"),
+        ("resolve:preflop_iterations=0", "iterations must be at least 1"),
         ("resolve:blueprint=x.strategy", "No such file or directory"),
         ("resolve:evaluator=continuations,continuations=5", "continuations must be 1 to 4"),
         ("resolve:evaluator=continuations,preflop=guess", "preflop='guess' is not one of equity, continuations"),
