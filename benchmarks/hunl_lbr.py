@@ -33,11 +33,14 @@ mbb/g with 95 % intervals:
    docs/results.md); the figure rests on the estimator with the fewest
    assumptions. All five are printed on line 2.
 
-The default run, ``--hands 1000 --h2h-hands 200``, took 28 minutes on this
-2-core machine (500 s the head to head, 1197 s LBR at 0.6 s a hand; AIVAT's
-policy queries re-solve again, included), within the 45 the issue allows;
-``--hands 4 --h2h-hands 2`` shows it works in a minute. ``--bot resolve``
-measures continual re-solving the same way (0.4 s an LBR hand).
+The default run, ``--hands 1000 --h2h-hands 200``, took 40 minutes on this
+2-core machine while another benchmark shared it (671 s the head to head,
+1715 s LBR at 0.9 s a hand; AIVAT's policy queries re-solve again, included),
+within the 45 the issue allows (28 minutes with ``--bot modicum`` on a quieter
+machine); ``--hands 4 --h2h-hands 2`` shows it works in a minute. ``--bot
+resolve:evaluator=equity`` measures continual re-solving with equity leaves
+the same way (0.3 s an LBR hand). A ``--bot``/``--anchor`` that is not a
+strategy is one line before any worker starts.
 
 Usage: ``.venv/bin/python benchmarks/hunl_lbr.py [--hands 1000] [--h2h-hands 200] [--anchor SPEC] [--workers 2] [--seed 1] [--save FILE.npz]``
 (``--hands 0 --anchor hunl-ehs2-3``: only the head to head against another bot).
@@ -63,7 +66,7 @@ from poker.deal import Dealer  # noqa: E402
 from poker.gamedef import Game, load_game  # noqa: E402
 from poker.hand_rank import hand_values  # noqa: E402
 from poker.stats import mean_ci  # noqa: E402
-from strategies.base import Strategy, make_strategy  # noqa: E402
+from strategies.base import Strategy, StrategyError, make_strategy  # noqa: E402
 from strategies.lbr import LbrConfig, lbr_hand  # noqa: E402
 
 #: The bot measured by default (``--bot`` names another).
@@ -183,6 +186,11 @@ def main() -> None:
     args = parser.parse_args()
     game = load_game("hunl")
     per_chip = 1000 / max(game.blind)  # mbb/g
+    for spec in (args.bot, *((args.anchor,) if args.h2h_hands else ())):
+        try:  # here, not in a worker: a bad spec is one line, not a worker's traceback
+            make_strategy(spec, game, seed=0)
+        except StrategyError as error:
+            parser.error(str(error))
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         h2h_jobs = [(args.bot, args.anchor, args.seed + k, len(part)) for k, part in enumerate(np.array_split(np.arange(args.h2h_hands), args.workers)) if len(part)]
