@@ -155,7 +155,7 @@ def load_blueprint(path: str | Path) -> Blueprint:
 
 
 #: The blueprints that ship, by game: HUNL's is the named bot ``hunl-modicum``'s playing file
-#: (:mod:`strategies.bots`, which plays it through :mod:`strategies.resolve.modicum`), the compact
+#: (:mod:`strategies.bots`, which plays it through ``resolve:evaluator=continuations``), the compact
 #: file of ``arena solve hunl --algorithm abstract --abstraction ehs2:3:perfect --bet-sizes 1
 #: --iterations 1000`` (abstract-game exploitability 23.6 mbb/g; 8 min on a loaded 2-core machine
 #: once the joint tables exist).
@@ -293,8 +293,7 @@ class ContinuationValues:
                     sigma = np.broadcast_to(blueprint[a, start : start + width], (self.count, width))
                 total += sigma[:, :, None] * child if player == 0 else sigma[:, None, :] * child
             values[node] = total
-        out = values[root]
-        return out
+        return values[root]
 
     def _lift(self, child: npt.NDArray[np.float64], below: int, round_: int, width: int) -> npt.NDArray[np.float64]:
         """A child's values in its parent's round ``round_`` (``width`` sequences):

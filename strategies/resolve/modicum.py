@@ -118,7 +118,7 @@ class ModicumStrategy(Strategy):
             raise StrategyError(f"strategy 'modicum' plays two-player games; the game has {game.num_players}")
         if blueprint.game.game != game:
             raise StrategyError("strategy 'modicum': the blueprint was solved for another game")
-        from strategies.resolve.continuations import BIASES, ContinuationValues, blueprint_locate
+        from strategies.resolve.continuations import BIASES, ContinuationLeaves, ContinuationValues
         from strategies.resolve.evaluators import HandTable
 
         if iterations < 1 or not 1 <= continuations <= len(BIASES):
@@ -127,8 +127,9 @@ class ModicumStrategy(Strategy):
                 f" got {iterations} and {continuations}"
             )
         self.values = ContinuationValues(blueprint, continuations)
-        self._locate = blueprint_locate(blueprint)
         self.table = HandTable(game)
+        # One evaluator per chooser, kept: its board and leaf tables are reused by every re-solve.
+        self._leaves = ContinuationLeaves(self.values, self.table, 1)
         self.game, self.blueprint, self.sizes = game, blueprint, sizes
         _check_preflop(preflop)
         self.iterations, self.max_boards, self.preflop = iterations, max_boards, preflop
@@ -210,7 +211,6 @@ class ModicumStrategy(Strategy):
         return known
 
     def _solve(self, state: State, board: tuple[int, ...]) -> DepthLimitedResolution:
-        from strategies.resolve.continuations import ContinuationEvaluator
         from strategies.resolve.depth_limited import build_street_tree, solve_street
         from strategies.resolve.evaluators import EquityEvaluator, LeafEvaluator
 
@@ -232,7 +232,7 @@ class ModicumStrategy(Strategy):
         if state.round == 0:  # pre-flop: 1326 hands' own equities, not the blueprint's 3 buckets
             evaluator = EquityEvaluator(game, max_boards=self.max_boards, seed=self.seed)
         else:
-            evaluator = ContinuationEvaluator(self.values, 1 - position, self._locate, self.table)
+            evaluator = self._leaves.evaluator(1 - position)
         result = solve_street(
             tree,
             evaluator,
