@@ -78,6 +78,8 @@ BOT = "hunl-modicum"
 RESOLVER = "resolve:evaluator=equity,iterations=100,boards=16"
 #: Moravčík et al. (2017), LBR against DeepStack, mbb/g and its 95 % half-width.
 DEEPSTACK = (-383.0, 219.0)
+#: Duplicate pairs a worker's job plays with one bot (each job builds the bot: its root solve, seconds).
+LBR_CHUNK = 10
 #: What LBR wins from a bot that always folds, mbb/g (Lisý & Bowling's table: 750 ± 0).
 ALWAYS_FOLD = 750.0
 
@@ -218,7 +220,7 @@ def main() -> None:
     started = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         h2h_jobs = [(args.bot, args.anchor, args.seed + k, len(part)) for k, part in enumerate(np.array_split(np.arange(args.h2h_hands), args.workers)) if len(part)]
-        lbr_jobs = [(args.bot, args.seed, a, min(a + 5, args.hands)) for a in range(0, args.hands, 5)]
+        lbr_jobs = [(args.bot, args.seed, a, min(a + LBR_CHUNK, args.hands)) for a in range(0, args.hands, LBR_CHUNK)]
         h2h = np.concatenate(list(pool.map(head_to_head, h2h_jobs))) if h2h_jobs else np.zeros((0, len(ESTIMATORS)))
         h2h_seconds = time.perf_counter() - started
         if h2h_jobs:

@@ -50,6 +50,7 @@ def main() -> None:
     decisions: list[float] = []
     cpu: list[float] = []
     hands: list[float] = []
+    by_round: dict[int, list[float]] = {}
     for opponent_spec in ("random:size=uniform", "always-call"):
         ours = make_strategy(args.bot, game, seed=args.seed)
         opponent = make_strategy(opponent_spec, game, seed=args.seed + 1)
@@ -71,6 +72,7 @@ def main() -> None:
                     if hand_id:
                         decisions.append(seconds)
                         cpu.append(time.process_time() - start_cpu)
+                        by_round.setdefault(state.round, []).append(cpu[-1])
                     spent += seconds
                 else:
                     action = opponent.act(view)
@@ -83,6 +85,10 @@ def main() -> None:
             flush=True,
         )
     p99, p99_cpu = float(np.percentile(decisions, 99)), float(np.percentile(cpu, 99))
+    streets = ", ".join(
+        f"round {r}: {len(t)} decisions, median {statistics.median(t):.2f} s, max {max(t):.2f} s" for r, t in sorted(by_round.items())
+    )
+    print(f"CPU time by street: {streets}")
     print(
         f"{len(decisions)} decisions: mean {np.mean(hands):.2f} s a hand (wall) vs the ACPC's {HAND_LIMIT_S:g} s,"
         f" p99 {p99:.2f} s wall, {p99_cpu:.2f} s CPU, max {max(decisions):.2f} s wall"

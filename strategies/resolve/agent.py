@@ -98,6 +98,10 @@ class ResolvingStrategy(Strategy):
         iterations: CFR+ iterations per re-solve.
         preflop_iterations: CFR+ iterations per re-solve of the first street
             (None: ``iterations``).
+        root_iterations: CFR+ iterations of the root solve (None:
+            ``preflop_iterations``): it is the same public state every hand, so it
+            runs once per agent (in :meth:`warm_up`, before any dealer's clock)
+            and can afford to converge where a decision's re-solve cannot.
         seconds: a time budget per re-solve instead (> 0; not deterministic).
         seed: seeds the draws of :meth:`act`.
         evaluator: None for the exact lookahead (to the end of the hand), or an
@@ -122,6 +126,7 @@ class ResolvingStrategy(Strategy):
         sizes: tuple[tuple[float, ...], ...] = ((1.0,),),
         iterations: int = 1000,
         preflop_iterations: int | None = None,
+        root_iterations: int | None = None,
         seconds: float = 0.0,
         seed: int | None = None,
         evaluator: Evaluator | None = None,
@@ -129,12 +134,15 @@ class ResolvingStrategy(Strategy):
         continuations: ContinuationLeaves | None = None,
     ) -> None:
         _two_players(game)
-        if min(iterations, iterations if preflop_iterations is None else preflop_iterations) < 1:
-            raise StrategyError(f"strategy 'resolve': iterations must be at least 1, got {iterations} and {preflop_iterations}")
+        if min(n for n in (iterations, preflop_iterations, root_iterations) if n is not None) < 1:
+            raise StrategyError(
+                f"strategy 'resolve': iterations must be at least 1, got {iterations}, {preflop_iterations} and {root_iterations}"
+            )
         self.game = game
         self.sizes = sizes
         self.iterations = iterations
         self.preflop_iterations = iterations if preflop_iterations is None else preflop_iterations
+        self.root_iterations = self.preflop_iterations if root_iterations is None else root_iterations
         self.seconds = seconds
         self.seed = secrets.randbits(63) if seed is None else seed
         self.evaluator = evaluator
@@ -156,13 +164,17 @@ class ResolvingStrategy(Strategy):
 
     # -- re-solving --------------------------------------------------------------------
 
-    def _solve(self, state: State, board: tuple[int, ...], carry: Carry, chooser: int | None = None) -> Resolution:
+    def _solve(
+        self, state: State, board: tuple[int, ...], carry: Carry, chooser: int | None = None, iterations: int | None = None
+    ) -> Resolution:
         """The re-solve at ``state`` with ``carry``; at continuation picks
-        ``chooser`` picks (default the opponent of the player to act)."""
+        ``chooser`` picks (default the opponent of the player to act);
+        ``iterations`` (default by street) of CFR+."""
         from strategies.resolve.resolver import resolve_tree
 
         start = time.perf_counter()
-        iterations = self.preflop_iterations if state.round == 0 else self.iterations
+        if iterations is None:
+            iterations = self.preflop_iterations if state.round == 0 else self.iterations
         result: Resolution
         if self.evaluator is None or state.round == self.game.num_rounds - 1:
             tree = build_lookahead(self.game, state, board, self.sizes)
@@ -214,7 +226,9 @@ class ResolvingStrategy(Strategy):
         picks = self.continuations is not None and self.continuations.first_round == 0
         key = first if position is None or not picks else position
         if key not in self._roots:
-            self._roots[key] = self._solve(state, (), Carry(first, np.ones(self._n_hands), None, None, 0, 1.0), chooser=1 - key)
+            self._roots[key] = self._solve(
+                state, (), Carry(first, np.ones(self._n_hands), None, None, 0, 1.0), chooser=1 - key, iterations=self.root_iterations
+            )
         return self._roots[key]
 
     def resolution(self, state: State, board: tuple[int, ...]) -> Resolution | None:
@@ -263,11 +277,12 @@ class ResolvingStrategy(Strategy):
     def warm_up(self) -> None:
         """Compile every kernel a hand runs now (or load it from numba's cache),
         not on the first decision, where the dealer's clock runs: its 7 s a hand
-        would not cover minutes of compiling on a cold cache. A throw-away agent
+        would not cover minutes of compiling on a cold cache; then this agent's
+        root solve (:data:`LARGE_GAME_DEFAULTS`' ``root``: seconds in HUNL). A throw-away agent
         (one CFR+ iteration, this agent's evaluator) replays a hand checked down
         to the last street's first decision: the root solve, the gadget's
-        re-solve on every street and the carries between them; this agent's root
-        solve and draws are untouched."""
+        re-solve on every street and the carries between them; this agent's draws
+        are untouched."""
         probe = ResolvingStrategy(
             self.game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1,
             continuations=self.continuations,
@@ -281,6 +296,8 @@ class ResolvingStrategy(Strategy):
             raised = called.apply(Action(ActionType.RAISE) if self.game.is_limit else Action.raise_to(bounds[0]))
             if not raised.finished and raised.current_player() == state.current_player():
                 probe.resolution(raised, board)
+        for position in range(self.game.num_players):
+            self.root_solve(position)  # the same every hand: once, here
 
     # -- the Strategy interface ----------------------------------------------------------
 
@@ -386,7 +403,7 @@ SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data"
 #: benchmarks/modicum_latency.py --bot resolve); ``preflop`` times the iterations on the
 #: first street, whose lookahead is the cheapest (equity leaves) and whose 50-iteration
 #: root solve still folded 38 % of the small blind's hands (27 % at 200, 25 % at 1000).
-LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity", "iterations": 50, "preflop": 4, "boards": 8}
+LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity", "iterations": 50, "preflop": 8, "root": 20, "boards": 32}
 #: The kernel modules a hand of re-solving runs: on a cold cache one compile
 #: notice names them all when the agent is made (:func:`_parse`).
 HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels")
@@ -491,6 +508,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     default_boards = str(LARGE_GAME_DEFAULTS["boards"] if large else DEFAULT_MAX_BOARDS)
     iterations_text = options.text("iterations", default_iterations, meta="N") or default_iterations
     preflop_text = options.text("preflop_iterations", None, meta="N")
+    root_text = options.text("root_iterations", None, meta="N")
     seconds_text = options.text("seconds", "0", meta="S") or "0"
     model = options.text("model", None, meta="PATH")
     boards_text = options.text("boards", default_boards, meta="K") or default_boards
@@ -499,10 +517,13 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         seconds = float(seconds_text)
         boards = int(boards_text)
         preflop_iterations = iterations * int(str(LARGE_GAME_DEFAULTS["preflop"]) if large else 1) if preflop_text is None else int(preflop_text)
+        root_iterations = (
+            max(preflop_iterations, iterations * int(str(LARGE_GAME_DEFAULTS["root"])) if large else 0) if root_text is None else int(root_text)
+        )
     except ValueError:
         raise StrategyError(
-            f"strategy 'resolve': iterations={iterations_text!r}, preflop_iterations={preflop_text!r}, seconds={seconds_text!r}"
-            f" and boards={boards_text!r} must be numbers"
+            f"strategy 'resolve': iterations={iterations_text!r}, preflop_iterations={preflop_text!r},"
+            f" root_iterations={root_text!r}, seconds={seconds_text!r} and boards={boards_text!r} must be numbers"
         ) from None
     if not 1 <= boards <= MAX_BOARDS:
         raise StrategyError(f"strategy 'resolve': boards must be 1 to {MAX_BOARDS}, got {boards}")
@@ -541,7 +562,8 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         except ValueNetError as error:
             raise StrategyError(f"strategy 'resolve': {error}") from None
     agent = ResolvingStrategy(
-        game, sizes=sizes, iterations=iterations, preflop_iterations=preflop_iterations, seconds=seconds, seed=seed,
+        game, sizes=sizes, iterations=iterations, preflop_iterations=preflop_iterations, root_iterations=root_iterations,
+        seconds=seconds, seed=seed,
         evaluator=evaluator, max_boards=boards,
         continuations=leaves,
     )  # fmt: skip
@@ -565,13 +587,13 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
     "resolve",
     "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead from the real state;"
     " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S, preflop_iterations=N (the"
-    " first street's; iterations, 4 x iterations where the defaults below apply); evaluator=exact (to the"
+    " first street's; iterations, 8 x iterations where the defaults below apply), root_iterations=N (the root solve's, once per agent; preflop_iterations, 20 x iterations where the defaults below apply); evaluator=exact (to the"
     " end of the hand, default), net (learned values at the street's end; model=PATH, default the shipped one) or"
     " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
     " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"
     " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; equity leaves before);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
-    " ships (HUNL), else equity, iterations=50, boards=8",
+    " ships (HUNL), else equity, iterations=50, boards=32 (pre-flop and with one card to come: every board)",
 )
 def _resolve(game: Game, options: Options, *, seed: int | None) -> Strategy:
     return _parse(game, options, seed)

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from poker.gamedef import Game
 from poker.state import Action, State
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, tree_actions
-from strategies.resolve.evaluators import Evaluator, HandTable, LeafEvaluator, Runouts, fold_reach
+from strategies.resolve.evaluators import Evaluator, HandTable, LeafEvaluator, fold_reach, runouts_for
 from strategies.resolve.resolver import Resolution, ResolveError, check_inputs
 
 __all__ = ["DepthLimitedResolution", "StreetTree", "build_street_tree", "solve_street"]
@@ -261,7 +261,7 @@ class _StreetSolver:
         self.fold_payoff = np.stack([np.where(folder == p, -lost, lost) for p in range(2)])  # [2, F]
         self.showdowns = np.flatnonzero(kind == NodeKind.SHOWDOWN)
         self.stakes = tree.spent[self.showdowns].min(axis=1).astype(np.float64)
-        self.runouts = Runouts(tree.table, tree.board, max_boards=max_boards, seed=seed) if len(self.showdowns) else None
+        self.runouts = runouts_for(tree.table, tree.board, max_boards=max_boards, seed=seed) if len(self.showdowns) else None
         self.leaves = np.flatnonzero(kind == NodeKind.CHANCE)
         self.leaf_states = [tree.states[int(leaf)] for leaf in self.leaves]
         if len(self.leaves) and evaluator is None:
