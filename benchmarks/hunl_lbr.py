@@ -47,7 +47,9 @@ the same way (0.3 s an LBR hand). A ``--bot``/``--anchor`` that is not a
 strategy is one line before any worker starts.
 
 Usage: ``.venv/bin/python benchmarks/hunl_lbr.py [--hands 1000] [--h2h-hands 200] [--anchor SPEC] [--workers 2] [--seed 1] [--save FILE.npz]``
-(``--hands 0 --anchor hunl-ehs2-3``: only the head to head against another bot).
+(``--hands 0 --anchor hunl-ehs2-3``: only the head to head against another bot;
+``--pool A.npz B.npz ...``: lines 2 and 3 over the pairs of earlier ``--save`` runs, e.g. of
+seeds 1-3, playing nothing).
 """
 
 from __future__ import annotations
@@ -209,9 +211,16 @@ def main() -> None:
     parser.add_argument("--bot", default=BOT, help=f"the bot measured (default {BOT})")
     parser.add_argument("--anchor", default=RESOLVER, help=f"the head-to-head opponent (default {RESOLVER}; e.g. hunl-ehs2-3)")
     parser.add_argument("--save", type=Path, help="write every pair's and deal's figures (chips) to this .npz")
+    parser.add_argument(
+        "--pool", type=Path, nargs="+", metavar="FILE.npz",
+        help="play nothing: LBR's figures over the pairs of these --save files (runs of other seeds, same --bot)",
+    )  # fmt: skip
     args = parser.parse_args()
     game = load_game("hunl")
     per_chip = 1000 / max(game.blind)  # mbb/g
+    if args.pool:
+        _report(np.concatenate([_saved_lbr(path, parser) for path in args.pool]), f"{args.bot} (pooled: {len(args.pool)} files)", game, None)
+        return
     for spec in (args.bot, *((args.anchor,) if args.h2h_hands else ())):
         try:  # here, not in a worker: a bad spec is one line, not a worker's traceback
             make_strategy(spec, game, seed=0)
@@ -235,18 +244,33 @@ def main() -> None:
         np.savez(args.save, estimators=np.array(ESTIMATORS), h2h=h2h, lbr=lbr)
     if not lbr_jobs:
         return
+    _report(lbr, args.bot, game, f"{lbr_seconds:.0f} s, {lbr_seconds / (2 * args.hands):.1f} s a hand, {args.workers} workers")
+
+
+def _saved_lbr(path: Path, parser: argparse.ArgumentParser) -> np.ndarray:
+    """The LBR pairs of a ``--save`` file, ``float64[pairs, 2, len(ESTIMATORS)]`` (a bad file: one line)."""
+    try:
+        with np.load(path, allow_pickle=False) as saved:
+            estimators, lbr = tuple(str(e) for e in saved["estimators"]), saved["lbr"]
+    except (OSError, KeyError, ValueError) as error:
+        parser.error(f"{path}: not a --save file of this script ({error})")
+    if estimators != ESTIMATORS or lbr.ndim != 3 or lbr.shape[1:] != (2, len(ESTIMATORS)):
+        parser.error(f"{path}: its estimators or shape are not this script's")
+    return np.asarray(lbr, dtype=np.float64)
+
+
+def _report(lbr: np.ndarray, bot: str, game: Game, timing: str | None) -> None:
+    """LBR's lines (module docstring, 2 and 3) for the pairs ``lbr`` (``[pairs, 2, estimators]``, chips)."""
+    per_chip = 1000 / max(game.blind)  # mbb/g
     pairs = lbr.mean(axis=1)  # a duplicate pair's mean
-    print(
-        _line(f"LBR (fcpa, every street) vs {args.bot}, HUNL, {args.hands} duplicate pairs ({lbr_seconds:.0f} s,"
-              f" {lbr_seconds / (2 * args.hands):.1f} s a hand, {args.workers} workers)", pairs, per_chip),
-        flush=True,
-    )  # fmt: skip
+    detail = f" ({timing})" if timing else ""
+    print(_line(f"LBR (fcpa, every street) vs {bot}, HUNL, {len(pairs)} duplicate pairs{detail}", pairs, per_chip), flush=True)
     k = ESTIMATORS.index("all-in adjusted")
     print(_by_pot(lbr[:, :, k].ravel(), float(max(game.blind)), per_chip), flush=True)
     best = mean_ci(pairs[:, k]).scaled(per_chip)
     ratio = (ALWAYS_FOLD - best.mean) / (ALWAYS_FOLD - DEEPSTACK[0])
     print(
-        f"HUNL LBR fcpa every street vs {args.bot}: {best.mean:.0f} ± {best.half_width:.0f} mbb/g (95%, {ESTIMATORS[k]})"
+        f"HUNL LBR fcpa every street vs {bot}: {best.mean:.0f} ± {best.half_width:.0f} mbb/g (95%, {ESTIMATORS[k]})"
         f" vs DeepStack {DEEPSTACK[0]:.0f} ± {DEEPSTACK[1]:.0f} ratio {ratio:.2f}"
     )
 
