@@ -14,6 +14,10 @@ our actions so far) and ``V̄(s) = Σ_h r(h) V(s, h) / Σ_h r(h)``:
   it is averaged over our range throughout, the imaginary-observation idea);
 * **each public chance event** (board cards): ``V̄(s·c) − Σ_c' P(c' | s) V̄(s·c')``,
   ``P`` the probability of each deal given the opponent's cards and our range;
+  the run-out of an all-in too (its cards come after the last action: with
+  :class:`EquityValues`, whose value at the all-in is the run-outs' mean, the
+  estimate keeps none of the run-out's luck, as the all-in adjustment of
+  :mod:`analysis.allin`, but over our range instead of our holding);
 * **each of our decisions**: ``V̄(s·a) − Σ_b P(b | s) V̄(s·b)`` with
   ``P(b | s) = Σ_h r(h) σ(b | s, h) / Σ_h r(h)``;
 * **the opponent's decisions**: no correction, unless its policy is *known*
@@ -422,8 +426,13 @@ class _Estimator:
                 else:
                     reach = self.fits(board[:shown], reach)
                 seen = board[:shown]
-        if len(board) > len(seen):  # an all-in's run-out: dealt after the last action, still our range's cards
-            reach = self.fits(board[len(seen) :], reach)
+        if len(board) > len(seen):  # an all-in's run-out: dealt after the last action, still chance events and our range's cards
+            if line.final.round >= first:
+                correction, expected, reach = self.deal(position, line.final, seen, board, reach, theirs, o)
+                chance += correction
+                baseline += expected
+            else:
+                reach = self.fits(board[len(seen) :], reach)
         values = self.terminal(position, line.final, board, theirs)
         check_value(where, betting, float(values[k]), raw)
         result = (float(reach @ values / reach.sum()), chance, baseline, decisions, against)

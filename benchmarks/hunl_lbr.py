@@ -91,7 +91,9 @@ ALWAYS_FOLD = 750.0
 #: :mod:`analysis.allin`); imaginary observations (the payoff at the observed
 #: terminal averaged over the bot's range given the line: the bot's policy is
 #: known for every private hand, LBR's does not depend on the bot's cards); AIVAT
-#: with its chance corrections only (the board deals, valued by showdown equity);
+#: with its chance corrections only (the board deals, valued by showdown equity, an
+#: all-in's run-out included: then it keeps neither the run-out's luck, as all-in
+#: adjusted, nor the bot's cards', as imaginary observations);
 #: full AIVAT (also the bot's decisions: the equity value function assumes a hand
 #: is checked down, which prices an unanswered bet badly).
 ESTIMATORS = ("raw", "all-in adjusted", "imaginary observations", "AIVAT, chance only", "AIVAT")

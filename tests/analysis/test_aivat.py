@@ -297,3 +297,25 @@ def test_an_all_in_run_out_leaves_our_range_as_every_board_card_does() -> None:
             if not set(h) & set(opponent + board)
         ]
         assert terms.value[row] == pytest.approx(np.mean(payoffs), abs=1e-9)
+
+
+def test_an_all_in_run_out_is_a_chance_event_whose_luck_aivat_removes() -> None:
+    """The same pre-flop all-ins in no-limit Leduc: AIVAT's chance corrections
+    now include the board card dealt after the last action, so with the exact
+    equity value function the estimate (without decision corrections) is the
+    same for every hand in which the opponent held the same cards, whatever
+    the board: none of the run-out's luck is left. Without that correction the
+    imaginary-observation values still vary with the board."""
+    game = load_game("leduc.nolimit")
+    ours, theirs = make_strategy("always-raise:size=max", game, seed=1), make_strategy("always-call", game, seed=1)
+    hands = simulate_hands(game, [ours, theirs], 60, seed=3, names=("us", "them"), rotate=False)
+    terms = aivat(hands, "us", ours, EquityValues(game))
+    estimate = terms.value - terms.chance
+    opponents = [tuple(int(c) for c in hands.hole[row][1]) for row in range(len(hands))]
+    luck = []
+    for held in set(opponents):
+        rows = [row for row, o in enumerate(opponents) if o == held]
+        assert len({int(hands.board[row][0]) for row in rows}) > 1  # several boards came for this holding
+        np.testing.assert_allclose(estimate[rows], estimate[rows[0]], atol=1e-9)
+        luck.append(np.ptp(terms.value[rows]))
+    assert max(luck) > 100.0  # the board's luck, before the correction
