@@ -399,10 +399,12 @@ SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data"
 #: exact exploitability on NL Leduc 0.063 chips a hand against equity's 26.8,
 #: benchmarks/continuations_leduc.py), else ``equity`` (no value net ships for these
 #: games); CFR+ iterations and run-outs that keep a HUNL hand within the dealer's 7 s
-#: a hand (p99 0.9-1.2 s of CPU a decision, under 1 s a hand on 2 cores:
-#: benchmarks/modicum_latency.py --bot resolve); ``preflop`` times the iterations on the
-#: first street, whose lookahead is the cheapest (equity leaves) and whose 50-iteration
-#: root solve still folded 38 % of the small blind's hands (27 % at 200, 25 % at 1000).
+#: a hand (p99 1.73 s of CPU a decision, 1.2 s a hand on 2 cores, the turn's 48
+#: rivers the slowest: benchmarks/modicum_latency.py); ``preflop`` times the iterations
+#: on the first street, whose lookahead is the cheapest (exact equity leaves), and
+#: ``root`` the root solve's, run once per agent (after 200 iterations its policy was
+#: 0.20 in total variation per hand from 1600's, after 400 0.11); ``boards``: the
+#: flop's all-in run-outs (pre-flop and the turn's are exact).
 LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity", "iterations": 50, "preflop": 8, "root": 20, "boards": 32}
 #: The kernel modules a hand of re-solving runs: on a cold cache one compile
 #: notice names them all when the agent is made (:func:`_parse`).

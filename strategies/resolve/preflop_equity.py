@@ -29,6 +29,7 @@ missing or damaged file is rebuilt into the cache directory on first use.
 from __future__ import annotations
 
 import math
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -39,9 +40,10 @@ from numba import njit, prange
 
 from poker._eval_kernels import card_bit, rank_cardset
 from poker.evaluate import private_hands
+from strategies.cfr.abstraction import _kernels as _k
 from strategies.cfr.abstraction.cache_files import CacheFileError, default_cache_dir, expect_arrays, read_arrays, write_arrays
 
-__all__ = ["CLASSES", "PreflopShowdowns", "class_sums", "hand_classes", "holdem_deck", "shipped_path"]
+__all__ = ["CLASSES", "PreflopShowdowns", "canonical_boards", "class_sums", "hand_classes", "load_class_sums"]
 
 #: Hand classes: 13 pairs, 78 suited and 78 offsuit rank pairs.
 CLASSES: Final = 169
@@ -51,16 +53,6 @@ SHIPPED: Final = Path(__file__).resolve().parents[1] / "data" / "holdem-preflop-
 #: Relative tolerance of the per-class check: fold values sum reach in a different
 #: order per card, so a symmetric range is symmetric to rounding only.
 SYMMETRY_TOLERANCE: Final = 1e-9
-
-
-def holdem_deck() -> npt.NDArray[np.int64]:
-    """The 52 card ids ``rank * 4 + suit``."""
-    return np.arange(52, dtype=np.int64)
-
-
-def shipped_path() -> Path:
-    """Where the table ships."""
-    return SHIPPED
 
 
 def hand_classes(cards: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.int64]:
@@ -75,53 +67,15 @@ def hand_classes(cards: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.int64]:
     return classes
 
 
-@njit(cache=True)
-def _board_keys() -> npt.NDArray[np.int64]:
-    """Every 5-card board's suit-isomorphism key (its four 13-bit suit masks,
-    sorted), in the lexicographic order of the boards."""
-    keys = np.empty(2598960, dtype=np.int64)
-    masks = np.empty(4, dtype=np.int64)
-    i = 0
-    for a in range(48):
-        for b in range(a + 1, 49):
-            for c in range(b + 1, 50):
-                for d in range(c + 1, 51):
-                    for e in range(d + 1, 52):
-                        cardset = card_bit(a) | card_bit(b) | card_bit(c) | card_bit(d) | card_bit(e)
-                        for s in range(4):
-                            masks[s] = (cardset >> (16 * s)) & 0x1FFF
-                        masks.sort()
-                        keys[i] = ((masks[3] * 8192 + masks[2]) * 8192 + masks[1]) * 8192 + masks[0]
-                        i += 1
-    return keys
-
-
 def canonical_boards() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """One board of each suit-isomorphism class (``int64[K, 5]``) and how many
-    boards each stands for (``int64[K]``, summing to C(52, 5))."""
-    keys = _board_keys()
-    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
-    boards = np.array(list(_lexicographic_boards(first)), dtype=np.int64)
-    return boards, counts.astype(np.int64)
+    boards each stands for (``int64[K]``, summing to C(52, 5)): the card
+    abstraction's enumeration (:attr:`~strategies.cfr.abstraction.card_tables.CardTables.canonical`)."""
+    from poker.gamedef import load_game
+    from strategies.cfr.abstraction.card_tables import CardTables
 
-
-def _lexicographic_boards(indices: npt.NDArray[np.int64]) -> list[tuple[int, ...]]:
-    """The boards at ``indices`` of the lexicographic order of 5-card boards (combinatorial unranking)."""
-    out = []
-    for index in indices.tolist():
-        board, start = [], 0
-        for left in range(5, 0, -1):
-            card = start
-            while True:
-                block = math.comb(52 - card - 1, left - 1)
-                if index < block:
-                    break
-                index -= block
-                card += 1
-            board.append(card)
-            start = card + 1
-        out.append(tuple(board))
-    return out
+    boards, orbits = _k.canonical_boards(np.arange(52, dtype=np.int64), 5, CardTables(load_game("hunl")).perm_maps)
+    return boards, orbits
 
 
 @njit(cache=True, parallel=True)
@@ -196,7 +150,7 @@ def class_sums(boards: npt.NDArray[np.int64] | None = None, weights: npt.NDArray
     ``weights`` (default: every board, through the suit-isomorphic ones)."""
     if boards is None or weights is None:
         boards, weights = canonical_boards()
-    hands = private_hands(holdem_deck(), 2).astype(np.int64)
+    hands = private_hands(np.arange(52), 2).astype(np.int64)
     parts = max(1, nb.get_num_threads()) * 4
     sums: npt.NDArray[np.int64] = _class_sums_kernel(boards, weights, hands, hand_classes(hands), _sharing(hands), parts).sum(axis=0)
     return sums
@@ -224,29 +178,32 @@ def load_class_sums() -> npt.NDArray[np.int64]:
     return sums
 
 
+@cache
+def _per_unit_reach() -> npt.NDArray[np.float64]:
+    """``S[A, B] / (|A| * C(48, 5))``: class A's value per unit of class B's reach, read once a process."""
+    sizes = np.bincount(hand_classes(private_hands(np.arange(52), 2)), minlength=CLASSES).astype(np.float64)
+    matrix: npt.NDArray[np.float64] = load_class_sums() / (sizes[:, None] * math.comb(48, 5))
+    return matrix
+
+
 class PreflopShowdowns:
     """A showdown before the flop averaged over every board, exactly, for
     ranges that are the same across the hands of a class (module docstring);
     the interface of :class:`~strategies.resolve.evaluators.Runouts`. A range
     that is not gets ``fallback()``'s sampled run-outs."""
 
-    _per_class: npt.NDArray[np.float64] | None = None
-
     def __init__(self, cards: npt.NDArray[np.integer[Any]], fallback: Any) -> None:
         self.classes = hand_classes(cards)
-        self.sizes = np.bincount(self.classes, minlength=CLASSES).astype(np.float64)
+        sizes = np.bincount(self.classes, minlength=CLASSES).astype(np.float64)
+        #: ``[H, 169]``: a hand's share of its class's mean reach (one product, no scatter per call).
+        self.to_class = (self.classes[:, None] == np.arange(CLASSES)[None, :]) / sizes[None, :]
+        self.matrix = _per_unit_reach()
         self._fallback_factory = fallback
         self._fallback: Any = None
-        if PreflopShowdowns._per_class is None:
-            # per unit of reach: S[A, B] / (|A| * C(48, 5)), shared by every instance
-            PreflopShowdowns._per_class = load_class_sums() / (self.sizes[:, None] * math.comb(48, 5))
-        self.matrix = PreflopShowdowns._per_class
 
     def _class_reach(self, reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64] | None:
         """Each class's reach ``[L, 169]``, or None if some class's hands differ."""
-        sums = np.zeros((reach.shape[0], CLASSES))
-        np.add.at(sums.T, self.classes, reach.T)
-        per_class = sums / self.sizes
+        per_class: npt.NDArray[np.float64] = reach @ self.to_class
         scale = max(float(np.abs(reach).max(initial=0.0)), 1e-300)
         if np.abs(per_class[:, self.classes] - reach).max(initial=0.0) > SYMMETRY_TOLERANCE * scale:
             return None
