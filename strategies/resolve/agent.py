@@ -69,6 +69,8 @@ __all__ = ["Carry", "ResolvingStrategy", "resolve_from_blueprint"]
 
 #: Run-outs an all-in showdown before the last street, or the ``equity`` evaluator, enumerates at most.
 DEFAULT_MAX_BOARDS = 64
+#: First-street re-solves an agent keeps from hand to hand (:meth:`ResolvingStrategy.new_hand`).
+CACHED_FIRST_STREET = 256
 
 
 @dataclass(frozen=True)
@@ -152,7 +154,7 @@ class ResolvingStrategy(Strategy):
         if evaluator is not None and continuations is not None and continuations.first_round > 0:
             from strategies.resolve.continuations import CarriedByBlueprint
 
-            self._before_picks = CarriedByBlueprint(evaluator, continuations)
+            self._before_picks = CarriedByBlueprint(evaluator, continuations, continuations.blueprint_before)
         self._table: HandTable | None = None
         self._rng = np.random.default_rng(self.seed)
         self._n_hands = len(private_hands(game))
@@ -302,7 +304,15 @@ class ResolvingStrategy(Strategy):
     # -- the Strategy interface ----------------------------------------------------------
 
     def new_hand(self, view: MatchState) -> None:
-        self._cache.clear()  # only this hand's histories recur; the root solve is kept
+        """Forget the last hand's re-solves but the first street's: a re-solve
+        depends only on the public history, and before any card is dealt that is
+        the betting alone, which recurs hand after hand (a later street's board
+        rarely does). Kept up to :data:`CACHED_FIRST_STREET`, the oldest dropped
+        first: off-tree sizes make ever new bettings."""
+        first_street = [key for key in self._cache if "/" not in key[1] and not key[2]]
+        kept = {key: self._cache[key] for key in first_street[-CACHED_FIRST_STREET:]}
+        self._cache.clear()
+        self._cache.update(kept)
 
     def act(self, view: MatchState) -> Action:
         state = view.state
@@ -410,9 +420,13 @@ LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity"
 #: notice names them all when the agent is made (:func:`_parse`).
 HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels")
 #: ``preflop=``'s choices with ``evaluator=continuations``: the pre-flop street's
-#: leaves valued by showdown equity (the default: a blueprint's few pre-flop buckets
-#: cannot tell AA from 77) or by the continuations like every later street's.
-PREFLOP_LEAVES: Final = ("equity", "continuations")
+#: leaves valued by showdown equity (the default), by the blueprint played on by both
+#: (``blueprint``), or by the opponent's pick of continuations like every later
+#: street's (``continuations``); in hold'em the last two value each hand by its own
+#: flop sequences over every flop (:mod:`strategies.resolve.preflop_leaves`). Against
+#: local best response on the same 300 deals neither beat equity's total: they fold
+#: more to a pre-flop raise (docs/results.md).
+PREFLOP_LEAVES: Final = ("equity", "blueprint", "continuations")
 #: Run-outs an option may ask for: each holds about 100 bytes per private hand
 #: (hold'em: 130 KB), and every leaf evaluation walks them all.
 MAX_BOARDS = 4096
@@ -462,7 +476,8 @@ def _default_evaluator(game: Game) -> str:
 def _continuation_leaves(game: Game, path: str | None, count_text: str | None, preflop: str | None) -> ContinuationLeaves:
     """``evaluator=continuations``' leaves: the blueprint at ``path`` (default the
     one that ships for the game), its first ``continuations`` K continuations
-    (default all), from the flop on unless ``preflop=continuations``."""
+    (default all), from the flop on unless ``preflop=continuations``; before the
+    picks, blueprint values with ``preflop=blueprint``."""
     from strategies.cfr import compile_notice
     from strategies.resolve.continuations import BIASES, ContinuationLeaves, ContinuationValues, open_blueprint
     from strategies.resolve.evaluators import HandTable
@@ -474,9 +489,11 @@ def _continuation_leaves(game: Game, path: str | None, count_text: str | None, p
     if preflop not in PREFLOP_LEAVES:
         raise StrategyError(f"strategy 'resolve': preflop={preflop!r} is not one of {', '.join(PREFLOP_LEAVES)}")
     compile_notice.expect("strategies.cfr.abstraction._kernels")  # the blueprint buckets boards
+    if preflop != "equity":
+        compile_notice.expect("strategies.resolve.preflop_leaves")
     blueprint = open_blueprint(game, path, "resolve")
     first_round = 0 if preflop == "continuations" else 1
-    return ContinuationLeaves(ContinuationValues(blueprint, int(count_text)), HandTable(game), first_round)
+    return ContinuationLeaves(ContinuationValues(blueprint, int(count_text)), HandTable(game), first_round, preflop == "blueprint")
 
 
 def _two_players(game: Game) -> None:
@@ -593,7 +610,8 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
     " end of the hand, default), net (learned values at the street's end; model=PATH, default the shipped one) or"
     " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
     " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"
-    " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; equity leaves before);"
+    " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; before it equity leaves, or the"
+    " blueprint's values with preflop=blueprint);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
     " ships (HUNL), else equity, iterations=50, boards=32 (pre-flop and with one card to come: every board)",
 )

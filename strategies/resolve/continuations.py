@@ -50,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -60,8 +61,11 @@ from strategies.base import StrategyError
 from strategies.cfr.abstraction.card_abstraction import Abstraction
 from strategies.cfr.solvers.abstract_game import AbstractGame
 from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
-from strategies.resolve.evaluators import Evaluator, HandTable, StreetValues, fold_reach
+from strategies.resolve.evaluators import Evaluator, HandTable, StreetValues, fold_reach, is_holdem
 from strategies.translation import map_probabilities, pot_fraction
+
+if TYPE_CHECKING:
+    from strategies.resolve.preflop_leaves import FlopAveraged
 
 __all__ = [
     "BIASES",
@@ -321,11 +325,16 @@ class ContinuationEvaluator:
     whose betting left the blueprint's tree (``locate`` gives None) are valued
     as a check-down: the showdown of the pot now, every continuation alike."""
 
-    def __init__(self, values: ContinuationValues, chooser: int, locate: Locate, table: HandTable) -> None:
+    def __init__(
+        self, values: ContinuationValues, chooser: int, locate: Locate, table: HandTable, flop_averaged: FlopAveraged | None = None
+    ) -> None:
         self.values = values
         self.chooser = chooser
         self.locate = locate
         self.table = table
+        #: Hold'em's pre-flop leaves by each hand's own flop sequences (:mod:`strategies.resolve.preflop_leaves`), or None.
+        self.flop_averaged = flop_averaged
+        self._classes: dict[tuple[str, int, int], npt.NDArray[np.float64]] = {}
         self._sequences: dict[tuple[int, tuple[int, ...]], npt.NDArray[np.int64]] = {}
         self._leaf: dict[tuple[str, int, bool], npt.NDArray[np.float64]] = {}
 
@@ -355,6 +364,31 @@ class ContinuationEvaluator:
                 known = scale * (self.values.after_deal if dealt else self.values.at)(node, self.chooser)[k]
             self._leaf[key] = known
         return known
+
+    def _class_matrix(self, state: State, k: int, p: int) -> npt.NDArray[np.float64]:
+        """Position ``p``'s class matrix ``[169, 169]`` at the pre-flop leaf ``state``
+        under pick ``k``: ``V_k`` over flop sequence pairs averaged over every flop."""
+        assert self.flop_averaged is not None
+        key = (state.betting_string(), k, p)
+        known = self._classes.get(key)
+        if known is None:
+            if len(self._classes) >= CACHED_BOARDS:
+                self._classes.clear()
+            known = self._classes[key] = self.flop_averaged.matrix(self._matrix(state, k, dealt=True), p)
+        return known
+
+    def class_values(
+        self, leaves: Sequence[State], continuation: npt.NDArray[np.int8], p: int, opponent: npt.NDArray[np.float64]
+    ) -> npt.NDArray[np.float64] | None:
+        """Position ``p``'s values ``[L, H]`` at pre-flop leaves by :attr:`flop_averaged`,
+        or None where there is none or the opponent's reach ``[L, H]`` is not the same across a class."""
+        if self.flop_averaged is None:
+            return None
+        class_reach = self.flop_averaged.hand_classes.reach(opponent)
+        if class_reach is None:
+            return None
+        matrices = np.stack([self._class_matrix(s, int(k), p) for s, k in zip(leaves, continuation)])
+        return self.flop_averaged.values(class_reach, matrices)
 
     def _split(self, round_: int, board: tuple[int, ...], reach: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
         """Each hand's round-``round_`` sequence on ``board`` (``rows``, 0 where it
@@ -400,6 +434,10 @@ class ContinuationEvaluator:
         group = np.array([first.setdefault(id(state), len(first)) for state in leaves])
         for p in positions:
             opponent = reach[1 - p]  # [L, H]
+            by_class = self.class_values(leaves, continuation, p, opponent) if round_ == 0 else None
+            if by_class is not None:
+                out[p] = by_class
+                continue
             if p == self.chooser:  # the other's reach: one row per leaf state
                 opponent = opponent[np.unique(group, return_index=True)[1]]
             split, rows, valid = self._split(round_, board, opponent)
@@ -430,19 +468,45 @@ class ContinuationEvaluator:
 class ContinuationLeaves:
     """Continuation leaves for continual re-solving (``resolve:evaluator=continuations``):
     from street ``first_round`` on (1: the pre-flop street's leaves are valued
-    otherwise, its blueprint buckets being too coarse), each depth limit of a
-    re-solve is the opponent's pick among the continuations of ``values``, valued
-    by a :class:`ContinuationEvaluator` whose chooser is that opponent."""
+    otherwise, by :class:`CarriedByBlueprint`), each depth limit of a re-solve is
+    the opponent's pick among the continuations of ``values``, valued by a
+    :class:`ContinuationEvaluator` whose chooser is that opponent. In hold'em,
+    where pre-flop leaves take blueprint values (picked, or ``blueprint_before``),
+    each hand is valued by its own flop sequences averaged over every flop
+    (:mod:`strategies.resolve.preflop_leaves`), not by the blueprint's few
+    pre-flop buckets."""
 
-    def __init__(self, values: ContinuationValues, table: HandTable, first_round: int) -> None:
+    def __init__(self, values: ContinuationValues, table: HandTable, first_round: int, blueprint_before: bool = False) -> None:
         self.values = values
         self.first_round = first_round
+        #: The streets before ``first_round`` valued by the blueprint (:class:`CarriedByBlueprint`), not ``equity``.
+        self.blueprint_before = blueprint_before
         locate = blueprint_locate(values.blueprint)
-        self._by_chooser = tuple(ContinuationEvaluator(values, chooser, locate, table) for chooser in range(2))
+        flop_averaged = None
+        if (first_round == 0 or blueprint_before) and is_holdem(table.game):
+            from strategies.resolve.preflop_leaves import FlopAveraged
+
+            flop_averaged = FlopAveraged(values.blueprint.sequences, table.cards.astype(np.int64), values.blueprint.game.sequences[1])
+        self._by_chooser = tuple(ContinuationEvaluator(values, chooser, locate, table, flop_averaged) for chooser in range(2))
 
     def evaluator(self, chooser: int) -> ContinuationEvaluator:
         """The evaluator whose continuations ``chooser`` picks (its caches are kept)."""
         return self._by_chooser[chooser]
+
+    def blueprint_street_values(self, leaves: Sequence[State], reach: npt.NDArray[np.float64]) -> StreetValues | None:
+        """Both positions' values ``[2, L, H]`` at hold'em's pre-flop depth limits
+        ``leaves`` for the reaches ``[2, L, H]`` when both play the blueprint from
+        there on, each hand by its own flop sequences
+        (:mod:`strategies.resolve.preflop_leaves`); None where that does not apply."""
+        evaluator = self._by_chooser[0]  # pick 0 is the blueprint for both players
+        picks = np.zeros(len(leaves), dtype=np.int8)
+        out = np.zeros(reach.shape)
+        for p in range(2):
+            values = evaluator.class_values(leaves, picks, p, reach[1 - p])
+            if values is None:
+                return None
+            out[p] = values
+        return out, [], None
 
     def blueprint_values(self, leaf: State, board: tuple[int, ...], reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Both positions' values ``[2, H]`` on ``board`` (the next street's cards
@@ -454,18 +518,20 @@ class ContinuationLeaves:
 
 
 class CarriedByBlueprint(Evaluator):
-    """``leaves``' values at the street's end, but the blueprint's values carried
-    across the deal (:meth:`ContinuationLeaves.blueprint_values`): the streets
-    before ``resolve:evaluator=continuations`` picks (HUNL's pre-flop, valued by
-    showdown equity). The next street's re-solve values its own leaves by the
-    continuations; its constraints, the opponent's values here, must be in the
-    same terms: check-down equity gives a hand that will face bets the share of
+    """``leaves``' values at the street's end (or, ``by_blueprint``, the
+    blueprint's where :meth:`ContinuationLeaves.blueprint_street_values` applies:
+    hold'em's pre-flop), and the blueprint's values carried across the deal
+    (:meth:`ContinuationLeaves.blueprint_values`): the streets before
+    ``resolve:evaluator=continuations`` picks (HUNL's pre-flop). The next
+    street's re-solve values its own leaves by the continuations; its
+    constraints, the opponent's values here, must be in the same terms: check-down equity gives a hand that will face bets the share of
     the pot it would win by showing down, and a gadget whose constraints give the
     opponent's weak hands that much lets it fold to their bets far more often than
     they could earn by bluffing (against local best response: pre-flop calls
     folded on the flop)."""
 
-    def __init__(self, leaves: Evaluator, continuations: ContinuationLeaves) -> None:
+    def __init__(self, leaves: Evaluator, continuations: ContinuationLeaves, by_blueprint: bool = False) -> None:
+        self.by_blueprint = by_blueprint
         self.game = leaves.game
         self.table = leaves.table
         self.name = leaves.name
@@ -476,6 +542,18 @@ class CarriedByBlueprint(Evaluator):
         self, board: tuple[int, ...], pots: npt.NDArray[np.float64], reach: npt.NDArray[np.float64]
     ) -> npt.NDArray[np.float64]:
         return self.leaves.leaf_values(board, pots, reach)
+
+    def street_values(
+        self, board: tuple[int, ...], leaves: Sequence[State], continuation: npt.NDArray[np.int8],
+        reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
+    ) -> StreetValues:  # fmt: skip
+        """The blueprint's values by each hand's flop sequences where ``by_blueprint``
+        and they apply (hold'em's pre-flop), else ``leaves``'."""
+        if self.by_blueprint and leaves and leaves[0].round == 1:
+            known = self.continuations.blueprint_street_values(leaves, reach)
+            if known is not None:
+                return known
+        return super().street_values(board, leaves, continuation, reach, positions)
 
     def board_values(
         self, board: tuple[int, ...], pot: float, reach: npt.NDArray[np.float64], leaf: State | None = None

@@ -64,6 +64,7 @@ __all__ = [
     "Runouts",
     "StreetValues",
     "fold_reach",
+    "is_holdem",
     "runouts_for",
 ]
 
@@ -164,7 +165,7 @@ class Runouts:
         return np.stack([self.values(reach[1], stakes), self.values(reach[0], stakes)])
 
 
-def _is_holdem(game: Game) -> bool:
+def is_holdem(game: Game) -> bool:
     """A full 52-card deck, two hole cards and five board cards: the game of the pre-flop table."""
     return game.num_suits == 4 and game.num_ranks == 13 and game.num_hole_cards == 2 and game.total_board_cards(game.num_rounds - 1) == 5
 
@@ -174,7 +175,7 @@ def runouts_for(table: HandTable, board: tuple[int, ...], *, max_boards: int = D
     hand class (:class:`~strategies.resolve.preflop_equity.PreflopShowdowns`: a
     sample of the 2.6 million boards left each hand's equity off by about 0.1 at
     the 8 a decision can afford), else :class:`Runouts`."""
-    if not board and _is_holdem(table.game):
+    if not board and is_holdem(table.game):
         return PreflopShowdowns(table.cards, lambda: Runouts(table, board, max_boards=max_boards, seed=seed))
     game = table.game
     if game.total_board_cards(game.num_rounds - 1) - len(board) == 1:

@@ -43,7 +43,7 @@ from poker.evaluate import private_hands
 from strategies.cfr.abstraction import _kernels as _k
 from strategies.cfr.abstraction.cache_files import CacheFileError, default_cache_dir, expect_arrays, read_arrays, write_arrays
 
-__all__ = ["CLASSES", "PreflopShowdowns", "canonical_boards", "class_sums", "hand_classes", "load_class_sums"]
+__all__ = ["CLASSES", "HandClasses", "PreflopShowdowns", "canonical_boards", "class_sums", "hand_classes", "load_class_sums", "sharing"]
 
 #: Hand classes: 13 pairs, 78 suited and 78 offsuit rank pairs.
 CLASSES: Final = 169
@@ -67,14 +67,14 @@ def hand_classes(cards: npt.NDArray[np.integer[Any]]) -> npt.NDArray[np.int64]:
     return classes
 
 
-def canonical_boards() -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """One board of each suit-isomorphism class (``int64[K, 5]``) and how many
-    boards each stands for (``int64[K]``, summing to C(52, 5)): the card
-    abstraction's enumeration (:attr:`~strategies.cfr.abstraction.card_tables.CardTables.canonical`)."""
+def canonical_boards(size: int = 5) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """One ``size``-card board of each suit-isomorphism class (``int64[K, size]``)
+    and how many boards each stands for (``int64[K]``, summing to C(52, size)):
+    the card abstraction's enumeration (:attr:`~strategies.cfr.abstraction.card_tables.CardTables.canonical`)."""
     from poker.gamedef import load_game
     from strategies.cfr.abstraction.card_tables import CardTables
 
-    boards, orbits = _k.canonical_boards(np.arange(52, dtype=np.int64), 5, CardTables(load_game("hunl")).perm_maps)
+    boards, orbits = _k.canonical_boards(np.arange(52, dtype=np.int64), size, CardTables(load_game("hunl")).perm_maps)
     return boards, orbits
 
 
@@ -136,7 +136,7 @@ def _class_sums_kernel(
     return out
 
 
-def _sharing(hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+def sharing(hands: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
     """For each hand, the 100 other hands holding one of its cards."""
     holds = [[] for _ in range(52)]  # type: list[list[int]]
     for h, (a, b) in enumerate(hands.tolist()):
@@ -152,7 +152,7 @@ def class_sums(boards: npt.NDArray[np.int64] | None = None, weights: npt.NDArray
         boards, weights = canonical_boards()
     hands = private_hands(np.arange(52), 2).astype(np.int64)
     parts = max(1, nb.get_num_threads()) * 4
-    sums: npt.NDArray[np.int64] = _class_sums_kernel(boards, weights, hands, hand_classes(hands), _sharing(hands), parts).sum(axis=0)
+    sums: npt.NDArray[np.int64] = _class_sums_kernel(boards, weights, hands, hand_classes(hands), sharing(hands), parts).sum(axis=0)
     return sums
 
 
@@ -186,6 +186,28 @@ def _per_unit_reach() -> npt.NDArray[np.float64]:
     return matrix
 
 
+class HandClasses:
+    """The 169 classes of the hands ``cards`` (``[H, 2]``) and the reach of a
+    range by class, for the tables here that sum over a class's hands: they
+    hold for a range that is the same on every hand of a class."""
+
+    def __init__(self, cards: npt.NDArray[np.integer[Any]]) -> None:
+        self.classes = hand_classes(cards)
+        #: Hands per class, ``float64[169]``.
+        self.sizes = np.bincount(self.classes, minlength=CLASSES).astype(np.float64)
+        #: ``[H, 169]``: a hand's share of its class's mean reach (one product, no scatter per call).
+        self.to_class = (self.classes[:, None] == np.arange(CLASSES)[None, :]) / self.sizes[None, :]
+
+    def reach(self, reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64] | None:
+        """Each class's reach per hand ``[L, 169]`` of the rows of ``reach``
+        (``[L, H]``), or None if some class's hands differ."""
+        per_class: npt.NDArray[np.float64] = reach @ self.to_class
+        scale = max(float(np.abs(reach).max(initial=0.0)), 1e-300)
+        if np.abs(per_class[:, self.classes] - reach).max(initial=0.0) > SYMMETRY_TOLERANCE * scale:
+            return None
+        return per_class
+
+
 class PreflopShowdowns:
     """A showdown before the flop averaged over every board, exactly, for
     ranges that are the same across the hands of a class (module docstring);
@@ -193,33 +215,22 @@ class PreflopShowdowns:
     that is not gets ``fallback()``'s sampled run-outs."""
 
     def __init__(self, cards: npt.NDArray[np.integer[Any]], fallback: Any) -> None:
-        self.classes = hand_classes(cards)
-        sizes = np.bincount(self.classes, minlength=CLASSES).astype(np.float64)
-        #: ``[H, 169]``: a hand's share of its class's mean reach (one product, no scatter per call).
-        self.to_class = (self.classes[:, None] == np.arange(CLASSES)[None, :]) / sizes[None, :]
+        self.hand_classes = HandClasses(cards)
         self.matrix = _per_unit_reach()
         self._fallback_factory = fallback
         self._fallback: Any = None
-
-    def _class_reach(self, reach: npt.NDArray[np.float64]) -> npt.NDArray[np.float64] | None:
-        """Each class's reach ``[L, 169]``, or None if some class's hands differ."""
-        per_class: npt.NDArray[np.float64] = reach @ self.to_class
-        scale = max(float(np.abs(reach).max(initial=0.0)), 1e-300)
-        if np.abs(per_class[:, self.classes] - reach).max(initial=0.0) > SYMMETRY_TOLERANCE * scale:
-            return None
-        return per_class
 
     def values(self, opp_reach: npt.NDArray[np.float64], stakes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Counterfactual values ``[L, H]`` of the hands whose opponent has
         ``opp_reach`` (``[L, H]``) when ``stakes[l]`` chips each are shown down at node ``l``."""
         reach = np.asarray(opp_reach, dtype=np.float64)
-        per_class = self._class_reach(reach)
+        per_class = self.hand_classes.reach(reach)
         if per_class is None:
             if self._fallback is None:
                 self._fallback = self._fallback_factory()
             fallback: npt.NDArray[np.float64] = self._fallback.values(reach, stakes)
             return fallback
-        values: npt.NDArray[np.float64] = (per_class @ self.matrix.T)[:, self.classes] * np.asarray(stakes, dtype=np.float64)[:, None]
+        values: npt.NDArray[np.float64] = (per_class @ self.matrix.T)[:, self.hand_classes.classes] * np.asarray(stakes, dtype=np.float64)[:, None]
         return values
 
     def both(self, reach: npt.NDArray[np.float64], stakes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:

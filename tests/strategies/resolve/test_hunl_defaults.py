@@ -60,7 +60,7 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:root_iterations=many", "root_iterations='many'"),
         ("resolve:blueprint=x.strategy", "No such file or directory"),
         ("resolve:evaluator=continuations,continuations=5", "continuations must be 1 to 4"),
-        ("resolve:evaluator=continuations,preflop=guess", "preflop='guess' is not one of equity, continuations"),
+        ("resolve:evaluator=continuations,preflop=guess", "preflop='guess' is not one of equity, blueprint, continuations"),
         ("resolve:evaluator=continuations,blueprint=/nonexistent.strategy", "strategy 'resolve': "),
     ],
 )

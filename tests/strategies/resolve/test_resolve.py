@@ -12,7 +12,7 @@ import pytest
 
 from arena.commands.match import main as match_main
 from poker.gamedef import load_game
-from poker.state import CALL, Action, State
+from poker.state import CALL, Action, ActionType, State
 from strategies.base import PublicState, StrategyError, make_strategy
 from strategies.cfr.best_response.exact import exploitability, strategy_from_policy
 from strategies.cfr.solvers.solver import Solver, uniform_strategy
@@ -161,3 +161,24 @@ def test_a_time_budget_runs_whole_batches() -> None:
     assert agent.policy(PublicState(State(NL), (), columns)).shape == (6, 3)
     with pytest.raises(NotImplementedError, match="r300"):  # the default columns lack the pot raise
         agent.policy(PublicState(State(NL)))
+
+
+def test_first_street_resolves_are_kept_across_hands() -> None:
+    """A re-solve depends only on the public history; the first street's (no
+    board) recur every hand and are kept by ``new_hand``, a later street's are
+    not; the kept one is what a fresh agent computes."""
+    from poker.protocol import MatchState
+
+    agent = make_strategy("resolve:iterations=30", LEDUC, seed=4)
+    assert isinstance(agent, ResolvingStrategy)
+    raised = State(LEDUC).apply(Action(ActionType.RAISE))
+    flop = State(LEDUC).apply(CALL).apply(CALL)
+    first, later = agent.resolution(raised, ()), agent.resolution(flop, (46,))
+    agent.new_hand(MatchState(0, 1, State(LEDUC), ((42,), ()), ()))
+    assert agent.resolution(raised, ()) is first
+    assert agent.resolution(flop, (46,)) is not later
+    fresh = make_strategy("resolve:iterations=30", LEDUC, seed=4)
+    assert isinstance(fresh, ResolvingStrategy)
+    again = fresh.resolution(raised, ())
+    assert first is not None and again is not None
+    np.testing.assert_array_equal(first.root_policy(), again.root_policy())
