@@ -69,8 +69,9 @@ __all__ = ["Carry", "ResolvingStrategy", "resolve_from_blueprint"]
 
 #: Run-outs an all-in showdown before the last street, or the ``equity`` evaluator, enumerates at most.
 DEFAULT_MAX_BOARDS = 64
-#: First-street re-solves an agent keeps from hand to hand (:meth:`ResolvingStrategy.new_hand`).
-CACHED_FIRST_STREET = 256
+#: First-street re-solves an agent keeps from hand to hand (:meth:`ResolvingStrategy.new_hand`):
+#: about 1.4 MB each in HUNL, and a match against fcpa betting meets a few dozen lines.
+CACHED_FIRST_STREET = 64
 
 
 @dataclass(frozen=True)

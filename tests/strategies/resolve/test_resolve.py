@@ -182,3 +182,19 @@ def test_first_street_resolves_are_kept_across_hands() -> None:
     again = fresh.resolution(raised, ())
     assert first is not None and again is not None
     np.testing.assert_array_equal(first.root_policy(), again.root_policy())
+
+
+def test_first_street_resolves_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off-tree sizes make ever new bettings: only the newest are kept."""
+    from poker.protocol import MatchState
+    from strategies.resolve import agent as agent_module
+
+    monkeypatch.setattr(agent_module, "CACHED_FIRST_STREET", 1)
+    agent = make_strategy("resolve:iterations=30", LEDUC, seed=4)
+    assert isinstance(agent, ResolvingStrategy)
+    raised = State(LEDUC).apply(Action(ActionType.RAISE))
+    reraised = raised.apply(Action(ActionType.RAISE))
+    older, newer = agent.resolution(raised, ()), agent.resolution(reraised, ())
+    agent.new_hand(MatchState(0, 1, State(LEDUC), ((42,), ()), ()))
+    assert agent.resolution(reraised, ()) is newer
+    assert agent.resolution(raised, ()) is not older
