@@ -56,7 +56,17 @@ async def _dealer(
 
 async def _agent(port: int, *extra: str, python: tuple[str, ...] = tuple(ARENA)) -> trio.Process:
     command = [*python, "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "always-call", *extra]
-    return await trio.lowlevel.open_process(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    return await trio.lowlevel.open_process(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT, preexec_fn=_foreground_sigint
+    )
+
+
+def _foreground_sigint() -> None:
+    """The agent as a terminal's foreground job gets it: SIGINT's default. A
+    suite started as a background job (``make test &``) has SIGINT ignored, an
+    inherited disposition under which Python installs no KeyboardInterrupt handler
+    and Ctrl-C cannot reach the agent at all."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 async def _finish(process: trio.Process) -> tuple[int, str]:
