@@ -40,7 +40,7 @@ import numpy.typing as npt
 from numba import njit
 
 from strategies.cfr.abstraction.card_abstraction import Abstraction
-from strategies.resolve.preflop_equity import CLASSES, HandClasses, canonical_boards, sharing
+from strategies.resolve.preflop_equity import CLASSES, HandClasses, canonical_boards, hand_classes, sharing
 
 __all__ = ["FlopAveraged", "sequence_pair_counts"]
 
@@ -74,7 +74,7 @@ def sequence_pair_counts(sequences: Abstraction, cards: npt.NDArray[np.int64], w
     column ``class * S + sequence`` (``S = width`` flop sequences; hands are the
     rows of ``cards``, in the order ``sequences.buckets`` answers)."""
     flops, orbits = canonical_boards(3)
-    classes = HandClasses(cards).classes
+    classes = hand_classes(cards)
     rows = np.empty((len(flops), len(cards)), dtype=np.int64)
     for f, flop in enumerate(flops):
         seq = sequences.buckets(1, [int(c) for c in flop]).astype(np.int64)
