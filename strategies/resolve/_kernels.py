@@ -91,45 +91,156 @@ def _position_values(tree, payoff, strategy, mode, root_reach, reach, values, po
 @njit(cache=True, nogil=True)
 def runout_values(opp_reach, stakes, hand_cards, ranks, order, n_valid, weight, out):
     """Showdown values averaged over a set of complete boards, for several nodes
-    at once: ``out[l, h] = weight * stakes[l] * sum_b (W_b(h) - L_b(h))`` where
-    ``W_b``/``L_b`` are the opponent reach ``opp_reach[l]`` over hands compatible
-    with ``h`` and board ``b`` that ``h`` beats / loses to. ``ranks``, ``order``
-    and ``n_valid`` are per board (``[K, H]``, ``[K, H]``, ``[K]``, as the
-    engine's showdown tables); hands clashing with a board get nothing from it.
-    The engine's O(H) sorted sweep (:func:`strategies.cfr.tree._kernels.showdown_values`)
-    runs once per node and board with unit stakes, since values are linear in the stake."""
-    n_nodes, n_hands = opp_reach.shape
+    at once: ``out[h, l] = weight * stakes[l] * sum_b (W_b(h) - L_b(h))`` where
+    ``W_b``/``L_b`` are the opponent reach ``opp_reach[h', l]`` over hands ``h'``
+    compatible with ``h`` and board ``b`` that ``h`` beats / loses to. Hands
+    index the rows of ``opp_reach`` and ``out`` (``[H, L]``) and nodes the
+    columns, so each step of the sweep serves every node in one contiguous
+    (vectorised) run. ``ranks``, ``order`` and ``n_valid`` are per board
+    (``[K, H]``, ``[K, H]``, ``[K]``, as the engine's showdown tables); hands
+    clashing with a board get nothing from it.
+
+    The engine's two sorted sweeps per board
+    (:func:`strategies.cfr.tree._kernels.showdown_values`, per-card
+    inclusion-exclusion; the same sums in the same order, so the same bits as
+    the engine's showdown), each step over every node at once."""
+    n_hands, n_nodes = opp_reach.shape
+    out[:] = 0.0
+    if n_nodes < NODES_TOGETHER:
+        _runout_values_by_node(opp_reach, hand_cards, ranks, order, n_valid, out)
+    else:
+        _runout_values_together(opp_reach, hand_cards, ranks, order, n_valid, out)
+    for h in range(n_hands):
+        for q in range(n_nodes):
+            out[h, q] *= weight * stakes[q]
+
+
+#: Nodes from which :func:`runout_values` sweeps them together: with fewer, the
+#: bookkeeping of the per-node runs costs more than it saves (measured on HUNL's turn).
+NODES_TOGETHER = 3
+
+
+@njit(cache=True, nogil=True)
+def _runout_values_by_node(opp_reach, hand_cards, ranks, order, n_valid, out):
+    """:func:`runout_values`'s sums (before the stakes) node by node, by the
+    engine's :func:`showdown_values` on each node's reach made contiguous."""
+    n_hands, n_nodes = opp_reach.shape
     n_cards = hand_cards.max() + 1
+    reach = np.empty(n_hands)
     weaker = np.empty(n_hands)
     stronger = np.empty(n_hands)
     card_sum = np.empty(n_cards)
     total_cards = np.empty(n_cards)
     board_out = np.empty(n_hands)
-    for node in range(n_nodes):
-        row = out[node]
-        row[:] = 0.0
-        reach = opp_reach[node]
+    for q in range(n_nodes):
+        reach[:] = opp_reach[:, q]
         for b in range(ranks.shape[0]):
             showdown_values(
-                reach,
-                hand_cards,
-                order[b],
-                np.int64(n_valid[b]),
-                ranks[b],
-                1.0,
-                0.0,
-                -1.0,
-                board_out,
-                weaker,
-                stronger,
-                card_sum,
-                total_cards,
-            )
+                reach, hand_cards, order[b], np.int64(n_valid[b]), ranks[b], 1.0, 0.0, -1.0,
+                board_out, weaker, stronger, card_sum, total_cards,
+            )  # fmt: skip
             for h in range(n_hands):
-                row[h] += board_out[h]
-        scale = weight * stakes[node]
+                out[h, q] += board_out[h]
+
+
+@njit(cache=True, nogil=True)
+def _runout_values_together(opp_reach, hand_cards, ranks, order, n_valid, out):
+    """:func:`runout_values`'s sums (before the stakes) with every node in each step."""
+    n_hands, n_nodes = opp_reach.shape
+    card_sum = np.empty((hand_cards.max() + 1, n_nodes))
+    running = np.empty(n_nodes)
+    weaker = np.empty((n_hands, n_nodes))
+    stronger = np.empty((n_hands, n_nodes))
+    for b in range(ranks.shape[0]):
+        _sweep(opp_reach, hand_cards, ranks[b], order[b], n_valid[b], True, weaker, running, card_sum)
+        _sweep(opp_reach, hand_cards, ranks[b], order[b], n_valid[b], False, stronger, running, card_sum)
+        for t in range(n_valid[b]):
+            h = order[b, t]
+            for q in range(n_nodes):
+                out[h, q] += weaker[h, q] - stronger[h, q]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sweep(opp_reach, hand_cards, rank, by_rank, n, upward, into, running, card_sum):
+    """One sweep of :func:`runout_values` over the ``n`` valid hands of a board
+    (``by_rank`` weakest first): ``into[h, q]``, the reach ``opp_reach[:, q]`` of
+    the hands compatible with ``h`` ranked strictly below it (``upward``) or
+    strictly above it, by groups of equal rank."""
+    n_nodes = opp_reach.shape[1]
+    n_hole = hand_cards.shape[1]
+    card_sum[:] = 0.0
+    running[:] = 0.0
+    step = 1 if upward else -1
+    i = 0 if upward else n - 1
+    end = n if upward else -1
+    while i != end:
+        j = i
+        while j != end and rank[by_rank[j]] == rank[by_rank[i]]:
+            j += step
+        for t in range(i, j, step):
+            h = by_rank[t]
+            for q in range(n_nodes):
+                into[h, q] = running[q]
+            for c in range(n_hole):
+                card = hand_cards[h, c]
+                for q in range(n_nodes):
+                    into[h, q] -= card_sum[card, q]
+        for t in range(i, j, step):
+            h = by_rank[t]
+            for q in range(n_nodes):
+                running[q] += opp_reach[h, q]
+            for c in range(n_hole):
+                card = hand_cards[h, c]
+                for q in range(n_nodes):
+                    card_sum[card, q] += opp_reach[h, q]
+        i = j
+
+
+@njit(cache=True, nogil=True)
+def sequence_values(matrices, group, opp_reach, sequence, hand_cards, out):
+    """Leaf values by blueprint bucket sequences: ``out[l, h] = sum_h'
+    matrices[l, s(h), s(h')] * opp_reach[group[l], h']`` over the hands ``h'``
+    sharing no card with ``h``, where ``s`` is ``sequence`` (-1: the hand clashes
+    with the board; it holds nothing and gets 0). Leaves of one group share the
+    opponent's reach row. Per reach row, the reach per sequence in total and per
+    card (``[C, n]``) once; then each hand's compatible reach per sequence is the
+    total less its cards' rows, plus itself once for two-card hands
+    (inclusion-exclusion, as :func:`fold_reach_rows`), and its value one dot
+    product per leaf: O(H n) a leaf, where splitting the reach by sequence and
+    removing cards per sequence took O(H n) per sequence pair row."""
+    n_leaves, width = matrices.shape[0], matrices.shape[1]
+    n_hands, n_hole = hand_cards.shape
+    total = np.empty(width)
+    by_card = np.empty((hand_cards.max() + 1, width))
+    compatible = np.empty(width)
+    out[:] = 0.0
+    for g in range(opp_reach.shape[0]):
+        reach = opp_reach[g]
+        total[:] = 0.0
+        by_card[:] = 0.0
         for h in range(n_hands):
-            row[h] *= scale
+            s = sequence[h]
+            if s >= 0:
+                total[s] += reach[h]
+                for c in range(n_hole):
+                    by_card[hand_cards[h, c], s] += reach[h]
+        for h in range(n_hands):
+            s = sequence[h]
+            if s < 0:
+                continue
+            compatible[:] = total
+            for c in range(n_hole):
+                compatible -= by_card[hand_cards[h, c]]
+            if n_hole == 2:
+                compatible[s] += reach[h]
+            for leaf in range(n_leaves):
+                if group[leaf] != g:
+                    continue
+                row = matrices[leaf, s]
+                v = 0.0
+                for t in range(width):
+                    v += row[t] * compatible[t]
+                out[leaf, h] = v
 
 
 @njit(cache=True, nogil=True)

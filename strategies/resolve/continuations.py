@@ -35,7 +35,7 @@ cost is the subtree's nodes times (sequences)^2, with no loop over hands.
 each hand h has its round-r sequence ``s(h)``; with the opponent's reach r at
 the leaf, position 0's counterfactual value is ``v(h) = sum_s V[s(h), s] *
 R_s(h)``, ``R_s(h)`` the reach of the opponent's hands in sequence s that share
-no card with h (:func:`strategies.resolve.evaluators.fold_reach` per sequence),
+no card with h (per-card inclusion-exclusion, :func:`_kernels.sequence_values`),
 and position 1's likewise with ``-V`` transposed: the engine's counterfactual
 units, linear in the other's reach, vectorised over hands. Within a sequence
 pair the value is the abstract game's average (the blueprint's card
@@ -61,7 +61,8 @@ from strategies.base import StrategyError
 from strategies.cfr.abstraction.card_abstraction import Abstraction
 from strategies.cfr.solvers.abstract_game import AbstractGame
 from strategies.cfr.tree.public import BettingAbstraction, NodeKind, tree_actions
-from strategies.resolve.evaluators import Evaluator, HandTable, StreetValues, fold_reach, is_holdem
+from strategies.resolve import _kernels
+from strategies.resolve.evaluators import Evaluator, HandTable, StreetValues, is_holdem
 from strategies.translation import map_probabilities, pot_fraction
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ BIAS_FACTOR = 5.0
 CACHED_BOARDS = 4096
 
 _KIND_OF = {ActionType.FOLD: 1, ActionType.CALL: 2, ActionType.RAISE: 3}
+_SEQUENCE_VALUES: Callable[..., None] = _kernels.sequence_values
 
 
 @dataclass(frozen=True, eq=False)
@@ -390,30 +392,20 @@ class ContinuationEvaluator:
         matrices = np.stack([self._class_matrix(s, int(k), p) for s, k in zip(leaves, continuation)])
         return self.flop_averaged.values(class_reach, matrices)
 
-    def _split(self, round_: int, board: tuple[int, ...], reach: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64], npt.NDArray[np.bool_]]:
-        """Each hand's round-``round_`` sequence on ``board`` (``rows``, 0 where it
-        has none, and ``valid``), and the reaches ``[M, H]`` split by sequence for
-        every hand: ``[M, n, H]``, the reach of the hands in sequence s sharing no
-        card with h."""
-        seq = self._sequence(round_, board)
-        valid = seq >= 0
-        n_hands = reach.shape[-1]
-        width = self.values.blueprint.game.sequences[round_]
-        onehot = np.zeros((width, n_hands))
-        onehot[seq[valid], np.flatnonzero(valid)] = 1.0
-        split = fold_reach(self.table, (reach[:, None, :] * onehot[None]).reshape(-1, n_hands))
-        return split.reshape(-1, width, n_hands), np.where(valid, seq, 0), valid
-
-    @staticmethod
     def _hand_values(
-        matrices: npt.NDArray[np.float64], p: int, rows: npt.NDArray[np.int64], split: npt.NDArray[np.float64], valid: npt.NDArray[np.bool_]
-    ) -> npt.NDArray[np.float64]:
-        """Position ``p``'s value ``[L, H]`` of each hand: its row of its own
-        chips (``V`` for position 0, ``-V`` transposed for 1) against the other's
-        split reach."""
+        self, round_: int, board: tuple[int, ...], matrices: npt.NDArray[np.float64], p: int,
+        opponent: npt.NDArray[np.float64], group: npt.NDArray[np.int64],
+    ) -> npt.NDArray[np.float64]:  # fmt: skip
+        """Position ``p``'s value ``[L, H]`` of each hand at the leaves: the row of
+        its round-``round_`` sequence on ``board`` in its own chips (``V`` for
+        position 0, ``-V`` transposed for 1; ``matrices`` are position 0's
+        ``[L, n, n]``) against the other's reach ``opponent[group[l]]`` over the
+        hands sharing no card with it, by sequence (:func:`_kernels.sequence_values`)."""
         own = matrices if p == 0 else -np.swapaxes(matrices, 1, 2)
-        picked = own[:, rows, :]  # [L, H, n]
-        out: npt.NDArray[np.float64] = np.einsum("lhs,lsh->lh", picked, split) * valid
+        out = np.empty((len(matrices), opponent.shape[-1]))
+        _SEQUENCE_VALUES(
+            np.ascontiguousarray(own), group, np.ascontiguousarray(opponent), self._sequence(round_, board), self.table.slots, out
+        )
         return out
 
     def street_values(
@@ -439,11 +431,9 @@ class ContinuationEvaluator:
                 out[p] = by_class
                 continue
             if p == self.chooser:  # the other's reach: one row per leaf state
-                opponent = opponent[np.unique(group, return_index=True)[1]]
-            split, rows, valid = self._split(round_, board, opponent)
-            if p == self.chooser:
-                split = split[group]
-            out[p] = self._hand_values(matrices, p, rows, split, valid)
+                out[p] = self._hand_values(round_, board, matrices, p, opponent[np.unique(group, return_index=True)[1]], group)
+            else:
+                out[p] = self._hand_values(round_, board, matrices, p, opponent, np.arange(n_leaves))
         return out, [], None
 
     def deal_values(
@@ -459,8 +449,7 @@ class ContinuationEvaluator:
         leaf's values (:meth:`street_values`) mixed the same way: what continual
         re-solving carries as the chooser's constraints on the next street."""
         matrices = np.stack([self._matrix(leaf, k, dealt=True) for k in range(len(picks))])  # [K, n, n]
-        split, rows, valid = self._split(leaf.round, board, reach[None, :])
-        by_pick = self._hand_values(matrices, self.chooser, rows, np.broadcast_to(split, (len(picks), *split.shape[1:])), valid)
+        by_pick = self._hand_values(leaf.round, board, matrices, self.chooser, reach[None, :], np.zeros(len(picks), dtype=np.int64))
         out: npt.NDArray[np.float64] = (picks * by_pick).sum(axis=0)
         return out
 

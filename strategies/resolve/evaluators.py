@@ -153,12 +153,12 @@ class Runouts:
     def values(self, opp_reach: npt.NDArray[np.float64], stakes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Counterfactual values ``[L, H]`` of the hands of the player whose
         opponent has ``opp_reach`` (``[L, H]``) when ``stakes[l]`` chips each are
-        shown down at node ``l`` (the engine's sorted sweep per board and node:
+        shown down at node ``l`` (a sorted sweep per board serving every node:
         boards x hands work, no H x H table)."""
-        reach = np.ascontiguousarray(opp_reach, dtype=np.float64)
+        reach = np.ascontiguousarray(np.asarray(opp_reach, dtype=np.float64).T)  # [H, L]: the kernel's nodes run inside
         out = np.empty_like(reach)
         _RUNOUT_VALUES(reach, np.asarray(stakes, dtype=np.float64), self.table.slots, self.ranks, self.order, self.n_valid, self.weight, out)
-        return out
+        return out.T
 
     def both(self, reach: npt.NDArray[np.float64], stakes: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Both players' values ``[2, L, H]`` for the reaches ``[2, L, H]``."""

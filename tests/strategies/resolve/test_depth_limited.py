@@ -22,6 +22,7 @@ from poker.state import CALL, Action, State
 from strategies.base import StrategyError, make_strategy
 from strategies.resolve.agent import SHIPPED_NETS, ResolvingStrategy
 from strategies.resolve.depth_limited import build_street_tree, solve_street
+from strategies.resolve._kernels import NODES_TOGETHER
 from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator, Runouts
 from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction
 from strategies.resolve.measure import exploitability_on_tree
@@ -90,6 +91,30 @@ def test_runouts_are_the_exact_expectation_over_boards() -> None:
             expected[node, h] += stakes[node] * opp[node, o] * np.sign(int(mine) - int(theirs)) / 4
     np.testing.assert_allclose(got, expected, atol=1e-9)
     assert runouts.weight == pytest.approx(0.25) and len(runouts.boards) == 6
+
+
+def test_hold_em_runouts_of_many_nodes_are_the_brute_force_expectation() -> None:
+    """Two-card hands (per-card inclusion-exclusion adds the hand itself back):
+    each node's values are the pairwise sum over compatible hands and boards,
+    whether the kernel sweeps the nodes one by one (fewer than
+    ``NODES_TOGETHER``) or all at once, and both ways give the same bits."""
+    table = HandTable(load_game("hunl"))
+    runouts = Runouts(table, (0, 13, 27), max_boards=3, seed=2)
+    rng = np.random.default_rng(5)
+    opp = rng.random((NODES_TOGETHER + 2, table.num_hands)) * (rng.random(table.num_hands) < 0.3)
+    stakes = rng.integers(1, 200, len(opp)).astype(float)
+    together = runouts.values(opp, stakes)
+    one_by_one = np.concatenate([runouts.values(opp[q : q + 1], stakes[q : q + 1]) for q in range(len(opp))])
+    np.testing.assert_array_equal(together, one_by_one)
+    cards = table.cards.astype(np.int64)
+    compatible = ~(cards[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))
+    expected = np.zeros_like(opp)
+    for ranks in runouts.ranks:
+        valid = ranks >= 0
+        sign = np.sign(ranks[:, None].astype(np.int64) - ranks[None, :]) * (compatible & valid[:, None] & valid[None, :])
+        expected += (sign @ opp.T).T
+    expected *= runouts.weight * stakes[:, None]
+    np.testing.assert_allclose(together, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
 
 
 def test_equity_evaluator_is_zero_sum_and_samples_hold_em_boards() -> None:

@@ -20,6 +20,7 @@ from strategies.cfr.abstraction.card_abstraction import NullAbstraction
 from strategies.cfr.solvers.abstract_game import AbstractCFR
 from strategies.cfr.solvers.abstract_solve import AbstractSolve, LosslessSequences
 from strategies.cfr.tree.public import NodeKind, tree_actions
+from strategies.resolve import _kernels
 from strategies.resolve.continuations import (
     BIAS_FACTOR,
     BIASES,
@@ -113,6 +114,29 @@ def test_leaf_values_are_the_reach_weighted_continuation_values() -> None:
         v = np.where(clash, 0.0, values.at(node, 1)[bias])
         assert out[0, leaf] == pytest.approx(v @ reach[1, leaf], abs=1e-12)
         assert out[1, leaf] == pytest.approx(-(v.T @ reach[0, leaf]), abs=1e-12)
+
+
+def test_two_card_sequence_values_are_the_sum_over_compatible_hands() -> None:
+    """Hold'em's hands hold two cards, which the per-card inclusion-exclusion of
+    the sequence kernel must add back once: ``sum_o M[s(h), s(o)] reach(o)``
+    over the opponent hands sharing no card with h, against the pairwise sum
+    (hands with sequence -1, on the board, hold nothing and get 0)."""
+    table = HandTable(load_game("hunl"))
+    rng = np.random.default_rng(7)
+    width = 5
+    sequence = rng.integers(-1, width, table.num_hands)
+    matrices = rng.normal(size=(4, width, width))
+    group = np.array([1, 0, 1, 1])
+    reach = rng.random((2, table.num_hands))
+    out = np.empty((4, table.num_hands))
+    _kernels.sequence_values(matrices, group, reach, sequence, table.slots, out)
+    cards = table.cards.astype(np.int64)
+    compatible = ~(cards[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))
+    held = sequence >= 0
+    for leaf in range(4):
+        pairs = matrices[leaf][np.ix_(np.where(held, sequence, 0), np.where(held, sequence, 0))]
+        expected = (pairs * (compatible & held[:, None] & held[None, :])) @ reach[group[leaf]]
+        np.testing.assert_allclose(out[leaf], expected, rtol=0, atol=1e-9)
 
 
 def _first_round(continuations: int, iterations: int) -> tuple[Blueprint, DepthLimitedResolution, float]:
