@@ -424,7 +424,8 @@ HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "s
 #: leaves valued by showdown equity (the default), by the blueprint played on by both
 #: (``blueprint``), or by the opponent's pick of continuations like every later
 #: street's (``continuations``); in hold'em the last two value each hand by its own
-#: flop sequences over every flop (:mod:`strategies.resolve.preflop_leaves`). Against
+#: flop sequences over every flop (:mod:`strategies.resolve.preflop_leaves`), in other
+#: games by the blueprint's first-round sequences (Leduc's are its cards). Against
 #: local best response on the same 300 deals neither beat equity's total: they fold
 #: more to a pre-flop raise (docs/results.md).
 PREFLOP_LEAVES: Final = ("equity", "blueprint", "continuations")

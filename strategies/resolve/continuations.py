@@ -483,12 +483,17 @@ class ContinuationLeaves:
         return self._by_chooser[chooser]
 
     def blueprint_street_values(self, leaves: Sequence[State], reach: npt.NDArray[np.float64]) -> StreetValues | None:
-        """Both positions' values ``[2, L, H]`` at hold'em's pre-flop depth limits
+        """Both positions' values ``[2, L, H]`` at the first street's depth limits
         ``leaves`` for the reaches ``[2, L, H]`` when both play the blueprint from
-        there on, each hand by its own flop sequences
-        (:mod:`strategies.resolve.preflop_leaves`); None where that does not apply."""
+        there on. In hold'em each hand by its own flop sequences
+        (:mod:`strategies.resolve.preflop_leaves`), None where the reaches differ
+        within a hand class (the blueprint's 3 pre-flop buckets would put AA and 77
+        together); in other games by the blueprint's first-round sequences (with no
+        card abstraction, Leduc's, the exact values)."""
         evaluator = self._by_chooser[0]  # pick 0 is the blueprint for both players
         picks = np.zeros(len(leaves), dtype=np.int8)
+        if evaluator.flop_averaged is None:
+            return evaluator.street_values((), leaves, picks, reach)
         out = np.zeros(reach.shape)
         for p in range(2):
             values = evaluator.class_values(leaves, picks, p, reach[1 - p])

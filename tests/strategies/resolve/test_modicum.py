@@ -369,6 +369,33 @@ def test_values_carried_by_the_blueprint_are_zero_sum() -> None:
         np.testing.assert_array_equal(carried.board_values((card,), 2.0, reach), equity.board_values((card,), 2.0, reach))
 
 
+def test_blueprint_leaves_before_the_picks_are_the_blueprint_played_out_in_leduc() -> None:
+    """``preflop=blueprint`` outside hold'em (no per-hand flop table): the first
+    street's leaves are worth what both playing the blueprint on earns, by its
+    first-round sequences (Leduc's blueprint has no card abstraction: the exact
+    values, against a walk of the rest of the hand over every board card),
+    not the equity evaluator it wraps."""
+    from strategies.resolve.continuations import CarriedByBlueprint, ContinuationLeaves
+    from strategies.resolve.evaluators import EquityEvaluator
+
+    blueprint = leduc_blueprint()
+    table = HandTable(LEDUC)
+    carried = CarriedByBlueprint(EquityEvaluator(LEDUC), ContinuationLeaves(ContinuationValues(blueprint), table, 1, True), True)
+    cards = [int(h[0]) for h in private_hands(LEDUC)]
+    for betting in ("cc", "rc"):
+        leaf = State(LEDUC)
+        for action in betting:
+            leaf = leaf.apply(CALL if action == "c" else tree_actions(leaf, None)[-1])
+        reach = np.random.default_rng(4).random((2, 1, 6))
+        values, _, _ = carried.street_values((), [leaf], np.array([-1], dtype=np.int8), reach)
+        exact = np.zeros((6, 6))
+        for i, j in itertools.permutations(range(6), 2):
+            boards = [c for c in sorted(LEDUC.deck()) if c not in (cards[i], cards[j])]
+            exact[i, j] = np.mean([_brute_force(blueprint, leaf, 0, 0, (cards[i], cards[j]), b) for b in boards])
+        np.testing.assert_allclose(values[0, 0], exact @ reach[1, 0], rtol=0, atol=1e-9)
+        np.testing.assert_allclose(values[1, 0], -(exact.T @ reach[0, 0]), rtol=0, atol=1e-9)
+
+
 def _continual(leaves: int | None, iterations: int = 1000) -> float:
     """Limit Leduc's exploitability (chips a hand) of continual re-solving whose
     first-round leaves are the exact blueprint's ``leaves`` continuations (None:
@@ -409,5 +436,8 @@ def test_continuation_leaves_play_leduc_from_a_blueprint_file(tmp_path) -> None:
     agent = make_strategy(f"resolve:evaluator=continuations,blueprint={path},preflop=continuations,iterations=20", LEDUC, seed=0)
     assert isinstance(agent, ResolvingStrategy) and agent.continuations is not None
     assert agent.continuations.first_round == 0 and agent.continuations.values.count == len(BIASES)
+    agent = make_strategy(f"resolve:evaluator=continuations,blueprint={path},preflop=blueprint,iterations=20", LEDUC, seed=0)
+    assert isinstance(agent, ResolvingStrategy) and agent.continuations is not None
+    assert agent.continuations.first_round == 1 and agent.continuations.blueprint_before
     with pytest.raises(StrategyError, match="the blueprint was solved for another game"):
         make_strategy(f"resolve:evaluator=continuations,blueprint={path}", load_game("leduc.nolimit"), seed=0)
