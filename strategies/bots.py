@@ -248,8 +248,8 @@ LIBRARY: Final[dict[str, Bot]] = {
             "hunl-modicum",
             "hunl",
             "depth-limited solving with Modicum's continuation strategies (Brown, Sandholm & Amos 2018) inside"
-            " DeepStack's safe continual re-solving: every decision re-solves the rest of the street (CFR+, 50"
-            " iterations; pot raises and all-in) from the real state with the gadget and the opponent's carried"
+            " DeepStack's safe continual re-solving: every decision re-solves the rest of the street (discounted CFR,"
+            " 100 iterations; the river 400 of CFR+; pot raises and all-in) from the real state with the gadget and the opponent's carried"
             " values, the opponent picking among 4 continuation strategies of the blueprint at the street's end"
             " (pre-flop: leaves valued by showdown equity); blueprint: CFR+ on the 3-bucket perfect-recall E[HS^2]"
             " abstract game, pot raises and all-in, 1000 iterations",

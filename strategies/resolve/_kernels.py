@@ -210,11 +210,21 @@ def sequence_values(matrices, group, opp_reach, sequence, hand_cards, out):
     removing cards per sequence took O(H n) per sequence pair row."""
     n_leaves, width = matrices.shape[0], matrices.shape[1]
     n_hands, n_hole = hand_cards.shape
+    n_groups = opp_reach.shape[0]
+    # The leaves of each group, contiguous: members[start[g]:start[g + 1]].
+    members = np.argsort(group, kind="mergesort")
+    start = np.zeros(n_groups + 1, dtype=np.int64)
+    for leaf in range(n_leaves):
+        start[group[leaf] + 1] += 1
+    for g in range(n_groups):
+        start[g + 1] += start[g]
     total = np.empty(width)
     by_card = np.empty((hand_cards.max() + 1, width))
     compatible = np.empty(width)
     out[:] = 0.0
-    for g in range(opp_reach.shape[0]):
+    for g in range(n_groups):
+        if start[g] == start[g + 1]:
+            continue
         reach = opp_reach[g]
         total[:] = 0.0
         by_card[:] = 0.0
@@ -228,19 +238,92 @@ def sequence_values(matrices, group, opp_reach, sequence, hand_cards, out):
             s = sequence[h]
             if s < 0:
                 continue
-            compatible[:] = total
+            for t in range(width):
+                compatible[t] = total[t]
             for c in range(n_hole):
-                compatible -= by_card[hand_cards[h, c]]
+                card = hand_cards[h, c]
+                for t in range(width):
+                    compatible[t] -= by_card[card, t]
             if n_hole == 2:
                 compatible[s] += reach[h]
-            for leaf in range(n_leaves):
-                if group[leaf] != g:
-                    continue
+            for m in range(start[g], start[g + 1]):
+                leaf = members[m]
                 row = matrices[leaf, s]
                 v = 0.0
                 for t in range(width):
                     v += row[t] * compatible[t]
                 out[leaf, h] = v
+
+
+@njit(cache=True, nogil=True)
+def street_reach(root_reach, nodes, rows, players, child_start, children, sigma, reach):
+    """Both positions' reach ``reach[2, N, H]`` on a street tree
+    (:mod:`strategies.resolve.depth_limited`) under ``sigma`` (``[D, A, H]``)
+    from ``root_reach[2, H]``. Decision ``i`` (parents before children) is node
+    ``nodes[i]``, strategy row ``rows[i]`` of ``players[i]``, with children
+    ``children[child_start[i]:child_start[i + 1]]``, its actions in order."""
+    n_hands = root_reach.shape[1]
+    for q in range(2):
+        for h in range(n_hands):
+            reach[q, 0, h] = root_reach[q, h]
+    for i in range(nodes.shape[0]):
+        node, d, player = nodes[i], rows[i], players[i]
+        for a in range(child_start[i + 1] - child_start[i]):
+            child = children[child_start[i] + a]
+            for q in range(2):
+                if q == player:
+                    for h in range(n_hands):
+                        reach[q, child, h] = reach[q, node, h] * sigma[d, a, h]
+                else:
+                    for h in range(n_hands):
+                        reach[q, child, h] = reach[q, node, h]
+
+
+@njit(cache=True, nogil=True)
+def street_regrets(
+    values, reach, sigma, regret, cumulative, nodes, rows, players, child_start, children, position, weight, discounted,
+    keep_positive, keep_negative,
+):  # fmt: skip
+    """One position's pass of CFR on a street tree (decisions as
+    :func:`street_reach`), children before parents: ``values[N, H]``, filled at
+    the terminals and leaves, gets ``position``'s values at every decision; at
+    its own decisions the average (``cumulative``, weighted by ``weight`` times
+    its reach), the regrets and ``sigma`` (regret matching on the positive
+    regrets) are updated. Regrets are clipped at zero (CFR+) or, ``discounted``,
+    multiplied by ``keep_positive`` where positive and ``keep_negative`` where
+    not (discounted CFR)."""
+    n_hands = values.shape[1]
+    for i in range(nodes.shape[0] - 1, -1, -1):
+        node, d = nodes[i], rows[i]
+        first = child_start[i]
+        n = child_start[i + 1] - first
+        if players[i] != position:
+            for h in range(n_hands):
+                total = 0.0
+                for a in range(n):
+                    total += values[children[first + a], h]
+                values[node, h] = total
+            continue
+        for h in range(n_hands):
+            value = 0.0
+            for a in range(n):
+                value += sigma[d, a, h] * values[children[first + a], h]
+            values[node, h] = value
+            mass = weight * reach[position, node, h]
+            total = 0.0
+            for a in range(n):
+                cumulative[d, a, h] += mass * sigma[d, a, h]
+                r = regret[d, a, h] + values[children[first + a], h] - value
+                if discounted:
+                    r *= keep_positive if r > 0.0 else keep_negative
+                elif r < 0.0:
+                    r = 0.0
+                regret[d, a, h] = r
+                if r > 0.0:
+                    total += r
+            for a in range(n):
+                r = regret[d, a, h]
+                sigma[d, a, h] = (r if r > 0.0 else 0.0) / total if total > 0.0 else 1.0 / n
 
 
 @njit(cache=True, nogil=True)

@@ -105,6 +105,12 @@ class ResolvingStrategy(Strategy):
             ``preflop_iterations``): it is the same public state every hand, so it
             runs once per agent (in :meth:`warm_up`, before any dealer's clock)
             and can afford to converge where a decision's re-solve cannot.
+        river_iterations: CFR+ iterations per re-solve of the last street
+            (None: ``iterations``); with an evaluator its lookahead is the
+            cheapest (HUNL's river: 0.04 s at 50 iterations of CFR+).
+        discount: with an evaluator, the streets before the last solved by
+            discounted CFR with these (a, b, g)
+            (:data:`strategies.resolve.depth_limited.DISCOUNTED_CFR`), not CFR+.
         seconds: a time budget per re-solve instead (> 0; not deterministic).
         seed: seeds the draws of :meth:`act`.
         evaluator: None for the exact lookahead (to the end of the hand), or an
@@ -130,6 +136,8 @@ class ResolvingStrategy(Strategy):
         iterations: int = 1000,
         preflop_iterations: int | None = None,
         root_iterations: int | None = None,
+        river_iterations: int | None = None,
+        discount: tuple[float, float, float] | None = None,
         seconds: float = 0.0,
         seed: int | None = None,
         evaluator: Evaluator | None = None,
@@ -137,15 +145,18 @@ class ResolvingStrategy(Strategy):
         continuations: ContinuationLeaves | None = None,
     ) -> None:
         _two_players(game)
-        if min(n for n in (iterations, preflop_iterations, root_iterations) if n is not None) < 1:
+        if min(n for n in (iterations, preflop_iterations, root_iterations, river_iterations) if n is not None) < 1:
             raise StrategyError(
-                f"strategy 'resolve': iterations must be at least 1, got {iterations}, {preflop_iterations} and {root_iterations}"
+                f"strategy 'resolve': iterations must be at least 1, got {iterations}, {preflop_iterations},"
+                f" {root_iterations} and {river_iterations}"
             )
         self.game = game
         self.sizes = sizes
         self.iterations = iterations
         self.preflop_iterations = iterations if preflop_iterations is None else preflop_iterations
         self.root_iterations = self.preflop_iterations if root_iterations is None else root_iterations
+        self.river_iterations = iterations if river_iterations is None else river_iterations
+        self.discount = discount
         self.seconds = seconds
         self.seed = secrets.randbits(63) if seed is None else seed
         self.evaluator = evaluator
@@ -177,7 +188,8 @@ class ResolvingStrategy(Strategy):
 
         start = time.perf_counter()
         if iterations is None:
-            iterations = self.preflop_iterations if state.round == 0 else self.iterations
+            last = state.round == self.game.num_rounds - 1
+            iterations = self.preflop_iterations if state.round == 0 else self.river_iterations if last else self.iterations
         result: Resolution
         if self.evaluator is None or state.round == self.game.num_rounds - 1:
             tree = build_lookahead(self.game, state, board, self.sizes)
@@ -213,6 +225,7 @@ class ResolvingStrategy(Strategy):
                 seconds=self.seconds,
                 max_boards=self.max_boards,
                 seed=self.seed,
+                discount=self.discount,
             )
         self.solve_seconds.append(time.perf_counter() - start)
         return result
@@ -288,7 +301,7 @@ class ResolvingStrategy(Strategy):
         are untouched."""
         probe = ResolvingStrategy(
             self.game, sizes=self.sizes, iterations=1, seed=0, evaluator=self.evaluator, max_boards=1,
-            continuations=self.continuations,
+            continuations=self.continuations, discount=self.discount,
         )  # fmt: skip
         state, board = checked_down(self.game)
         probe.resolution(state, board)
@@ -409,14 +422,24 @@ SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data"
 #: the ``continuations`` evaluator where a blueprint ships for the game (HUNL:
 #: exact exploitability on NL Leduc 0.063 chips a hand against equity's 26.8,
 #: benchmarks/continuations_leduc.py), else ``equity`` (no value net ships for these
-#: games); CFR+ iterations and run-outs that keep a HUNL hand within the dealer's 7 s
-#: a hand (p99 1.73 s of CPU a decision, 1.2 s a hand on 2 cores, the turn's 48
-#: rivers the slowest: benchmarks/modicum_latency.py); ``preflop`` times the iterations
-#: on the first street, whose lookahead is the cheapest (exact equity leaves), and
-#: ``root`` the root solve's, run once per agent (after 200 iterations its policy was
-#: 0.20 in total variation per hand from 1600's, after 400 0.11); ``boards``: the
-#: flop's all-in run-outs (pre-flop and the turn's are exact).
-LARGE_GAME_DEFAULTS: Final = {"evaluator": "continuations", "fallback": "equity", "iterations": 50, "preflop": 8, "root": 20, "boards": 32}
+#: games); discounted CFR (``solver``: at 50 iterations the flop's and turn's re-solves
+#: were 2-16 % of the pot exploitable within their lookahead, CFR+'s 4-34 %) and
+#: iterations and run-outs that keep a HUNL hand within the dealer's 7 s a hand
+#: (p99 1.41 s of CPU a decision, 1.6 s a hand on 2 cores, the turn's 48 rivers the
+#: slowest: benchmarks/modicum_latency.py); ``preflop`` times the iterations on the
+#: first street, whose lookahead is the cheapest (exact equity leaves), ``river`` on
+#: the last (exact, no leaves: CFR+ at 50 iterations left 30-150 chips of a pair
+#: exploitable, at 400 1-10), and ``root`` the root solve's, run once per agent (after
+#: 200 iterations its policy was 0.20 in total variation per hand from 1600's, after
+#: 400 0.11); ``boards``: the flop's all-in run-outs (pre-flop and the turn's are exact).
+LARGE_GAME_DEFAULTS: Final = {
+    "evaluator": "continuations", "fallback": "equity", "iterations": 100, "preflop": 4, "root": 10, "river": 4, "boards": 32,
+    "solver": "dcfr",
+}  # fmt: skip
+#: ``solver=``'s choices: the streets an evaluator ends solved by CFR+ or discounted CFR
+#: (:data:`strategies.resolve.depth_limited.DISCOUNTED_CFR`); the last street and the
+#: exact lookahead always by CFR+ (the engine's kernels).
+SOLVERS: Final = ("cfr+", "dcfr")
 #: The kernel modules a hand of re-solving runs: on a cold cache one compile
 #: notice names them all when the agent is made (:func:`_parse`).
 HAND_KERNELS: Final = ("poker._eval_kernels", "strategies.cfr.tree._kernels", "strategies.resolve._kernels")
@@ -530,6 +553,8 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     iterations_text = options.text("iterations", default_iterations, meta="N") or default_iterations
     preflop_text = options.text("preflop_iterations", None, meta="N")
     root_text = options.text("root_iterations", None, meta="N")
+    river_text = options.text("river_iterations", None, meta="N")
+    solver = options.choice("solver", SOLVERS, str(LARGE_GAME_DEFAULTS["solver"]) if large and kind != "exact" else SOLVERS[0])
     seconds_text = options.text("seconds", "0", meta="S") or "0"
     model = options.text("model", None, meta="PATH")
     boards_text = options.text("boards", default_boards, meta="K") or default_boards
@@ -541,21 +566,26 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         root_iterations = (
             max(preflop_iterations, iterations * int(str(LARGE_GAME_DEFAULTS["root"])) if large else 0) if root_text is None else int(root_text)
         )
+        river_iterations = iterations * int(str(LARGE_GAME_DEFAULTS["river"]) if large else 1) if river_text is None else int(river_text)
     except ValueError:
         raise StrategyError(
             f"strategy 'resolve': iterations={iterations_text!r}, preflop_iterations={preflop_text!r},"
-            f" root_iterations={root_text!r}, seconds={seconds_text!r} and boards={boards_text!r} must be numbers"
+            f" root_iterations={root_text!r}, river_iterations={river_text!r}, seconds={seconds_text!r} and"
+            f" boards={boards_text!r} must be numbers"
         ) from None
     if not 1 <= boards <= MAX_BOARDS:
         raise StrategyError(f"strategy 'resolve': boards must be 1 to {MAX_BOARDS}, got {boards}")
     if model is not None and kind != "net":
         raise StrategyError("strategy 'resolve': model=PATH goes with evaluator=net")
+    if solver != SOLVERS[0] and kind == "exact":
+        raise StrategyError(f"strategy 'resolve': solver={solver} solves the streets an evaluator ends; evaluator=exact solves by CFR+ only")
     if kind == "exact" and exact_problem is not None:
         raise StrategyError(
             f"strategy 'resolve': evaluator=exact looks ahead to the end of the hand, and from the first decision"
             f" {exact_problem}; evaluator=equity (the default here) stops at the end of each street"
         )
     from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator  # numba: only for a resolve agent
+    from strategies.resolve.depth_limited import DISCOUNTED_CFR
 
     leaves = _continuation_leaves(game, blueprint_path, count_text, preflop) if kind == "continuations" else None
     if kind != "exact":
@@ -584,7 +614,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
             raise StrategyError(f"strategy 'resolve': {error}") from None
     agent = ResolvingStrategy(
         game, sizes=sizes, iterations=iterations, preflop_iterations=preflop_iterations, root_iterations=root_iterations,
-        seconds=seconds, seed=seed,
+        river_iterations=river_iterations, discount=DISCOUNTED_CFR if solver == "dcfr" else None, seconds=seconds, seed=seed,
         evaluator=evaluator, max_boards=boards,
         continuations=leaves,
     )  # fmt: skip
@@ -608,14 +638,17 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
     "resolve",
     "continual re-solving (DeepStack): CFR+ with the gadget at every decision on a lookahead from the real state;"
     " sizes=F+F/F (pot fractions per depth, default 1), iterations=N (1000) or seconds=S, preflop_iterations=N (the"
-    " first street's; iterations, 8 x iterations where the defaults below apply), root_iterations=N (the root solve's, once per agent; preflop_iterations, 20 x iterations where the defaults below apply); evaluator=exact (to the"
+    " first street's; iterations, 4 x iterations where the defaults below apply), root_iterations=N (the root solve's,"
+    " once per agent; preflop_iterations, 10 x iterations where the defaults below apply), river_iterations=N (the last"
+    " street's; iterations, 4 x where the defaults below apply), solver=cfr+|dcfr (the streets an evaluator ends:"
+    " CFR+ or discounted CFR; dcfr where the defaults below apply); evaluator=exact (to the"
     " end of the hand, default), net (learned values at the street's end; model=PATH, default the shipped one) or"
     " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
     " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"
     " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; before it equity leaves, or the"
     " blueprint's values with preflop=blueprint);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
-    " ships (HUNL), else equity, iterations=50, boards=32 (pre-flop and with one card to come: every board)",
+    " ships (HUNL), else equity, iterations=100, solver=dcfr, boards=32 (pre-flop and with one card to come: every board)",
 )
 def _resolve(game: Game, options: Options, *, seed: int | None) -> Strategy:
     return _parse(game, options, seed)

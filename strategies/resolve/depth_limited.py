@@ -6,10 +6,11 @@ board cards and asks an evaluator (:mod:`strategies.resolve.evaluators`) for
 both players' counterfactual values there, given the two ranges that reach it
 and the pot. Those values depend on the ranges, which change every iteration,
 so the leaves cannot be payoff tables of the engine's kernels; this module
-walks the (small) street tree itself, vectorised over private hands: per
-iteration one numpy operation per decision node and action, one batched call
-per terminal kind (folds: two matrix products; showdowns: the run-out kernel)
-and one batched evaluator call for all depth-limit leaves.
+walks the (small) street tree itself, over private hands: per iteration and
+position a kernel pass over the decisions for the reach and one for the regrets
+(:func:`_kernels.street_reach`, :func:`_kernels.street_regrets`), one batched
+call per terminal kind (folds: the per-card kernel; showdowns: the run-out
+kernel) and one batched evaluator call for all depth-limit leaves.
 
 :class:`StreetTree` is the betting of the current street from the real state
 (fold, call, the depth's pot fractions, all-in; every legal action in a limit
@@ -24,7 +25,17 @@ continual re-solving agent treat both lookaheads alike.
 
 :func:`solve_street` is :func:`strategies.resolve.resolver.resolve_tree` for this
 tree: CFR+ (regret-matching+, alternating updates, linear averaging) with the
-re-solving gadget at the root when constraints are given.
+re-solving gadget at the root when constraints are given, or with ``discount``
+discounted CFR (Brown & Sandholm, "Solving Imperfect-Information Games via
+Discounted Regret Minimization", AAAI 2019): after each update a position's
+positive regrets are multiplied by ``t^a / (t^a + 1)`` and its negative ones by
+``t^b / (t^b + 1)`` (kept, not clipped: an action that was bad early recovers
+quickly once it is good), and iteration t weighs ``t^g`` in the average.
+:data:`DISCOUNTED_CFR` is the paper's (a, b, g) = (1.5, 0, 2). On HUNL's flop and
+turn re-solves with continuation leaves it is far faster than CFR+: after 50
+iterations the lookahead's exploitability (both best responses, per unit of
+pot) was 5-16 % of the pot against CFR+'s 14-34 %, after 100 2-4 % against
+6-23 % (nine re-solves of ``hunl-modicum``'s hands).
 """
 
 from __future__ import annotations
@@ -39,10 +50,14 @@ import numpy.typing as npt
 from poker.gamedef import Game
 from poker.state import Action, State
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, tree_actions
+from strategies.resolve import _kernels
 from strategies.resolve.evaluators import Evaluator, HandTable, LeafEvaluator, fold_reach, runouts_for
 from strategies.resolve.resolver import Resolution, ResolveError, check_inputs
 
-__all__ = ["DepthLimitedResolution", "StreetTree", "build_street_tree", "solve_street"]
+__all__ = ["DISCOUNTED_CFR", "DepthLimitedResolution", "StreetTree", "build_street_tree", "solve_street"]
+
+#: Discounted CFR's (a, b, g): positive regrets times t^a / (t^a + 1), negative times t^b / (t^b + 1), averages by t^g.
+DISCOUNTED_CFR: tuple[float, float, float] = (1.5, 0.0, 2.0)
 
 
 @dataclass(frozen=True, eq=False)
@@ -245,8 +260,13 @@ class DepthLimitedResolution(Resolution):
 class _StreetSolver:
     """CFR+ state on a street tree (module docstring)."""
 
-    def __init__(self, tree: StreetTree, evaluator: LeafEvaluator | None, ranges: npt.NDArray[np.float64], max_boards: int, seed: int):
+    def __init__(
+        self, tree: StreetTree, evaluator: LeafEvaluator | None, ranges: npt.NDArray[np.float64], max_boards: int, seed: int,
+        discount: tuple[float, float, float] | None = None,
+    ) -> None:  # fmt: skip
         self.tree = tree
+        #: Discounted CFR's (a, b, g), or None: CFR+ (module docstring).
+        self.discount = discount
         self.evaluator = evaluator
         self.root_reach = ranges.copy()
         n_hands = tree.num_hands
@@ -255,6 +275,14 @@ class _StreetSolver:
             (int(node), int(tree.decision_index[node]), int(tree.player[node]), tree.action_child[node, : tree.num_children[node]].astype(np.int64))
             for node in np.flatnonzero(kind == NodeKind.DECISION)
         ]
+        # The decisions as the kernels read them (:func:`_kernels.street_reach`).
+        self._walk = (
+            np.array([node for node, _, _, _ in self.decisions], dtype=np.int64),
+            np.array([d for _, d, _, _ in self.decisions], dtype=np.int64),
+            np.array([player for _, _, player, _ in self.decisions], dtype=np.int64),
+            np.cumsum([0] + [len(children) for _, _, _, children in self.decisions]).astype(np.int64),
+            np.concatenate([children for _, _, _, children in self.decisions] or [np.zeros(0, dtype=np.int64)]),
+        )
         self.folds = np.flatnonzero(kind == NodeKind.FOLD)
         folder = tree.player[self.folds].astype(np.int64)
         lost = tree.spent[self.folds, folder].astype(np.float64)
@@ -282,11 +310,8 @@ class _StreetSolver:
 
     def reach(self, sigma: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Both positions' reach ``[2, N, H]`` under ``sigma`` from the root reach."""
-        reach = np.zeros((2, self.tree.num_nodes, self.tree.num_hands))
-        reach[:, 0] = self.root_reach
-        for node, d, player, children in self.decisions:
-            reach[:, children] = reach[:, node][:, None, :]
-            reach[player, children] *= sigma[d, : len(children)]
+        reach = np.empty((2, self.tree.num_nodes, self.tree.num_hands))
+        _kernels.street_reach(self.root_reach, *self._walk, sigma, reach)
         return reach
 
     def terminal_values(
@@ -321,25 +346,21 @@ class _StreetSolver:
         updating that position's regrets and average, and after the opponent's
         pass the gadget's follow probabilities."""
         self.iteration += 1
-        weight = float(self.iteration)
+        t = float(self.iteration)
+        kept = (1.0, 1.0)
+        if self.discount is None:
+            weight = t
+        else:
+            alpha, beta, gamma = self.discount
+            weight = t**gamma
+            kept = (t**alpha / (t**alpha + 1.0), t**beta / (t**beta + 1.0))
         self.weight_sum += weight
         for p in range(2):
             reach = self.reach(self.sigma)
             values = self.terminal_values(reach, (p,), weight)[p]
-            for node, d, player, children in reversed(self.decisions):
-                n = len(children)
-                child = values[children]
-                if player != p:
-                    values[node] = child.sum(axis=0)
-                    continue
-                sigma = self.sigma[d, :n]
-                value = (sigma * child).sum(axis=0)
-                values[node] = value
-                self.cumulative[d, :n] += weight * reach[p, node] * sigma
-                regret = np.maximum(self.regret[d, :n] + child - value, 0.0)
-                self.regret[d, :n] = regret
-                total = regret.sum(axis=0)
-                self.sigma[d, :n] = np.where(total > 0, regret / np.where(total > 0, total, 1.0), 1.0 / n)
+            _kernels.street_regrets(
+                values, reach, self.sigma, self.regret, self.cumulative, *self._walk, p, weight, self.discount is not None, *kept
+            )
             self.value_sum[p] += weight * values
             if gadget is not None and p == opponent:
                 constraint, mask, gadget_regret = gadget
@@ -384,10 +405,12 @@ def solve_street(
     seconds: float = 0.0,
     max_boards: int = 64,
     seed: int = 0,
+    discount: tuple[float, float, float] | None = None,
 ) -> DepthLimitedResolution:
     """:func:`strategies.resolve.resolver.resolve_tree` on a street tree whose
     depth-limit leaves ``evaluator`` values (``max_boards`` and ``seed`` set the
-    run-outs of all-in showdowns before the last street)."""
+    run-outs of all-in showdowns before the last street); CFR+, or discounted
+    CFR with ``discount``'s (a, b, g) (module docstring)."""
     start = time.perf_counter()
     ranges, constraint_vector = check_inputs(tree.num_hands, position, our_range, constraint, opponent_range, iterations, seconds)
     opponent = 1 - position
@@ -397,7 +420,7 @@ def solve_street(
     if constraint_vector is not None:
         ranges[opponent] = 0.5 * mask
         gadget = (constraint_vector, mask, np.zeros((2, tree.num_hands)))
-    solver = _StreetSolver(tree, evaluator, ranges, max_boards, seed)
+    solver = _StreetSolver(tree, evaluator, ranges, max_boards, seed, discount)
     if seconds > 0:
         # The clock is read every iteration: one costs far more than reading it.
         deadline = time.perf_counter() + seconds

@@ -21,9 +21,9 @@ from poker.gamedef import load_game
 from poker.state import CALL, Action, State
 from strategies.base import StrategyError, make_strategy
 from strategies.resolve.agent import SHIPPED_NETS, ResolvingStrategy
-from strategies.resolve.depth_limited import build_street_tree, solve_street
+from strategies.resolve.depth_limited import DISCOUNTED_CFR, build_street_tree, solve_street
 from strategies.resolve._kernels import NODES_TOGETHER
-from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator, Runouts
+from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator, Runouts, fold_reach
 from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction
 from strategies.resolve.measure import exploitability_on_tree
 from strategies.resolve.resolver import resolve_tree
@@ -61,6 +61,29 @@ def test_street_solver_is_the_engine_on_the_last_street(name: str, gadget: bool)
     scale = np.abs(engine.br_values[:, 0]).max()
     assert np.abs(engine.br_values[:, 0] - result.best_response[:, 0]).max() < 1e-5 * scale
     assert np.abs(engine.ranges - result.ranges).max() < 1e-4
+
+
+def _exploitability(discount: tuple[float, float, float] | None, iterations: int) -> float:
+    """No-limit Leduc's last street from fixed ranges (no gadget) solved by the
+    street solver: both best responses' root values over the ranges' compatible
+    pairs, chips a pair (0 at an equilibrium)."""
+    state = State(NL).apply(CALL).apply(CALL)
+    board = (sorted(NL.deck())[2],)
+    rng = np.random.default_rng(1)
+    table = HandTable(NL)
+    street = build_street_tree(NL, state, board, lookahead_abstraction(NL, state, ((1.0,),)), table)
+    result = solve_street(street, None, 0, rng.random(6), opponent_range=rng.random(6), iterations=iterations, discount=discount)
+    assert result.best_response is not None
+    r, br = result.ranges, result.best_response[:, 0]
+    return float((r[0] @ br[0] + r[1] @ br[1]) / (r[0] @ fold_reach(table, r[1:2])[0]))
+
+
+def test_discounted_cfr_converges_faster_than_cfr_plus() -> None:
+    """Discounted CFR (a, b, g) = (1.5, 0, 2) on a street tree goes to an
+    equilibrium, faster than CFR+: measured 0.149 against 0.451 chips a pair
+    after 300 iterations, 0.0094 against 0.071 after 1000."""
+    assert _exploitability(DISCOUNTED_CFR, 300) < _exploitability(None, 300) / 2
+    assert _exploitability(DISCOUNTED_CFR, 1000) < 0.02 < _exploitability(None, 1000)
 
 
 def test_a_street_time_budget_reads_the_clock_every_iteration() -> None:

@@ -1,5 +1,5 @@
 """``resolve`` in HUNL with no options: defaults that fit the tree limit (the
-shipped blueprint's continuation leaves, 50 iterations, 32 run-outs) play a match within the
+shipped blueprint's continuation leaves, 100 iterations of discounted CFR, 32 run-outs) play a match within the
 dealer's default limits, and options that ask for more than a lookahead can
 hold are one line from ``arena match``, not a traceback from the agent."""
 
@@ -14,28 +14,35 @@ from arena.commands.match import main as match_main
 from poker.gamedef import load_game
 from strategies.base import make_strategy
 from strategies.resolve.agent import LARGE_GAME_DEFAULTS, MAX_BOARDS, ResolvingStrategy
+from strategies.resolve.depth_limited import DISCOUNTED_CFR
 from strategies.resolve.evaluators import EquityEvaluator
 
 
 def test_the_hunl_defaults_fit_and_leduc_keeps_the_exact_lookahead() -> None:
     """HUNL: the shipped blueprint's continuations from the flop on, equity
-    leaves pre-flop; HULHE, where no blueprint ships: equity leaves; Leduc: the
-    exact lookahead."""
+    leaves pre-flop, discounted CFR; HULHE, where no blueprint ships: equity
+    leaves; Leduc: the exact lookahead, CFR+."""
     agent = make_strategy("resolve", load_game("hunl"), seed=1)
     assert isinstance(agent, ResolvingStrategy) and isinstance(agent.evaluator, EquityEvaluator)
     assert agent.continuations is not None and agent.continuations.first_round == 1
     assert (agent.iterations, agent.max_boards) == (LARGE_GAME_DEFAULTS["iterations"], LARGE_GAME_DEFAULTS["boards"])
     assert agent.preflop_iterations == LARGE_GAME_DEFAULTS["preflop"] * agent.iterations
     assert agent.root_iterations == LARGE_GAME_DEFAULTS["root"] * agent.iterations
+    assert agent.river_iterations == LARGE_GAME_DEFAULTS["river"] * agent.iterations
+    assert agent.discount == DISCOUNTED_CFR
     assert agent.evaluator.max_boards == LARGE_GAME_DEFAULTS["boards"]
     limit = make_strategy("resolve", load_game("hulhe"), seed=1)
     assert isinstance(limit, ResolvingStrategy) and isinstance(limit.evaluator, EquityEvaluator)
     assert limit.continuations is None
     small = make_strategy("resolve", load_game("leduc.nolimit"), seed=1)
-    assert isinstance(small, ResolvingStrategy) and small.evaluator is None
-    assert (small.iterations, small.preflop_iterations, small.root_iterations, small.max_boards) == (1000, 1000, 1000, 64)
-    chosen = make_strategy("resolve:iterations=10,preflop_iterations=7,root_iterations=30", load_game("leduc.nolimit"), seed=1)
-    assert isinstance(chosen, ResolvingStrategy) and (chosen.iterations, chosen.preflop_iterations, chosen.root_iterations) == (10, 7, 30)
+    assert isinstance(small, ResolvingStrategy) and small.evaluator is None and small.discount is None
+    assert (small.iterations, small.preflop_iterations, small.root_iterations, small.river_iterations, small.max_boards) == (1000, 1000, 1000, 1000, 64)
+    chosen = make_strategy(
+        "resolve:iterations=10,preflop_iterations=7,root_iterations=30,river_iterations=9", load_game("leduc.nolimit"), seed=1
+    )
+    assert isinstance(chosen, ResolvingStrategy)
+    assert (chosen.iterations, chosen.preflop_iterations, chosen.root_iterations, chosen.river_iterations) == (10, 7, 30, 9)
+    assert make_strategy("resolve:solver=cfr+", load_game("hunl"), seed=1).discount is None  # type: ignore[attr-defined]
 
 
 def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: Path) -> None:
@@ -58,6 +65,9 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:preflop_iterations=0", "iterations must be at least 1"),
         ("resolve:root_iterations=0", "iterations must be at least 1"),
         ("resolve:root_iterations=many", "root_iterations='many'"),
+        ("resolve:river_iterations=0", "iterations must be at least 1"),
+        ("resolve:river_iterations=x", "river_iterations='x'"),
+        ("resolve:solver=cfr", "solver='cfr' is not one of cfr+, dcfr"),
         ("resolve:blueprint=x.strategy", "No such file or directory"),
         ("resolve:evaluator=continuations,continuations=5", "continuations must be 1 to 4"),
         ("resolve:evaluator=continuations,preflop=guess", "preflop='guess' is not one of equity, blueprint, continuations"),

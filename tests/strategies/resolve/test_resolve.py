@@ -124,6 +124,8 @@ def test_bad_input_is_one_clear_error() -> None:
         make_strategy("resolve:sizes=1+big", NL)
     with pytest.raises(StrategyError, match="two-player games; the game has 3"):
         make_strategy("resolve", load_game("kuhn.limit.3p"))
+    with pytest.raises(StrategyError, match="evaluator=exact solves by CFR\\+ only"):
+        make_strategy("resolve:solver=dcfr", NL)
     with pytest.raises(ResolveError, match="shape"):
         resolve(NL, State(NL), (), np.ones(5))
     assert parse_sizes("0.5+1/1") == ((0.5, 1.0), (1.0,))
