@@ -10,6 +10,11 @@ VENV := .venv
 SUM := $(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 RUN_STAMP := $(VENV)/.installed-run-$(SUM)
 TEST_STAMP := $(VENV)/.installed-test-$(SUM)
+# The numba kernels' sources: `make test` compiles them again (arena warmup) when one changed
+# since, as after a pull; otherwise the first test to need a new kernel compiled it inside its
+# own time limits (a bot given 10 s to connect took longer).
+KERNELS := $(wildcard poker/*kernels.py strategies/*/*kernels.py strategies/*/*/*kernels.py)
+WARM_STAMP := $(VENV)/.warm-$(SUM)
 # pip's own lines (no -q), and a word every 10 s while it unpacks (silent half a minute
 # on 2 cores): a first run is never long silent.
 INSTALL := bash -c '"$$@" & pid=$$!; t=0; while kill -0 $$pid 2>/dev/null; do sleep 1; t=$$((t + 1)); \
@@ -27,8 +32,11 @@ $(RUN_STAMP): pyproject.toml constraints.txt
 $(TEST_STAMP): $(RUN_STAMP)
 	@echo "installing the test tools into $(VENV) (the versions of constraints.txt)"
 	@$(INSTALL) -e '.[test]'
-	$(VENV)/bin/arena warmup   # compile every numba kernel once, with a word on each
 	rm -f $(VENV)/.installed-test-* && touch $@
+
+$(WARM_STAMP): $(TEST_STAMP) $(KERNELS)
+	$(VENV)/bin/arena warmup   # compile every numba kernel once, with a word on each
+	rm -f $(VENV)/.warm-* && touch $@
 
 # A local heads-up limit hold'em match between two simple agents, with results.
 # Kernels it needs (a few seconds' worth) compile as it runs, saying so once.
@@ -36,7 +44,7 @@ match: $(RUN_STAMP)
 	$(VENV)/bin/arena match hulhe --hands 3000 --seed 7 --duplicate random always-raise
 
 # The whole test suite (what CI runs).
-test: $(TEST_STAMP) browser
+test: $(WARM_STAMP) browser
 	$(VENV)/bin/python -m pytest
 
 # Debian's Chromium for the browser tests of `arena play` (Playwright drives it; no browser

@@ -86,6 +86,20 @@ def test_make_test_upgrades_the_venv_of_make_match(clone: Path) -> None:
     assert calls[-1] == "python -m pytest"
 
 
+def test_a_changed_kernel_is_compiled_again_before_the_suite(clone: Path) -> None:
+    """After a pull that changes a numba kernel, ``make test`` runs ``arena warmup``
+    again (and installs nothing): a test that needs the new kernel must not
+    compile it inside its own time limits."""
+    kernel = clone / "strategies" / "resolve" / "_kernels.py"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text("")
+    _make(clone, "test")
+    assert _make(clone, "test") == ["python -m pytest"]
+    later = kernel.stat().st_mtime + 60
+    os.utime(kernel, (later, later))
+    assert _make(clone, "test") == ["arena warmup", "python -m pytest"]
+
+
 def test_make_match_after_make_test_installs_nothing(clone: Path) -> None:
     _make(clone, "test")
     calls = _make(clone, "match")
