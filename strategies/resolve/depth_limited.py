@@ -33,9 +33,9 @@ positive regrets are multiplied by ``t^a / (t^a + 1)`` and its negative ones by
 quickly once it is good), and iteration t weighs ``t^g`` in the average.
 :data:`DISCOUNTED_CFR` is the paper's (a, b, g) = (1.5, 0, 2). On HUNL's flop and
 turn re-solves with continuation leaves it is far faster than CFR+: after 50
-iterations the lookahead's exploitability (both best responses, per unit of
-pot) was 5-16 % of the pot against CFR+'s 14-34 %, after 100 2-4 % against
-6-23 % (nine re-solves of ``hunl-modicum``'s hands).
+iterations the lookahead's exploitability (both best responses at the root, per
+unit of pot) was 2-16 % of the pot against CFR+'s 4-34 %, after 100 mostly
+0.5-4 % against 1-23 % (nine re-solves of ``hunl-modicum``'s hands).
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ class DepthLimitedResolution(Resolution):
 
     Its ``br_values`` (what continual re-solving carries) are DeepStack's: each
     position's counterfactual values under the *current* strategies, averaged
-    over the iterations (linear weights, as the average strategy), not the best
+    over the iterations (weighted as the average strategy), not the best
     response to the average strategy. Through evaluator leaves a best response
     is only as good as the evaluator's values for the average strategy's
     ranges, and where a range all but vanishes at a leaf (a branch the average
@@ -258,7 +258,7 @@ class DepthLimitedResolution(Resolution):
 
 
 class _StreetSolver:
-    """CFR+ state on a street tree (module docstring)."""
+    """CFR+ (or discounted CFR) state on a street tree (module docstring)."""
 
     def __init__(
         self, tree: StreetTree, evaluator: LeafEvaluator | None, ranges: npt.NDArray[np.float64], max_boards: int, seed: int,
@@ -301,7 +301,7 @@ class _StreetSolver:
         for _, d, _, children in self.decisions:
             self.sigma[d, : len(children)] = 1.0 / len(children)
         self.iteration = 0
-        # Iteration-averaged (linear weights) values of each position at every
+        # Iteration-averaged (the average strategy's weights) values of each position at every
         # node under the current strategies, and per deal at the leaves.
         self.value_sum = np.zeros((2, tree.num_nodes, n_hands))
         self.deals: list[tuple[int, ...]] = []
