@@ -98,7 +98,7 @@ class ResolvingStrategy(Strategy):
         game: a two-player game the public tree can represent.
         sizes: pot fractions per lookahead depth (no-limit; see
             :func:`strategies.resolve.lookahead.parse_sizes`), all-in always kept.
-        iterations: CFR+ iterations per re-solve.
+        iterations: CFR iterations per re-solve (CFR+, or ``discount``'s).
         preflop_iterations: CFR+ iterations per re-solve of the first street
             (None: ``iterations``).
         root_iterations: CFR+ iterations of the root solve (None:
@@ -425,7 +425,7 @@ SHIPPED_NETS = {"leduc.nolimit.2p": Path(__file__).resolve().parents[1] / "data"
 #: games); discounted CFR (``solver``: at 50 iterations the flop's and turn's re-solves
 #: were 2-16 % of the pot exploitable within their lookahead, CFR+'s 4-34 %) and
 #: iterations and run-outs that keep a HUNL hand within the dealer's 7 s a hand
-#: (p99 1.41 s of CPU a decision, 1.6 s a hand on 2 cores, the turn's 48 rivers the
+#: (p99 1.24 s of CPU a decision, 1.16 s a hand on 2 cores, the turn's 48 rivers the
 #: slowest: benchmarks/modicum_latency.py); ``preflop`` times the iterations on the
 #: first street, whose lookahead is the cheapest (exact equity leaves), ``river`` on
 #: the last (exact, no leaves: CFR+ at 50 iterations left 30-150 chips of a pair
