@@ -10,10 +10,10 @@ VENV := .venv
 SUM := $(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 RUN_STAMP := $(VENV)/.installed-run-$(SUM)
 TEST_STAMP := $(VENV)/.installed-test-$(SUM)
-# The numba kernels' sources: `make test` compiles them again (arena warmup) when one changed
+# The numba kernels' sources (every module with an @njit): `make test` compiles them again (arena warmup) when one changed
 # since, as after a pull; otherwise the first test to need a new kernel compiled it inside its
 # own time limits (a bot given 10 s to connect took longer).
-KERNELS := $(wildcard poker/*kernels.py strategies/*/*kernels.py strategies/*/*/*kernels.py)
+KERNELS := $(shell grep -rl --include='*.py' '@njit' poker strategies analysis 2>/dev/null)
 WARM_STAMP := $(VENV)/.warm-$(SUM)
 # pip's own lines (no -q), and a word every 10 s while it unpacks (silent half a minute
 # on 2 cores): a first run is never long silent.
