@@ -25,7 +25,9 @@ mbb/g with 95 % intervals:
    then the all-in adjusted result split by the size of what each hand won or
    lost (:data:`POT_CLASSES`): the small pots, LBR's bets at a bot that folds too
    often, are measured to ±10-170 mbb/g over 1000 pairs where the total's noise
-   (the stacks) is ±900, so they show a change the total cannot;
+   (the stacks) is ±900, so they show a change the total cannot; and by line
+   (:func:`_by_line`: LBR's blind, the pre-flop betting, where the hand ended),
+   the few lines that moved the total most;
 3. last: ``HUNL LBR fcpa every street vs hunl-modicum: X ± H mbb/g (95%, ESTIMATOR) vs DeepStack
    -383 ± 219`` (LBR could not beat DeepStack) ``ratio r``, with ``r = (750 -
    X) / (750 + 383)``: how far below 750 mbb/g (what LBR wins from a bot that
@@ -117,9 +119,10 @@ def _estimates(hands: Hands, bot_name: str, bot: Strategy, game: Game, opponent:
     )
 
 
-def lbr_chunk(job: tuple[str, int, int, int]) -> np.ndarray:
+def lbr_chunk(job: tuple[str, int, int, int]) -> tuple[np.ndarray, list[str]]:
     """Hands ``start..stop-1`` of ``seed``, LBR in each position: LBR's chips by
-    every estimator, ``float64[pairs, 2, len(ESTIMATORS)]``."""
+    every estimator, ``float64[pairs, 2, len(ESTIMATORS)]``, and each hand's
+    betting (ACPC, LBR in position 0 then 1 for each deal), to read where LBR wins."""
     spec, seed, start, stop = job
     game = load_game("hunl")
     bot = make_strategy(spec, game, seed=seed)
@@ -156,7 +159,7 @@ def lbr_chunk(job: tuple[str, int, int, int]) -> np.ndarray:
         line=np.arange(1, n + 1, dtype=np.int64),
         seed=np.full(n, NO_SEED, dtype=np.int64),
     )
-    return -_estimates(hands, "bot", bot, game).reshape(-1, 2, len(ESTIMATORS))  # zero-sum: LBR's is the bot's negated
+    return -_estimates(hands, "bot", bot, game).reshape(-1, 2, len(ESTIMATORS)), bettings  # zero-sum: LBR's is the bot's negated
 
 
 def head_to_head(job: tuple[str, str, int, int]) -> np.ndarray:
@@ -204,6 +207,34 @@ def _by_pot(hands: np.ndarray, big_blind: float, per_chip: float) -> str:
     return "LBR's winnings by pot size (all-in adjusted, per hand): " + ", ".join(parts) + " mbb/g"
 
 
+#: Lines shown by :func:`_by_line`: the ones that moved the most of LBR's total.
+TOP_LINES = 8
+
+
+def _by_line(hands: np.ndarray, betting: np.ndarray, game: Game, per_chip: float) -> str:
+    """Where LBR's all-in adjusted winnings came from: each hand's line is LBR's
+    blind, the pre-flop betting with the raise sizes left out, and the street
+    where the hand ended, by a fold or at a showdown (``hands``, ``betting``:
+    ``[pairs, 2]``, LBR in position 0 then 1). The lines that moved the total most,
+    each with its hands, its mean in big blinds and its share of the total in
+    mbb/g (they sum to it over all lines): a leak read in a few lines where the
+    pot-size split says only how big the pots were."""
+    big = int(np.argmax(game.blind))
+    streets = ("pre-flop", "flop", "turn", "river")
+    totals: dict[str, list[float]] = {}
+    for (pair, position), text in np.ndenumerate(betting):
+        text = str(text)
+        rounds = text.split("/")
+        pre = "".join(c for c in rounds[0] if not c.isdigit())
+        end = "folded" if text.endswith("f") else "showdown"
+        key = f"LBR {'big' if position == big else 'small'} blind, {pre or '-'}, {end} on the {streets[min(len(rounds), 4) - 1]}"
+        totals.setdefault(key, []).append(float(hands[pair, position]))
+    n = hands.size
+    rows = sorted(totals.items(), key=lambda item: -abs(sum(item[1])))[:TOP_LINES]
+    parts = [f"{key}: {len(v)} hands, {np.mean(v) / max(game.blind):+.1f} bb, {sum(v) / n * per_chip:+.0f}" for key, v in rows]
+    return "LBR's winnings by line (all-in adjusted, mbb/g of the total; the biggest):\n  " + "\n  ".join(parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--hands", type=int, default=1000, help="LBR duplicate pairs")
@@ -212,7 +243,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bot", default=BOT, help=f"the bot measured (default {BOT})")
     parser.add_argument("--anchor", default=RESOLVER, help=f"the head-to-head opponent (default {RESOLVER}; e.g. hunl-ehs2-3)")
-    parser.add_argument("--save", type=Path, help="write every pair's and deal's figures (chips) to this .npz")
+    parser.add_argument("--save", type=Path, help="write every pair's and deal's figures (chips), and LBR's hands' betting, to this .npz")
     parser.add_argument(
         "--pool", type=Path, nargs="+", metavar="FILE.npz",
         help="play nothing: LBR's figures over the pairs of these --save files (runs of other seeds, same --bot)",
@@ -221,7 +252,10 @@ def main() -> None:
     game = load_game("hunl")
     per_chip = 1000 / max(game.blind)  # mbb/g
     if args.pool:
-        _report(np.concatenate([_saved_lbr(path, parser) for path in args.pool]), f"{args.bot} (pooled: {len(args.pool)} files)", game, None)
+        saved = [_saved_lbr(path, parser) for path in args.pool]
+        bettings = [b for _, b in saved if b is not None]
+        betting = np.concatenate(bettings) if len(bettings) == len(saved) else None
+        _report(np.concatenate([lbr for lbr, _ in saved]), f"{args.bot} (pooled: {len(args.pool)} files)", game, None, betting)
         return
     for spec in (args.bot, *((args.anchor,) if args.h2h_hands else ())):
         try:  # here, not in a worker: a bad spec is one line, not a worker's traceback
@@ -240,35 +274,45 @@ def main() -> None:
                       f" ({h2h_seconds:.0f} s, {args.workers} workers)", h2h, per_chip),
                 flush=True,
             )  # fmt: skip
-        lbr = np.concatenate(list(pool.map(lbr_chunk, lbr_jobs))) if lbr_jobs else np.zeros((0, 2, len(ESTIMATORS)))
+        chunks = list(pool.map(lbr_chunk, lbr_jobs))
+        lbr = np.concatenate([c[0] for c in chunks]) if chunks else np.zeros((0, 2, len(ESTIMATORS)))
+        betting = np.array([b for c in chunks for b in c[1]], dtype=str).reshape(-1, 2)
     lbr_seconds = time.perf_counter() - started - h2h_seconds
     if args.save:  # per-pair figures, so runs with other seeds can be pooled later
-        np.savez(args.save, estimators=np.array(ESTIMATORS), h2h=h2h, lbr=lbr)
+        np.savez(args.save, estimators=np.array(ESTIMATORS), h2h=h2h, lbr=lbr, betting=betting)
     if not lbr_jobs:
         return
-    _report(lbr, args.bot, game, f"{lbr_seconds:.0f} s, {lbr_seconds / (2 * args.hands):.1f} s a hand, {args.workers} workers")
+    _report(lbr, args.bot, game, f"{lbr_seconds:.0f} s, {lbr_seconds / (2 * args.hands):.1f} s a hand, {args.workers} workers", betting)
 
 
-def _saved_lbr(path: Path, parser: argparse.ArgumentParser) -> np.ndarray:
-    """The LBR pairs of a ``--save`` file, ``float64[pairs, 2, len(ESTIMATORS)]`` (a bad file: one line)."""
+def _saved_lbr(path: Path, parser: argparse.ArgumentParser) -> tuple[np.ndarray, np.ndarray | None]:
+    """The LBR pairs of a ``--save`` file, ``float64[pairs, 2, len(ESTIMATORS)]``,
+    and their hands' betting ``[pairs, 2]`` (None in files saved before it was
+    kept); a bad file: one line."""
     try:
         with np.load(path, allow_pickle=False) as saved:
             estimators, lbr = tuple(str(e) for e in saved["estimators"]), saved["lbr"]
+            betting = saved["betting"] if "betting" in saved.files else None
     except (OSError, KeyError, ValueError) as error:
         parser.error(f"{path}: not a --save file of this script ({error})")
     if estimators != ESTIMATORS or lbr.ndim != 3 or lbr.shape[1:] != (2, len(ESTIMATORS)):
         parser.error(f"{path}: its estimators or shape are not this script's")
-    return np.asarray(lbr, dtype=np.float64)
+    if betting is not None and betting.shape != lbr.shape[:2]:
+        parser.error(f"{path}: its betting does not match its pairs")
+    return np.asarray(lbr, dtype=np.float64), betting
 
 
-def _report(lbr: np.ndarray, bot: str, game: Game, timing: str | None) -> None:
-    """LBR's lines (module docstring, 2 and 3) for the pairs ``lbr`` (``[pairs, 2, estimators]``, chips)."""
+def _report(lbr: np.ndarray, bot: str, game: Game, timing: str | None, betting: np.ndarray | None) -> None:
+    """LBR's lines (module docstring, 2 and 3) for the pairs ``lbr`` (``[pairs, 2, estimators]``, chips),
+    by line too where the hands' ``betting`` is known."""
     per_chip = 1000 / max(game.blind)  # mbb/g
     pairs = lbr.mean(axis=1)  # a duplicate pair's mean
     detail = f" ({timing})" if timing else ""
     print(_line(f"LBR (fcpa, every street) vs {bot}, HUNL, {len(pairs)} duplicate pairs{detail}", pairs, per_chip), flush=True)
     k = ESTIMATORS.index("all-in adjusted")
     print(_by_pot(lbr[:, :, k].ravel(), float(max(game.blind)), per_chip), flush=True)
+    if betting is not None and len(betting):
+        print(_by_line(lbr[:, :, k], betting, game, per_chip), flush=True)
     best = mean_ci(pairs[:, k]).scaled(per_chip)
     ratio = (ALWAYS_FOLD - best.mean) / (ALWAYS_FOLD - DEEPSTACK[0])
     print(

@@ -42,6 +42,7 @@ plays), the answer is uniform: no hand of ours reaches it.
 
 from __future__ import annotations
 
+import math
 import secrets
 import time
 from collections.abc import Callable
@@ -498,11 +499,14 @@ def _default_evaluator(game: Game) -> str:
     return str(LARGE_GAME_DEFAULTS["evaluator" if ships else "fallback"])
 
 
-def _continuation_leaves(game: Game, path: str | None, count_text: str | None, preflop: str | None) -> ContinuationLeaves:
+def _continuation_leaves(
+    game: Game, path: str | None, count_text: str | None, preflop: str | None, blend_text: str | None
+) -> ContinuationLeaves:
     """``evaluator=continuations``' leaves: the blueprint at ``path`` (default the
     one that ships for the game), its first ``continuations`` K continuations
     (default all), from the flop on unless ``preflop=continuations``; before the
-    picks, blueprint values with ``preflop=blueprint``."""
+    picks, blueprint values with ``preflop=blueprint``, ``preflop_blend`` of them
+    (default 1) and the rest equity."""
     from strategies.cfr import compile_notice
     from strategies.resolve.continuations import BIASES, ContinuationLeaves, ContinuationValues, open_blueprint
     from strategies.resolve.evaluators import HandTable
@@ -513,12 +517,31 @@ def _continuation_leaves(game: Game, path: str | None, count_text: str | None, p
     preflop = preflop or PREFLOP_LEAVES[0]
     if preflop not in PREFLOP_LEAVES:
         raise StrategyError(f"strategy 'resolve': preflop={preflop!r} is not one of {', '.join(PREFLOP_LEAVES)}")
+    blend = _blend(blend_text, preflop)
     compile_notice.expect("strategies.cfr.abstraction._kernels")  # the blueprint buckets boards
     if preflop != "equity":
         compile_notice.expect("strategies.resolve.preflop_leaves")
     blueprint = open_blueprint(game, path, "resolve")
     first_round = 0 if preflop == "continuations" else 1
-    return ContinuationLeaves(ContinuationValues(blueprint, int(count_text)), HandTable(game), first_round, preflop == "blueprint")
+    return ContinuationLeaves(ContinuationValues(blueprint, int(count_text)), HandTable(game), first_round, blend)
+
+
+def _blend(text: str | None, preflop: str) -> float:
+    """``preflop_blend=W``: the blueprint's share of the pre-flop leaves' values
+    with ``preflop=blueprint`` (default 1), 0 with the other choices."""
+    if preflop != "blueprint":
+        if text is not None:
+            raise StrategyError(f"strategy 'resolve': preflop_blend= goes with preflop=blueprint, not preflop={preflop}")
+        return 0.0
+    if text is None:
+        return 1.0
+    try:
+        blend = float(text)
+    except ValueError:
+        blend = math.nan
+    if not 0.0 < blend <= 1.0:
+        raise StrategyError(f"strategy 'resolve': preflop_blend must be over 0 and at most 1 (0 is preflop=equity), got {text!r}")
+    return blend
 
 
 def _two_players(game: Game) -> None:
@@ -546,8 +569,9 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     blueprint_path = options.text("blueprint", None, meta="PATH")
     count_text = options.text("continuations", None, meta="K")
     preflop = options.text("preflop", None, meta="|".join(PREFLOP_LEAVES))
-    if kind != "continuations" and (blueprint_path, count_text, preflop) != (None, None, None):
-        raise StrategyError("strategy 'resolve': blueprint=, continuations= and preflop= go with evaluator=continuations")
+    blend_text = options.text("preflop_blend", None, meta="W")
+    if kind != "continuations" and (blueprint_path, count_text, preflop, blend_text) != (None, None, None, None):
+        raise StrategyError("strategy 'resolve': blueprint=, continuations=, preflop= and preflop_blend= go with evaluator=continuations")
     default_iterations = str(LARGE_GAME_DEFAULTS["iterations"] if large else 1000)
     default_boards = str(LARGE_GAME_DEFAULTS["boards"] if large else DEFAULT_MAX_BOARDS)
     iterations_text = options.text("iterations", default_iterations, meta="N") or default_iterations
@@ -587,7 +611,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator  # numba: only for a resolve agent
     from strategies.resolve.depth_limited import DISCOUNTED_CFR
 
-    leaves = _continuation_leaves(game, blueprint_path, count_text, preflop) if kind == "continuations" else None
+    leaves = _continuation_leaves(game, blueprint_path, count_text, preflop, blend_text) if kind == "continuations" else None
     if kind != "exact":
         from strategies.resolve.depth_limited import build_street_tree
 
@@ -646,7 +670,7 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
     " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
     " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"
     " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; before it equity leaves, or the"
-    " blueprint's values with preflop=blueprint);"
+    " blueprint's values with preflop=blueprint, preflop_blend=W of them and the rest equity's, default 1);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
     " ships (HUNL), else equity, iterations=100, solver=dcfr, boards=32 (pre-flop and with one card to come: every board)",
 )

@@ -465,14 +465,15 @@ class ContinuationLeaves:
     (:mod:`strategies.resolve.preflop_leaves`), not by the blueprint's few
     pre-flop buckets."""
 
-    def __init__(self, values: ContinuationValues, table: HandTable, first_round: int, blueprint_before: bool = False) -> None:
+    def __init__(self, values: ContinuationValues, table: HandTable, first_round: int, blueprint_before: float = 0.0) -> None:
         self.values = values
         self.first_round = first_round
-        #: The streets before ``first_round`` valued by the blueprint (:class:`CarriedByBlueprint`), not ``equity``.
+        #: The blueprint's share of the values at the streets before ``first_round``
+        #: (:class:`CarriedByBlueprint`): 0 their evaluator's (``equity``), 1 the blueprint's.
         self.blueprint_before = blueprint_before
         locate = blueprint_locate(values.blueprint)
         flop_averaged = None
-        if (first_round == 0 or blueprint_before) and is_holdem(table.game):
+        if (first_round == 0 or blueprint_before > 0) and is_holdem(table.game):
             from strategies.resolve.preflop_leaves import FlopAveraged
 
             flop_averaged = FlopAveraged(values.blueprint.sequences, table.cards.astype(np.int64), values.blueprint.game.sequences[1])
@@ -512,9 +513,9 @@ class ContinuationLeaves:
 
 
 class CarriedByBlueprint(Evaluator):
-    """``leaves``' values at the street's end (or, ``by_blueprint``, the
-    blueprint's where :meth:`ContinuationLeaves.blueprint_street_values` applies:
-    hold'em's pre-flop), and the blueprint's values carried across the deal
+    """``leaves``' values at the street's end (or, ``by_blueprint`` > 0, that
+    share of the blueprint's where :meth:`ContinuationLeaves.blueprint_street_values`
+    applies, hold'em's pre-flop, and the rest ``leaves``'), and the blueprint's values carried across the deal
     (:meth:`ContinuationLeaves.blueprint_values`): the streets before
     ``resolve:evaluator=continuations`` picks (HUNL's pre-flop). The next
     street's re-solve values its own leaves by the continuations; its
@@ -524,7 +525,7 @@ class CarriedByBlueprint(Evaluator):
     they could earn by bluffing (against local best response: pre-flop calls
     folded on the flop)."""
 
-    def __init__(self, leaves: Evaluator, continuations: ContinuationLeaves, by_blueprint: bool = False) -> None:
+    def __init__(self, leaves: Evaluator, continuations: ContinuationLeaves, by_blueprint: float = 0.0) -> None:
         self.by_blueprint = by_blueprint
         self.game = leaves.game
         self.table = leaves.table
@@ -542,11 +543,16 @@ class CarriedByBlueprint(Evaluator):
         reach: npt.NDArray[np.float64], positions: tuple[int, ...] = (0, 1),
     ) -> StreetValues:  # fmt: skip
         """The blueprint's values by each hand's flop sequences where ``by_blueprint``
-        and they apply (hold'em's pre-flop), else ``leaves``'."""
+        and they apply (hold'em's pre-flop), mixed with ``leaves``' by that
+        share, else ``leaves``'."""
         if self.by_blueprint and leaves and leaves[0].round == 1:
             known = self.continuations.blueprint_street_values(leaves, reach)
             if known is not None:
-                return known
+                weight = self.by_blueprint
+                if weight == 1.0:
+                    return known
+                own, _, _ = super().street_values(board, leaves, continuation, reach, positions)
+                return weight * known[0] + (1.0 - weight) * own, known[1], known[2]
         return super().street_values(board, leaves, continuation, reach, positions)
 
     def board_values(

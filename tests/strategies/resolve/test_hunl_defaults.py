@@ -71,6 +71,12 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:blueprint=x.strategy", "No such file or directory"),
         ("resolve:evaluator=continuations,continuations=5", "continuations must be 1 to 4"),
         ("resolve:evaluator=continuations,preflop=guess", "preflop='guess' is not one of equity, blueprint, continuations"),
+        ("resolve:evaluator=equity,preflop_blend=0.5", "go with evaluator=continuations"),
+        ("resolve:preflop=continuations,preflop_blend=0.5", "preflop_blend= goes with preflop=blueprint, not preflop=continuations"),
+        ("resolve:preflop=blueprint,preflop_blend=0", "preflop_blend must be over 0 and at most 1"),
+        ("resolve:preflop=blueprint,preflop_blend=1.5", "got '1.5'"),
+        ("resolve:preflop=blueprint,preflop_blend=half", "got 'half'"),
+        ("resolve:preflop=blueprint,preflop_blend=nan", "got 'nan'"),
         ("resolve:evaluator=continuations,blueprint=/nonexistent.strategy", "strategy 'resolve': "),
     ],
 )

@@ -91,3 +91,34 @@ def test_a_range_not_the_same_across_a_class_keeps_the_bucket_values() -> None:
     lopsided = symmetric.copy()
     lopsided[1, 0, 0] = 0.5
     assert leaves.blueprint_street_values([state], lopsided) is None
+
+
+def test_a_blend_mixes_the_blueprint_and_equity_values_by_its_share() -> None:
+    """``preflop_blend=W``: a pre-flop leaf's values are W of the blueprint's
+    (each hand by its flop sequences) and 1 - W of check-down equity's, for
+    both positions, at a called raise and at a limp; W = 1 is the blueprint's."""
+    from strategies.resolve.continuations import CarriedByBlueprint
+    from strategies.resolve.evaluators import EquityEvaluator
+
+    table = HandTable(HUNL)
+    equity = EquityEvaluator(HUNL)
+    leaves_states = [State(HUNL).apply(Action.raise_to(300)).apply(CALL), State(HUNL).apply(CALL).apply(CALL)]
+    reach = np.random.default_rng(3).random((2, 1, 169))[:, :, _classes(table)].repeat(2, axis=1)
+    picks = np.full(2, -1, dtype=np.int8)
+    blueprint = ContinuationLeaves(ContinuationValues(_blueprint(), 1), table, 1, blueprint_before=1.0)
+    pure, deals, by_deal = CarriedByBlueprint(equity, blueprint, 1.0).street_values((), leaves_states, picks, reach)
+    known = blueprint.blueprint_street_values(leaves_states, reach)
+    assert known is not None and deals == [] and by_deal is None
+    np.testing.assert_array_equal(pure, known[0])
+    own = equity.street_values((), leaves_states, picks, reach)[0]
+    assert np.abs(own - pure).max() > 100  # the two differ by chips: a mix is not either
+    mixed, deals, by_deal = CarriedByBlueprint(equity, blueprint, 0.25).street_values((), leaves_states, picks, reach)
+    assert deals == [] and by_deal is None
+    np.testing.assert_allclose(mixed, 0.25 * pure + 0.75 * own, rtol=0, atol=1e-9)
+
+
+def _classes(table: HandTable) -> np.ndarray:
+    """Each hand's class (0-168): a range drawn per class is the same across it."""
+    from strategies.resolve.preflop_equity import hand_classes
+
+    return hand_classes(table.cards.astype(np.int64))
