@@ -88,11 +88,13 @@ def _chain(
     until one is ``done``; at least one must have stopped inside the solve."""
     draws = random.Random(f"{case} 20")
     stopped_at = []
+    ends = []  # each link's moment and end, for the message of a chain that never stopped inside
     for link in range(links):
         lines = draws.randint(0 if link else 1, 2)  # the first link at least stops inside the solve
         delay_s = draws.uniform(0, MAX_DELAY_S if lines else MAX_START_DELAY_S)
         before = checkpoint.read_bytes() if checkpoint.exists() else None
         code, err = _interrupted(command(), lines, delay_s, [signal.SIGINT, signal.SIGTERM][link % 2])
+        ends.append((lines, round(delay_s, 3), code, err[-400:]))
         if code not in STATUSES:  # a signal while the interpreter itself starts: nothing ran
             assert not lines and (checkpoint.read_bytes() if checkpoint.exists() else None) == before, err
         if "checkpoint written" in err:
@@ -100,7 +102,7 @@ def _chain(
             assert f"interrupted at iteration {stopped_at[-1]}; checkpoint written to {checkpoint}" in err
         elif done():
             break
-    assert stopped_at and min(stopped_at) < total, stopped_at
+    assert stopped_at and min(stopped_at) < total, (stopped_at, ends)
 
 
 @pytest.mark.slow
