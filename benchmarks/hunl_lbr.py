@@ -51,7 +51,9 @@ strategy is one line before any worker starts.
 Usage: ``.venv/bin/python benchmarks/hunl_lbr.py [--hands 1000] [--h2h-hands 200] [--anchor SPEC] [--workers 2] [--seed 1] [--save FILE.npz]``
 (``--hands 0 --anchor hunl-ehs2-3``: only the head to head against another bot;
 ``--pool A.npz B.npz ...``: lines 2 and 3 over the pairs of earlier ``--save`` runs, e.g. of
-seeds 1-3, playing nothing).
+seeds 1-3, playing nothing; a ``--save`` file names its bot and seed, so pooling two bots or
+one seed twice is refused. ``benchmarks/data/hunl_lbr/`` keeps the runs behind the README's
+figure, half an hour a seed on 2 cores, so later seeds pool with them).
 """
 
 from __future__ import annotations
@@ -246,16 +248,17 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write every pair's and deal's figures (chips), and LBR's hands' betting, to this .npz")
     parser.add_argument(
         "--pool", type=Path, nargs="+", metavar="FILE.npz",
-        help="play nothing: LBR's figures over the pairs of these --save files (runs of other seeds, same --bot)",
+        help="play nothing: LBR's figures over the pairs of these --save files (runs of other seeds, one bot; the files say which)",
     )  # fmt: skip
     args = parser.parse_args()
     game = load_game("hunl")
     per_chip = 1000 / max(game.blind)  # mbb/g
     if args.pool:
         saved = [_saved_lbr(path, parser) for path in args.pool]
-        bettings = [b for _, b in saved if b is not None]
+        bot = _pooled_bot([(path, run) for path, (_, _, run) in zip(args.pool, saved)], args.bot, parser)
+        bettings = [b for _, b, _ in saved if b is not None]
         betting = np.concatenate(bettings) if len(bettings) == len(saved) else None
-        _report(np.concatenate([lbr for lbr, _ in saved]), f"{args.bot} (pooled: {len(args.pool)} files)", game, None, betting)
+        _report(np.concatenate([lbr for lbr, _, _ in saved]), f"{bot} (pooled: {len(args.pool)} files)", game, None, betting)
         return
     for spec in (args.bot, *((args.anchor,) if args.h2h_hands else ())):
         try:  # here, not in a worker: a bad spec is one line, not a worker's traceback
@@ -279,27 +282,46 @@ def main() -> None:
         betting = np.array([b for c in chunks for b in c[1]], dtype=str).reshape(-1, 2)
     lbr_seconds = time.perf_counter() - started - h2h_seconds
     if args.save:  # per-pair figures, so runs with other seeds can be pooled later
-        np.savez(args.save, estimators=np.array(ESTIMATORS), h2h=h2h, lbr=lbr, betting=betting)
+        np.savez_compressed(
+            args.save, estimators=np.array(ESTIMATORS), h2h=h2h, lbr=lbr, betting=betting, bot=np.array(args.bot), seed=np.array(args.seed)
+        )  # fmt: skip
     if not lbr_jobs:
         return
     _report(lbr, args.bot, game, f"{lbr_seconds:.0f} s, {lbr_seconds / (2 * args.hands):.1f} s a hand, {args.workers} workers", betting)
 
 
-def _saved_lbr(path: Path, parser: argparse.ArgumentParser) -> tuple[np.ndarray, np.ndarray | None]:
+def _saved_lbr(path: Path, parser: argparse.ArgumentParser) -> tuple[np.ndarray, np.ndarray | None, tuple[str, int] | None]:
     """The LBR pairs of a ``--save`` file, ``float64[pairs, 2, len(ESTIMATORS)]``,
-    and their hands' betting ``[pairs, 2]`` (None in files saved before it was
-    kept); a bad file: one line."""
+    their hands' betting ``[pairs, 2]`` and the run's ``(bot, seed)`` (each None
+    in files saved before it was kept); a bad file: one line."""
     try:
         with np.load(path, allow_pickle=False) as saved:
             estimators, lbr = tuple(str(e) for e in saved["estimators"]), saved["lbr"]
             betting = saved["betting"] if "betting" in saved.files else None
+            run = (str(saved["bot"]), int(saved["seed"])) if "bot" in saved.files else None
     except (OSError, KeyError, ValueError) as error:
         parser.error(f"{path}: not a --save file of this script ({error})")
     if estimators != ESTIMATORS or lbr.ndim != 3 or lbr.shape[1:] != (2, len(ESTIMATORS)):
         parser.error(f"{path}: its estimators or shape are not this script's")
     if betting is not None and betting.shape != lbr.shape[:2]:
         parser.error(f"{path}: its betting does not match its pairs")
-    return np.asarray(lbr, dtype=np.float64), betting
+    return np.asarray(lbr, dtype=np.float64), betting, run
+
+
+def _pooled_bot(runs: list[tuple[Path, tuple[str, int] | None]], default: str, parser: argparse.ArgumentParser) -> str:
+    """The bot the pooled files measured (``default``, ``--bot``, where none says):
+    one line where they name two bots, or one seed twice (a seed deals the same
+    cards, and the bot's play is reproducible from it, so its pairs would count twice)."""
+    known = [(path, run) for path, run in runs if run is not None]
+    bots = sorted({bot for _, (bot, _) in known})
+    if len(bots) > 1:
+        parser.error(f"the files measured different bots ({', '.join(bots)}): pool runs of one bot")
+    seen: dict[int, Path] = {}
+    for path, (_, seed) in known:
+        if seed in seen:
+            parser.error(f"{seen[seed]} and {path} are both seed {seed}: the same deals would count twice")
+        seen[seed] = path
+    return bots[0] if bots else default
 
 
 def _report(lbr: np.ndarray, bot: str, game: Game, timing: str | None, betting: np.ndarray | None) -> None:
