@@ -20,7 +20,11 @@ reuses the same machine code), so the compilation happens at set-up instead:
   net) and ``arena train-values`` (situation solves, training, refinement);
 * ``resolve`` and ``modicum`` in HUNL with their defaults (the equity
   evaluator's depth-limited re-solve on hold'em boards, modicum's continuation
-  values): making them warms what a hand runs, as a match does before its clock.
+  values): making them warms what a hand runs, as a match does before its clock;
+* the estimators a no-limit hold'em match reports at its end (all-in adjusted
+  run-outs) and ``arena analyze --strategy`` computes in hold'em (AIVAT with
+  the equity value function), so the first HUNL match does not end in a minute
+  of compilation.
 
 With a warm cache it takes a few seconds (loading, not compiling) and says
 ``cached``; after a numba upgrade or a kernel edit numba compiles again what
@@ -149,6 +153,23 @@ def _resolve(tmp: Path) -> None:
         agent.resolution(bet.apply(CALL), board)
 
 
+def _estimators(tmp: Path) -> None:
+    # What a no-limit hold'em match computes at its end (all-in adjusted: the
+    # run-outs of hands all in before the river) and ``arena analyze --strategy``
+    # in hold'em (AIVAT with the equity value function: equities on every board).
+    from analysis.aivat import EquityValues, aivat
+    from analysis.allin import adjusted_hands
+    from analysis.importance import simulate_hands
+    from poker.gamedef import load_game
+    from strategies import make_strategy
+
+    game = load_game("hunl")
+    raiser, caller = make_strategy("always-raise:size=max", game, seed=0), make_strategy("always-call", game, seed=0)
+    hands = simulate_hands(game, [raiser, caller], 2, seed=0, names=("raiser", "caller"))
+    adjusted_hands(hands)
+    aivat(hands, "caller", caller, EquityValues(game))
+
+
 def _holdem_resolve(tmp: Path) -> None:
     # The HUNL bots with their defaults: making them compiles what a hand runs
     # (the equity evaluator's depth-limited re-solve on hold'em boards,
@@ -170,6 +191,7 @@ STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
     ("sampled 3-player CFR", _sampled),
     ("continual re-solving and value-net training", _resolve),
     ("hold'em re-solving (resolve and modicum in HUNL)", _holdem_resolve),
+    ("match estimators in hold'em (all-in adjusted, AIVAT)", _estimators),
 )
 
 

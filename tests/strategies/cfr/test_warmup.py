@@ -15,6 +15,9 @@ import pytest
 from numba import njit
 from tqdm import tqdm
 
+from analysis.aivat import EquityValues, aivat
+from analysis.allin import adjusted_hands
+from analysis.importance import simulate_hands
 from poker.deal import private_hands
 from poker.gamedef import load_game
 from poker.state import CALL, Action, State
@@ -175,6 +178,16 @@ def test_warm_up_covers_the_usual_solves(tmp_path: Path, monkeypatch: pytest.Mon
             assert isinstance(agent, ResolvingStrategy)
             agent.resolution(bet, ())
             agent.resolution(bet.apply(CALL), (int(private_hands(game)[2, 0]),))
+    assert compiled == []
+    # The end of a no-limit hold'em match (all-in adjusted run-outs) and hold'em
+    # AIVAT (equities on each board), on other deals than the warm-up's.
+    hunl = load_game("hunl")
+    raiser, caller = make_strategy("always-raise:size=max", hunl, seed=1), make_strategy("always-call", hunl, seed=1)
+    with compile_notice.recording() as compiled:
+        for players in ((raiser, caller), (caller, caller)):
+            hands = simulate_hands(hunl, list(players), 3, seed=5, names=("first", "caller"))
+            adjusted_hands(hands)
+            aivat(hands, "caller", caller, EquityValues(hunl))
     assert compiled == []
 
 
