@@ -59,6 +59,7 @@ from poker.protocol import MatchState
 from poker.state import CALL, Action, ActionType, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, board_key, tree_actions
+from strategies.resolve.blas import one_blas_thread
 from strategies.resolve.lookahead import build_lookahead, checked_down, lookahead_abstraction, parse_sizes
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
@@ -146,6 +147,7 @@ class ResolvingStrategy(Strategy):
         continuations: ContinuationLeaves | None = None,
     ) -> None:
         _two_players(game)
+        one_blas_thread()
         if min(n for n in (iterations, preflop_iterations, root_iterations, river_iterations) if n is not None) < 1:
             raise StrategyError(
                 f"strategy 'resolve': iterations must be at least 1, got {iterations}, {preflop_iterations},"

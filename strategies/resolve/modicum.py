@@ -55,6 +55,7 @@ from poker.protocol import MatchState
 from poker.state import CALL, Action, State
 from strategies.base import Options, PublicState, Strategy, StrategyError, on_columns, register
 from strategies.cfr.tree.public import TreeError, tree_actions
+from strategies.resolve.blas import one_blas_thread
 from strategies.resolve.lookahead import checked_down, lookahead_abstraction, parse_sizes
 from strategies.translation import real_action
 
@@ -118,6 +119,7 @@ class ModicumStrategy(Strategy):
             raise StrategyError(f"strategy 'modicum' plays two-player games; the game has {game.num_players}")
         if blueprint.game.game != game:
             raise StrategyError("strategy 'modicum': the blueprint was solved for another game")
+        one_blas_thread()
         from strategies.resolve.continuations import BIASES, ContinuationLeaves, ContinuationValues
         from strategies.resolve.evaluators import HandTable
 
