@@ -6,8 +6,9 @@ numpy's OpenBLAS runs each product on a thread per core. Where two solving
 processes share the cores (a bot beside its opponent's process, the LBR
 benchmark's workers, a tournament's), those threads wait on one another:
 on 2 cores ``hunl-modicum``'s build and root solve took 31 s in each of two
-processes started together, and 8 s with one BLAS thread each (7.5 s alone);
-an LBR hand against it 2.8 times faster (``benchmarks/blas_threads.py``). The
+processes started together, and 8 s with one BLAS thread each (7.5 s alone),
+and two such bots each playing 4 hands 390 s against 37.6 s
+(``benchmarks/blas_threads.py``); LBR against it ran 2.8 times faster. The
 project parallelises by process, never inside one product, so every process
 that re-solves keeps one BLAS thread, and so do the processes it starts,
 unless its user chose a count with one of the variables BLAS libraries read
@@ -15,8 +16,8 @@ unless its user chose a count with one of the variables BLAS libraries read
 
 The limit is set twice over: on the BLAS libraries loaded so far (threadpoolctl)
 and in ``OPENBLAS_NUM_THREADS``, which OpenBLAS reads when it is loaded, for
-those loaded later (numba loads SciPy's copy where SciPy is installed, after
-the agent is made) and for child processes.
+those loaded later (SciPy's own copy, where SciPy is installed, was seen loaded
+after the agent is made) and for child processes.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from poker.gamedef import load_game
 from poker.state import State
 from strategies.base import PublicState, make_strategy
 from strategies.resolve.evaluators import HandTable, Runouts, runouts_for
-from strategies.resolve.preflop_equity import CLASSES, PreflopShowdowns, canonical_boards, class_sums, hand_classes, load_class_sums
+from strategies.resolve.preflop_equity import CLASSES, HandClasses, PreflopShowdowns, canonical_boards, class_sums, hand_classes, load_class_sums
 
 HANDS = private_hands(np.arange(52), 2).astype(np.int64)
 CLASS = hand_classes(HANDS)
@@ -106,3 +106,19 @@ def test_pre_flop_play_does_not_depend_on_the_boards_drawn() -> None:
         agent = make_strategy("resolve:evaluator=equity,iterations=20", hunl, seed=seed)
         policies.append(agent.policy(PublicState(state, (), agent.actions(state))))
     np.testing.assert_allclose(policies[0], policies[1], atol=1e-12)
+
+
+def test_class_reach_is_each_class_mean_and_refuses_a_range_that_differs_within_a_class() -> None:
+    classes = HandClasses(HANDS)
+    rng = np.random.default_rng(11)
+    reach = rng.random((3, CLASSES))[:, classes.classes]
+    got = classes.reach(reach)
+    assert got is not None
+    expected = np.stack([np.bincount(classes.classes, weights=row, minlength=CLASSES) for row in reach]) / classes.sizes
+    np.testing.assert_allclose(got, expected, rtol=1e-15, atol=0.0)
+    nearly = reach.copy()
+    nearly[2, 100] *= 1 + 1e-12  # within the tolerance: still one reach per class
+    assert classes.reach(nearly) is not None
+    apart = reach.copy()
+    apart[2, 100] += 1e-6
+    assert classes.reach(apart) is None
