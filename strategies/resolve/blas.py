@@ -9,8 +9,9 @@ on 2 cores ``hunl-modicum``'s build and root solve took 31 s in each of two
 processes started together, and 8 s with one BLAS thread each (7.5 s alone),
 and two such bots each playing 4 hands 390 s against 37.6 s
 (``benchmarks/blas_threads.py``); LBR against it ran 2.8 times faster. Most of
-that product went when the pre-flop class means became a numba pass (29.7
-against 28.8 s since); the limit stays for the products left. The
+that waiting was in one product, which the pre-flop class means replaced by a
+numba pass (:mod:`~strategies.resolve.preflop_equity`; 29.7 against 28.8 s
+since); the limit stays for the products left. The
 project parallelises by process, never inside one product, so every process
 that re-solves keeps one BLAS thread, and so do the processes it starts,
 unless its user chose a count with one of the variables BLAS libraries read
