@@ -63,6 +63,8 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=3, help="hands against each opponent in each process (default 3)")
     parser.add_argument("--processes", type=int, default=2, help="processes at once (default 2)")
     args = parser.parse_args()
+    if args.hands < 1 or args.processes < 1:
+        parser.error(f"--hands and --processes must be at least 1, got {args.hands} and {args.processes}")
     cores = os.cpu_count() or 1
     ours_env = {k: v for k, v in os.environ.items() if k not in USER_SETTINGS}
     anchor_env = {**ours_env, "OPENBLAS_NUM_THREADS": str(cores)}

@@ -332,15 +332,20 @@ def _run(
     return scheduled, failures
 
 
+def _start_worker(runner: int) -> None:
+    """A pool worker's set-up: watch the runner (:func:`_watch_runner`) and keep
+    quiet about the coroutine an interrupt can orphan: the SIGINT that stops a
+    worker's match (Ctrl-C, or the runner passing SIGTERM on) may land between
+    trio's making a socket call's coroutine and awaiting it, and the unawaited
+    coroutine's RuntimeWarning then reached the user's terminal after the resume
+    hint (seen once in four runs of the SIGTERM test)."""
+    warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+    _watch_runner(runner)
+
+
 def _watch_runner(runner: int) -> None:
     """In a pool worker: exit at once when the runner is gone (SIGKILL leaves
-    workers blocked on their queue, or playing a match nobody will store).
-    And keep quiet about the coroutine an interrupt can orphan: the SIGINT that
-    stops a worker's match (Ctrl-C, or the runner passing SIGTERM on) may land
-    between trio's making a socket call's coroutine and awaiting it, and the
-    unawaited coroutine's RuntimeWarning then reached the user's terminal after
-    the resume hint (seen once in four runs of the SIGTERM test)."""
-    warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
+    workers blocked on their queue, or playing a match nobody will store)."""
 
     def watch() -> None:
         while True:
@@ -357,7 +362,7 @@ def _run_local(workers: int, jobs: Sequence[MatchJob], finished: Any) -> None:
     pool = concurrent.futures.ProcessPoolExecutor(
         max_workers=min(workers, len(jobs)),
         mp_context=_pool_context(),
-        initializer=_watch_runner,
+        initializer=_start_worker,
         initargs=(os.getpid(),),
     )
     try:

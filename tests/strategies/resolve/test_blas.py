@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,12 @@ def test_a_re_solving_agent_leaves_one_blas_thread(spec: str, game: str) -> None
 def test_a_users_blas_setting_is_left_alone() -> None:
     threads = blas_threads_after_agent("resolve", "leduc", OPENBLAS_NUM_THREADS="2")
     assert threads and all(n == 2 for n in threads)
+
+
+@pytest.mark.parametrize("args", [["--processes", "0"], ["--hands", "-1"]])
+def test_the_benchmark_refuses_no_work_in_one_line(args: list[str]) -> None:
+    script = Path(__file__).resolve().parents[3] / "benchmarks" / "blas_threads.py"
+    done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].endswith("--hands and --processes must be at least 1, got " + ("3 and 0" if args[0] == "--processes" else "-1 and 2"))
+    assert "Traceback" not in done.stderr
