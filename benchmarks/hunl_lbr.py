@@ -52,16 +52,20 @@ Usage: ``.venv/bin/python benchmarks/hunl_lbr.py [--hands 1000] [--h2h-hands 200
 (``--hands 0 --anchor hunl-ehs2-3``: only the head to head against another bot;
 ``--pool A.npz B.npz ...``: lines 2 and 3 over the pairs of earlier ``--save`` runs, e.g. of
 seeds 1-3, playing nothing; a ``--save`` file names its bot and seed, so pooling two bots or
-one seed twice is refused. ``benchmarks/data/hunl_lbr/`` keeps the runs behind the README's
-figure, half an hour a seed on 2 cores, so later seeds pool with them).
+one seed twice is refused; a ``.json`` among them is a run kept as its lines, its pairs lost
+(:class:`Recorded`). ``benchmarks/data/hunl_lbr/`` keeps the runs behind the README's
+figure, a quarter of an hour a seed on 2 cores, so later seeds pool with them).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/dealer.py would shadow dealer/
@@ -75,7 +79,7 @@ from analysis.importance import simulate_hands  # noqa: E402
 from poker.deal import Dealer  # noqa: E402
 from poker.gamedef import Game, load_game  # noqa: E402
 from poker.hand_rank import hand_values  # noqa: E402
-from poker.stats import mean_ci  # noqa: E402
+from poker.stats import Estimate, mean_ci, pooled  # noqa: E402
 from strategies.base import Strategy, StrategyError, make_strategy  # noqa: E402
 from strategies.lbr import LbrConfig, lbr_hand  # noqa: E402
 
@@ -180,12 +184,14 @@ def head_to_head(job: tuple[str, str, int, int]) -> np.ndarray:
     return out
 
 
-def _line(label: str, figures: np.ndarray, per_chip: float) -> str:
-    """``label: E1 X ± H, E2 ...`` in mbb/g over the rows of ``figures`` (one column an estimator)."""
-    parts = []
-    for k, name in enumerate(ESTIMATORS):
-        ci = mean_ci(figures[:, k]).scaled(per_chip)
-        parts.append(f"{name} {ci.mean:+.0f} ± {ci.half_width:.0f}")
+def _cis(figures: np.ndarray, per_chip: float) -> list[Estimate]:
+    """Each estimator's mean and interval in mbb/g over the rows of ``figures`` (one column an estimator)."""
+    return [mean_ci(figures[:, k]).scaled(per_chip) for k in range(len(ESTIMATORS))]
+
+
+def _line(label: str, estimates: Sequence[Estimate | None]) -> str:
+    """``label: E1 X ± H, E2 ...`` (an estimator a recorded run lacks: ``n/a``)."""
+    parts = [f"{name} n/a" if ci is None else f"{name} {ci.mean:+.0f} ± {ci.half_width:.0f}" for name, ci in zip(ESTIMATORS, estimates)]
     return f"{label}: " + ", ".join(parts) + " mbb/g"
 
 
@@ -194,33 +200,29 @@ def _line(label: str, figures: np.ndarray, per_chip: float) -> str:
 POT_CLASSES = ((0.75, "1/2 bb"), (1.5, "1 bb"), (5.0, "1.5-5 bb"), (20.0, "5-20 bb"), (80.0, "20-80 bb"), (float("inf"), "80-200 bb"))
 
 
-def _by_pot(hands: np.ndarray, big_blind: float, per_chip: float) -> str:
+def _by_pot(hands: np.ndarray, big_blind: float, per_chip: float) -> list[Estimate]:
     """LBR's all-in adjusted result split by the size of what each hand won or
     lost (``hands``: chips per hand, both seats of every pair), mbb/g of the
-    total with 95 % intervals: the small pots, LBR's bets at a bot that folds,
-    are measured far more tightly than the total, whose noise is the stacks."""
+    total with 95 % intervals, one a :data:`POT_CLASSES`: the small pots, LBR's
+    bets at a bot that folds, are measured far more tightly than the total,
+    whose noise is the stacks."""
     size = np.abs(hands) / big_blind
-    low = 0.0
-    parts = []
-    for high, label in POT_CLASSES:
-        ci = mean_ci(np.where((size >= low) & (size < high), hands, 0.0)).scaled(per_chip)
-        parts.append(f"{label} {ci.mean:+.0f} ± {ci.half_width:.0f}")
-        low = high
-    return "LBR's winnings by pot size (all-in adjusted, per hand): " + ", ".join(parts) + " mbb/g"
+    lows = (0.0, *(high for high, _ in POT_CLASSES[:-1]))
+    return [mean_ci(np.where((size >= low) & (size < high), hands, 0.0)).scaled(per_chip) for low, (high, _) in zip(lows, POT_CLASSES)]
 
 
 #: Lines shown by :func:`_by_line`: the ones that moved the most of LBR's total.
 TOP_LINES = 8
 
 
-def _by_line(hands: np.ndarray, betting: np.ndarray, game: Game, per_chip: float) -> str:
+def _by_line(hands: np.ndarray, betting: np.ndarray, game: Game, per_chip: float, scope: str = "") -> str:
     """Where LBR's all-in adjusted winnings came from: each hand's line is LBR's
     blind, the pre-flop betting with the raise sizes left out, and the street
     where the hand ended, by a fold or at a showdown (``hands``, ``betting``:
     ``[pairs, 2]``, LBR in position 0 then 1). The lines that moved the total most,
     each with its hands, its mean in big blinds and its share of the total in
     mbb/g (they sum to it over all lines): a leak read in a few lines where the
-    pot-size split says only how big the pots were."""
+    pot-size split says only how big the pots were. ``scope`` is added to the heading."""
     big = int(np.argmax(game.blind))
     streets = ("pre-flop", "flop", "turn", "river")
     totals: dict[str, list[float]] = {}
@@ -234,7 +236,7 @@ def _by_line(hands: np.ndarray, betting: np.ndarray, game: Game, per_chip: float
     n = hands.size
     rows = sorted(totals.items(), key=lambda item: -abs(sum(item[1])))[:TOP_LINES]
     parts = [f"{key}: {len(v)} hands, {np.mean(v) / max(game.blind):+.1f} bb, {sum(v) / n * per_chip:+.0f}" for key, v in rows]
-    return "LBR's winnings by line (all-in adjusted, mbb/g of the total; the biggest):\n  " + "\n  ".join(parts)
+    return f"LBR's winnings by line (all-in adjusted, mbb/g of the total; the biggest{scope}):\n  " + "\n  ".join(parts)
 
 
 def main() -> None:
@@ -248,17 +250,23 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write every pair's and deal's figures (chips), and LBR's hands' betting, to this .npz")
     parser.add_argument(
         "--pool", type=Path, nargs="+", metavar="FILE.npz",
-        help="play nothing: LBR's figures over the pairs of these --save files (runs of other seeds, one bot; the files say which)",
+        help="play nothing: LBR's figures over the pairs of these --save files (runs of other seeds, one bot; the files say which),"
+        " and of the recorded runs in any FILE.json (their lines, where the pairs are gone: benchmarks/data/hunl_lbr/README.md)",
     )  # fmt: skip
     args = parser.parse_args()
     game = load_game("hunl")
     per_chip = 1000 / max(game.blind)  # mbb/g
     if args.pool:
-        saved = [_saved_lbr(path, parser) for path in args.pool]
-        bot = _pooled_bot([(path, run) for path, (_, _, run) in zip(args.pool, saved)], args.bot, parser)
+        files = [path for path in args.pool if path.suffix != ".json"]
+        recorded = [_recorded(path, parser) for path in args.pool if path.suffix == ".json"]
+        saved = [_saved_lbr(path, parser) for path in files]
+        runs = [(path, run) for path, (_, _, run) in zip(files, saved)]
+        bot = _pooled_bot(runs + [(r.path, (r.bot, seed)) for r in recorded for seed in r.seeds], args.bot, parser)
         bettings = [b for _, b, _ in saved if b is not None]
-        betting = np.concatenate(bettings) if len(bettings) == len(saved) else None
-        _report(np.concatenate([lbr for lbr, _, _ in saved]), f"{bot} (pooled: {len(args.pool)} files)", game, None, betting)
+        betting = np.concatenate(bettings) if bettings and len(bettings) == len(saved) else None
+        lbr = np.concatenate([lbr for lbr, _, _ in saved]) if saved else np.zeros((0, 2, len(ESTIMATORS)))
+        seeds = ", ".join(f"seeds {min(r.seeds)}-{max(r.seeds)}" if len(r.seeds) > 1 else f"seed {r.seeds[0]}" for r in recorded)
+        _report(lbr, f"{bot} (pooled: {len(files)} files{f', {seeds} recorded' if recorded else ''})", game, None, betting, recorded)
         return
     for spec in (args.bot, *((args.anchor,) if args.h2h_hands else ())):
         try:  # here, not in a worker: a bad spec is one line, not a worker's traceback
@@ -274,7 +282,7 @@ def main() -> None:
         if h2h_jobs:
             print(
                 _line(f"head to head, duplicate, {args.bot} vs {args.anchor}, HUNL, {args.h2h_hands} deals x 2 seatings"
-                      f" ({h2h_seconds:.0f} s, {args.workers} workers)", h2h, per_chip),
+                      f" ({h2h_seconds:.0f} s, {args.workers} workers)", _cis(h2h, per_chip)),
                 flush=True,
             )  # fmt: skip
         chunks = list(pool.map(lbr_chunk, lbr_jobs))
@@ -308,6 +316,60 @@ def _saved_lbr(path: Path, parser: argparse.ArgumentParser) -> tuple[np.ndarray,
     return np.asarray(lbr, dtype=np.float64), betting, run
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """A run whose pair files are gone, kept as its lines (mbb/g): ``estimates``
+    by estimator name (an estimator not recorded is absent; all-in adjusted is
+    always there) over its ``pairs``, and ``by_pot`` over its hands (two a pair),
+    one a :data:`POT_CLASSES`. Pooled by :func:`poker.stats.pooled`, which needs
+    no more than a line: the same mean and sample deviation the pairs would give."""
+
+    path: Path
+    bot: str
+    seeds: tuple[int, ...]
+    pairs: int
+    estimates: dict[str, Estimate]
+    by_pot: tuple[Estimate, ...]
+
+
+def _recorded(path: Path, parser: argparse.ArgumentParser) -> Recorded:
+    """A recorded run's JSON file (benchmarks/data/hunl_lbr/README.md); a bad file: one line."""
+
+    def pair(value: object, n: int) -> Estimate:
+        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
+            raise ValueError(f"{value!r} is not [mean, half-width]")
+        if not value[1] >= 0:
+            raise ValueError(f"{value!r} has a negative half-width")
+        return Estimate(float(value[0]), float(value[1]), n)
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        bot, seeds, pairs, lines, pots = data["bot"], data["seeds"], data["pairs"], data["mbb/g"], data["by pot"]
+        if not isinstance(bot, str) or not isinstance(pairs, int) or pairs < 2:
+            raise ValueError("'bot' must be a name and 'pairs' a count of at least 2")
+        if not (isinstance(seeds, list) and seeds and all(isinstance(s, int) and not isinstance(s, bool) for s in seeds)):
+            raise ValueError("'seeds' must be a list of whole numbers")
+        if not isinstance(lines, dict) or "all-in adjusted" not in lines or not set(lines) <= set(ESTIMATORS):
+            raise ValueError(f"'mbb/g' must give 'all-in adjusted' and only these: {', '.join(ESTIMATORS)}")
+        if not isinstance(pots, list) or len(pots) != len(POT_CLASSES):
+            raise ValueError(f"'by pot' must give the {len(POT_CLASSES)} pot classes ({', '.join(label for _, label in POT_CLASSES)})")
+        estimates = {name: pair(value, pairs) for name, value in lines.items()}
+        by_pot = tuple(pair(value, 2 * pairs) for value in pots)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
+        parser.error(f"{path}: not a recorded run ({error})")
+    if len(set(seeds)) != len(seeds):
+        parser.error(f"{path}: names a seed twice")
+    return Recorded(path, bot, tuple(seeds), pairs, estimates, by_pot)
+
+
+def _pool_parts(own: Estimate | None, recorded: list[Estimate | None]) -> Estimate | None:
+    """``own`` (the files' pairs; None: none) pooled with the recorded runs' estimates; None where one lacks it."""
+    if any(part is None for part in recorded):
+        return None
+    parts = [part for part in (own, *recorded) if part is not None]
+    return pooled(parts) if parts else None
+
+
 def _pooled_bot(runs: list[tuple[Path, tuple[str, int] | None]], default: str, parser: argparse.ArgumentParser) -> str:
     """The bot the pooled files measured (``default``, ``--bot``, where none says):
     one line where they name two bots, or one seed twice (a seed deals the same
@@ -324,18 +386,36 @@ def _pooled_bot(runs: list[tuple[Path, tuple[str, int] | None]], default: str, p
     return bots[0] if bots else default
 
 
-def _report(lbr: np.ndarray, bot: str, game: Game, timing: str | None, betting: np.ndarray | None) -> None:
-    """LBR's lines (module docstring, 2 and 3) for the pairs ``lbr`` (``[pairs, 2, estimators]``, chips),
-    by line too where the hands' ``betting`` is known."""
+def _report(
+    lbr: np.ndarray, bot: str, game: Game, timing: str | None, betting: np.ndarray | None, recorded: list[Recorded] | None = None
+) -> None:
+    """LBR's lines (module docstring, 2 and 3) for the pairs ``lbr`` (``[pairs, 2, estimators]``, chips)
+    and the ``recorded`` runs (:func:`pooled` with the pairs' own estimates), by line too where
+    the hands' ``betting`` is known (the pairs' alone)."""
+    recorded = recorded or []
     per_chip = 1000 / max(game.blind)  # mbb/g
     pairs = lbr.mean(axis=1)  # a duplicate pair's mean
-    detail = f" ({timing})" if timing else ""
-    print(_line(f"LBR (fcpa, every street) vs {bot}, HUNL, {len(pairs)} duplicate pairs{detail}", pairs, per_chip), flush=True)
     k = ESTIMATORS.index("all-in adjusted")
-    print(_by_pot(lbr[:, :, k].ravel(), float(max(game.blind)), per_chip), flush=True)
+    own: Sequence[Estimate | None] = _cis(pairs, per_chip) if len(pairs) > 1 else [None] * len(ESTIMATORS)
+    pots: Sequence[Estimate | None] = (
+        _by_pot(lbr[:, :, k].ravel(), float(max(game.blind)), per_chip) if len(pairs) > 1 else [None] * len(POT_CLASSES)
+    )
+    estimates = [_pool_parts(own[e], [r.estimates.get(name) for r in recorded]) for e, name in enumerate(ESTIMATORS)]
+    by_pot = [_pool_parts(pots[c], [r.by_pot[c] for r in recorded]) for c in range(len(POT_CLASSES))]
+    detail = f" ({timing})" if timing else ""
+    count = len(pairs) + sum(r.pairs for r in recorded)
+    print(_line(f"LBR (fcpa, every street) vs {bot}, HUNL, {count} duplicate pairs{detail}", estimates), flush=True)
+    print(
+        "LBR's winnings by pot size (all-in adjusted, per hand): "
+        + ", ".join(f"{label} {ci.mean:+.0f} ± {ci.half_width:.0f}" for (_, label), ci in zip(POT_CLASSES, by_pot) if ci is not None)
+        + " mbb/g",
+        flush=True,
+    )
     if betting is not None and len(betting):
-        print(_by_line(lbr[:, :, k], betting, game, per_chip), flush=True)
-    best = mean_ci(pairs[:, k]).scaled(per_chip)
+        scope = f"; the files' {len(pairs)} pairs, the recorded runs kept no lines" if recorded else ""
+        print(_by_line(lbr[:, :, k], betting, game, per_chip, scope), flush=True)
+    best = estimates[k]
+    assert best is not None  # every recorded run has the all-in adjusted line (_recorded)
     ratio = (ALWAYS_FOLD - best.mean) / (ALWAYS_FOLD - DEEPSTACK[0])
     print(
         f"HUNL LBR fcpa every street vs {bot}: {best.mean:.0f} ± {best.half_width:.0f} mbb/g (95%, {ESTIMATORS[k]})"

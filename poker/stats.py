@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 
-__all__ = ["Z_95", "Estimate", "mean_ci", "Unit", "unit_of", "format_chips"]
+__all__ = ["Z_95", "Estimate", "mean_ci", "pooled", "Unit", "unit_of", "format_chips"]
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z_95: Final = 1.96
@@ -68,6 +68,29 @@ def mean_ci(values: Sequence[float] | npt.NDArray[np.float64], *, z: float = Z_9
         raise ValueError(f"a confidence interval needs at least two values in one dimension, got shape {data.shape}")
     deviation = float(np.std(data, ddof=1))
     return Estimate(float(np.mean(data)), z * deviation / math.sqrt(data.size), int(data.size))
+
+
+def pooled(parts: Sequence[Estimate], *, z: float = Z_95) -> Estimate:
+    """The estimate :func:`mean_ci` would give over all the values behind
+    ``parts`` (each made by it with the same ``z``), from their counts, means
+    and half-widths alone.
+
+    Why: a figure pooled over runs whose per-hand values are gone (a file lost
+    with a checkout, a run recorded only as its line) is still the same figure:
+    each part's sample deviation is ``half_width · √n / z``, and the pooled sum
+    of squares is the parts' own plus their means' spread around the pooled
+    mean, ``Σ (n_g − 1) s_g² + Σ n_g (m_g − M)²``. Exact up to how the parts
+    were rounded.
+
+    Raises:
+        ValueError: no parts, or a part over fewer than two values.
+    """
+    if not parts or min(part.n for part in parts) < 2:
+        raise ValueError(f"pooling needs parts of at least two values each, got counts {[part.n for part in parts]}")
+    n = sum(part.n for part in parts)
+    mean = sum(part.n * part.mean for part in parts) / n
+    squares = sum((part.n - 1) * (part.half_width * math.sqrt(part.n) / z) ** 2 + part.n * (part.mean - mean) ** 2 for part in parts)
+    return Estimate(mean, z * math.sqrt(squares / (n - 1)) / math.sqrt(n), n)
 
 
 @dataclass(frozen=True)

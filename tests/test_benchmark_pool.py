@@ -2,10 +2,12 @@
 sessions (a seed takes up to half an hour), so pooling must refuse what would bias it —
 files of two bots, or one seed twice (a seed deals the same cards to a bot whose play is
 reproducible from it, so its pairs would count twice) — in one line, and report the pooled
-pairs' mean exactly. The kept runs (``benchmarks/data/hunl_lbr/``) must pool."""
+pairs' mean exactly; a run kept only as its lines (a JSON file, its pairs lost) pools to the
+figure its pairs would give. The kept runs (``benchmarks/data/hunl_lbr/``) must pool."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from poker.stats import mean_ci
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "hunl_lbr.py"
-KEPT = sorted((ROOT / "benchmarks" / "data" / "hunl_lbr").glob("*.npz"))
+KEPT = sorted((ROOT / "benchmarks" / "data" / "hunl_lbr").glob("hunl-modicum-s*"))
 ESTIMATORS = ("raw", "all-in adjusted", "imaginary observations", "AIVAT, chance only", "AIVAT")
 
 
@@ -61,12 +65,71 @@ def test_pooled_figure_is_the_mean_of_every_pair(tmp_path: Path) -> None:
     assert last.startswith(f"HUNL LBR fcpa every street vs resolve (pooled: 2 files): {mean:.0f} ± "), last
 
 
+def _recorded(path: Path, lbr: np.ndarray, seeds: list[int], changes: dict[str, object] | None = None) -> Path:
+    """The lines of the pairs ``lbr`` as a recorded run keeps them (mbb/g, not rounded here)."""
+    pairs = lbr.mean(axis=1) * 10
+    hands = lbr[:, :, 1].ravel() * 10
+    size = np.abs(hands) / 1000  # big blinds, in mbb
+    bounds = [0, 0.75, 1.5, 5, 20, 80, np.inf]
+    pots = [mean_ci(np.where((size >= lo) & (size < hi), hands, 0.0)) for lo, hi in zip(bounds, bounds[1:])]
+    data = {
+        "bot": "resolve", "seeds": seeds, "pairs": len(pairs),
+        "mbb/g": {name: [mean_ci(pairs[:, k]).mean, mean_ci(pairs[:, k]).half_width] for k, name in enumerate(ESTIMATORS) if k},
+        "by pot": [[ci.mean, ci.half_width] for ci in pots],
+    }  # fmt: skip
+    data.update(changes or {})
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_recorded_run_pools_as_its_pairs_would(tmp_path: Path) -> None:
+    """Chips of up to 150 big blinds, so every pot class has hands; the pooled lines
+    from a file and a recorded run equal the lines of both runs' pairs in one file."""
+    rng = np.random.default_rng(3)
+    first, second = (rng.integers(-15000, 15000, (n, 2, 5)).astype(np.float64) for n in (40, 60))
+    both = _pool(_run(tmp_path / "all.npz", "resolve", 1, np.concatenate([first, second])))
+    mixed = _pool(_run(tmp_path / "b.npz", "resolve", 2, second), _recorded(tmp_path / "a.json", first, [1]))
+    assert both.returncode == mixed.returncode == 0, mixed.stderr
+    whole, parts = both.stdout.splitlines(), mixed.stdout.splitlines()
+    assert whole[0].split("pairs: ")[1].split(", all-in")[1] == parts[0].split("pairs: ")[1].split(", all-in")[1]
+    assert parts[0].split("pairs: ")[1].startswith("raw n/a, all-in")  # the recorded run kept no raw line
+    assert "(pooled: 1 files, seed 1 recorded), HUNL, 100 duplicate pairs" in parts[0]
+    assert whole[1] == parts[1] and whole[1].count(" ± ") == 6
+    assert whole[-1].split("): ")[1] == parts[-1].split("): ")[1] and " ± " in whole[-1]
+    assert "the files' 60 pairs, the recorded runs kept no lines" in parts[2]
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"seeds": "1-7"}, "'seeds' must be a list of whole numbers"),
+        ({"pairs": 1}, "'pairs' a count of at least 2"),
+        ({"mbb/g": {"AIVAT": [1, 2]}}, "'mbb/g' must give 'all-in adjusted'"),
+        ({"mbb/g": {"all-in adjusted": [1, -2]}}, "[1, -2] has a negative half-width"),
+        ({"by pot": [[1, 2]]}, "'by pot' must give the 6 pot classes"),
+        ({"seeds": [4, 4]}, "names a seed twice"),
+    ],
+)
+def test_a_bad_recorded_run_is_one_line(tmp_path: Path, changes: dict[str, object], message: str) -> None:
+    done = _pool(_recorded(tmp_path / "a.json", _chips(4, 0), [4], changes))
+    assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()[-1:]) == 1
+    assert f"{tmp_path / 'a.json'}:" in done.stderr and message in done.stderr, done.stderr
+
+
+def test_a_recorded_seed_is_not_pooled_again(tmp_path: Path) -> None:
+    done = _pool(_run(tmp_path / "a.npz", "resolve", 3, _chips(4, 0)), _recorded(tmp_path / "b.json", _chips(4, 0), [2, 3]))
+    assert done.returncode == 2 and f"{tmp_path / 'a.npz'} and {tmp_path / 'b.json'} are both seed 3" in done.stderr
+
+
 @pytest.mark.skipif(not KEPT, reason="no kept runs in benchmarks/data/hunl_lbr")
 def test_the_kept_runs_pool() -> None:
-    for path in KEPT:
+    files = [path for path in KEPT if path.suffix == ".npz"]
+    for path in files:
         with np.load(path, allow_pickle=False) as saved:
             assert str(saved["bot"]) == "hunl-modicum" and path.name == f"hunl-modicum-s{int(saved['seed'])}.npz"
             assert saved["lbr"].shape == (300, 2, 5) and saved["betting"].shape == (300, 2)
+    recorded = [path for path in KEPT if path.suffix == ".json"]
+    assert [path.name for path in recorded] == ["hunl-modicum-s1-7.json"] and len(files) + len(recorded) == len(KEPT)
     done = _pool(*KEPT)
     assert done.returncode == 0, done.stderr
-    assert f"vs hunl-modicum (pooled: {len(KEPT)} files)" in done.stdout.strip().splitlines()[-1]
+    assert f"vs hunl-modicum (pooled: {len(files)} files, seeds 1-7 recorded)" in done.stdout.strip().splitlines()[-1]

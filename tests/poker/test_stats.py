@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from poker.gamedef import load_game
-from poker.stats import Estimate, Unit, mean_ci, unit_of
+from poker.stats import Estimate, Unit, mean_ci, pooled, unit_of
 
 
 def test_mean_ci_four_values() -> None:
@@ -33,6 +34,27 @@ def test_mean_ci_two_values() -> None:
 def test_mean_ci_needs_two_values() -> None:
     with pytest.raises(ValueError, match=r"at least two values .* shape \(1,\)"):
         mean_ci([3.0])
+
+
+def test_pooled_parts_give_the_estimate_of_all_their_values() -> None:
+    """Three runs of unequal size and spread, pooled from their lines alone, are
+    the estimate over every value (to rounding: the parts keep no sums)."""
+    rng = np.random.default_rng(5)
+    runs = [rng.normal(loc, scale, size) for loc, scale, size in ((3.0, 10.0, 40), (-1.0, 2.0, 7), (8.0, 30.0, 120))]
+    whole = mean_ci(np.concatenate(runs))
+    pooled_estimate = pooled([mean_ci(run) for run in runs])
+    assert pooled_estimate.n == whole.n == 167
+    assert pooled_estimate.mean == pytest.approx(whole.mean, rel=1e-12)
+    assert pooled_estimate.half_width == pytest.approx(whole.half_width, rel=1e-12)
+    alone = pooled([whole])
+    assert (alone.mean, alone.n) == (whole.mean, whole.n) and alone.half_width == pytest.approx(whole.half_width, rel=1e-15)
+
+
+def test_pooled_needs_parts_of_two_values() -> None:
+    with pytest.raises(ValueError, match="at least two values each"):
+        pooled([])
+    with pytest.raises(ValueError, match=r"counts \[5, 1\]"):
+        pooled([Estimate(0.0, 1.0, 5), Estimate(1.0, 0.0, 1)])
 
 
 def test_estimate_scaled_to_mbb() -> None:
