@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -265,6 +266,8 @@ def main() -> None:
         bettings = [b for _, b, _ in saved if b is not None]
         betting = np.concatenate(bettings) if bettings and len(bettings) == len(saved) else None
         lbr = np.concatenate([lbr for lbr, _, _ in saved]) if saved else np.zeros((0, 2, len(ESTIMATORS)))
+        if len(lbr) == 1 or len(lbr) + sum(r.pairs for r in recorded) < 2:
+            parser.error(f"the files hold {len(lbr)} pair{'s' * (len(lbr) != 1)}: an interval needs at least two, in the files or a recorded run")
         seeds = ", ".join(f"seeds {min(r.seeds)}-{max(r.seeds)}" if len(r.seeds) > 1 else f"seed {r.seeds[0]}" for r in recorded)
         _report(lbr, f"{bot} (pooled: {len(files)} files{f', {seeds} recorded' if recorded else ''})", game, None, betting, recorded)
         return
@@ -336,8 +339,12 @@ def _recorded(path: Path, parser: argparse.ArgumentParser) -> Recorded:
     """A recorded run's JSON file (benchmarks/data/hunl_lbr/README.md); a bad file: one line."""
 
     def pair(value: object, n: int) -> Estimate:
-        if not (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
-            raise ValueError(f"{value!r} is not [mean, half-width]")
+        if not (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        ):
+            raise ValueError(f"{value!r} is not [mean, half-width], two finite numbers")
         if not value[1] >= 0:
             raise ValueError(f"{value!r} has a negative half-width")
         return Estimate(float(value[0]), float(value[1]), n)

@@ -108,12 +108,19 @@ def test_a_recorded_run_pools_as_its_pairs_would(tmp_path: Path) -> None:
         ({"mbb/g": {"all-in adjusted": [1, -2]}}, "[1, -2] has a negative half-width"),
         ({"by pot": [[1, 2]]}, "'by pot' must give the 6 pot classes"),
         ({"seeds": [4, 4]}, "names a seed twice"),
+        ({"by pot": [[1, 2]] * 5 + [[float("nan"), 2]]}, "[nan, 2] is not [mean, half-width], two finite numbers"),
     ],
 )
 def test_a_bad_recorded_run_is_one_line(tmp_path: Path, changes: dict[str, object], message: str) -> None:
     done = _pool(_recorded(tmp_path / "a.json", _chips(4, 0), [4], changes))
     assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()[-1:]) == 1
     assert f"{tmp_path / 'a.json'}:" in done.stderr and message in done.stderr, done.stderr
+
+
+def test_one_pair_is_no_interval(tmp_path: Path) -> None:
+    done = _pool(_run(tmp_path / "a.npz", "resolve", 3, _chips(1, 0)))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "the files hold 1 pair: an interval needs at least two, in the files or a recorded run" in done.stderr
 
 
 def test_a_recorded_seed_is_not_pooled_again(tmp_path: Path) -> None:
