@@ -44,14 +44,12 @@ import numpy as np  # noqa: E402
 
 from poker.deal import Dealer, private_hands  # noqa: E402
 from poker.gamedef import Game, load_game  # noqa: E402
-from poker.state import CALL, FOLD, Action, State  # noqa: E402
+from poker.state import CALL, FOLD, State  # noqa: E402
 from strategies.base import Strategy, StrategyError, make_strategy  # noqa: E402
-from strategies.lbr import Rollouts, _columns, _policy, bayes_update, decide, initial_range  # noqa: E402
+from strategies.lbr import Rollouts, _columns, _policy, bayes_update, decide, initial_range, raise_candidates  # noqa: E402
 
 BOT = "hunl-modicum"
 ANCHOR = "resolve:evaluator=equity"
-#: LBR's pre-flop pot raise from the small blind (50 and 100 posted: to 300).
-POT_RAISE = Action.raise_to(300)
 
 
 @dataclass(frozen=True)
@@ -79,7 +77,8 @@ def holdings(game: Game, board: tuple[int, ...], count: int, rng: np.random.Gene
 def measure(bot: Strategy, game: Game, boards: list[tuple[int, ...]], draws: list[list[tuple[int, ...]]]) -> Spot:
     """LBR's gain over checking at the spot (module docstring) on each flop, and the shares."""
     started = time.perf_counter()
-    raised = State(game).apply(POT_RAISE)
+    pot_raise = raise_candidates(State(game), "fcpa")[0]  # LBR's pot raise from the small blind: to 300
+    raised = State(game).apply(pot_raise)
     columns = _columns(bot, raised)
     called = _policy(bot, raised, (), columns)[:, columns.index(CALL)]
     flop = raised.apply(CALL)
@@ -88,7 +87,7 @@ def measure(bot: Strategy, game: Game, boards: list[tuple[int, ...]], draws: lis
         columns = _columns(bot, flop)
         checked = _policy(bot, flop, board, columns)[:, columns.index(CALL)]
         spot = flop.apply(CALL)
-        pot_bet = spot.apply(Action.raise_to(int(spot.spent[0] + sum(spot.spent))))  # a pot-size bet: to 300 + 600
+        pot_bet = spot.apply(raise_candidates(spot, "fcpa")[0])  # LBR's pot-size bet: to 300 + 600
         bet_columns = _columns(bot, pot_bet)
         folding = _policy(bot, pot_bet, board, bet_columns)[:, bet_columns.index(FOLD)]
         flop_gains = []
