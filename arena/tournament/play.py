@@ -35,7 +35,12 @@ from dealer.server import MatchConfig
 from poker.gamedef import format_game, parse_game
 from strategies.base import Spec
 
-__all__ = ["MatchJob", "MatchRecord", "schedule", "play_match", "MatchError"]
+__all__ = ["MatchJob", "MatchRecord", "schedule", "play_match", "MatchError", "MatchInterrupted"]
+
+
+class MatchInterrupted(MatchError):
+    """An interrupt (Ctrl-C, or SIGTERM passed on) stopped the match: a pool
+    worker that sees one plays no further match (the runner's ``_play``)."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,7 @@ def play_match(job: MatchJob) -> MatchRecord:
 
     Raises:
         MatchError: the dealer aborted or an agent of ours failed.
+        MatchInterrupted: an interrupt stopped it.
     """
     if any(bot.command for bot in job.bots):
         return _play_with_commands(job)
@@ -146,7 +152,7 @@ def play_match(job: MatchJob) -> MatchRecord:
     outcome = trio.run(run_plan, plan)
     results = outcome.results
     if outcome.interrupted or not all(r.complete for r in results):
-        raise MatchError(f"{job.key}: interrupted (see {plan.run_dir})")
+        raise MatchInterrupted(f"{job.key}: interrupted (see {plan.run_dir})")
     rows = summarize(plan, results)
     return MatchRecord(
         key=job.key,

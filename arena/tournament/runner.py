@@ -63,7 +63,7 @@ from analysis.tables import plural, table_lines
 from analysis.report import Section, write_rank_report
 from analysis.scoring import TOURNAMENT_DB, MatchResult, Results, ResultsError, ScoringError, bankroll, cells_of, load_results
 from arena.tournament.config import Config, ConfigError, Entrant, load_config, parse_config
-from arena.tournament.play import MatchJob, MatchRecord, play_match, schedule
+from arena.tournament.play import MatchInterrupted, MatchJob, MatchRecord, play_match, schedule
 from arena.match import sigterm_as_interrupt
 from dealer.lock import MatchInUseError, MatchLock
 
@@ -88,6 +88,7 @@ REPORT_HTML: Final = "report.html"
 DEFAULT_BOOTSTRAP: Final = 1000
 _LOCK: Final = "tournament.lock"
 _WATCH_S: Final = 0.5
+_FORKSERVER_PRELOAD: Final = "arena.forkserver_preload"
 
 
 class TournamentError(Exception):
@@ -217,8 +218,12 @@ def _leader(stored: dict[str, list[tuple[str, float, int]]]) -> str:
 
 
 def _pool_context() -> multiprocessing.context.BaseContext:
-    """forkserver: workers start clean (no threads or trio state of ours)."""
-    return multiprocessing.get_context("forkserver")
+    """forkserver: workers start clean (no threads or trio state of ours),
+    born with SIGINT blocked (:mod:`arena.forkserver_preload`; a preload takes
+    effect when the server starts, the first pool of the process)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([_FORKSERVER_PRELOAD])
+    return context
 
 
 def run_tournament(
@@ -333,14 +338,54 @@ def _run(
 
 
 def _start_worker(runner: int) -> None:
-    """A pool worker's set-up: watch the runner (:func:`_watch_runner`) and keep
-    quiet about the coroutine an interrupt can orphan: the SIGINT that stops a
-    worker's match (Ctrl-C, or the runner passing SIGTERM on) may land between
-    trio's making a socket call's coroutine and awaiting it, and the unawaited
-    coroutine's RuntimeWarning then reached the user's terminal after the resume
-    hint (seen once in four runs of the SIGTERM test)."""
+    """A pool worker's set-up. Between matches SIGINT only notes the interrupt
+    (:func:`_note_interrupt`; :func:`_play` hands it to the match), so an
+    interrupt that reaches an idle worker does not raise inside
+    multiprocessing; the worker was born with SIGINT blocked
+    (:mod:`arena.forkserver_preload`), and one that came while it started is
+    noted as it is unblocked here. The runner watch (:func:`_watch_runner`)
+    starts before, so its thread keeps SIGINT blocked. And keep quiet about
+    the coroutine an interrupt can orphan: the SIGINT that stops a worker's
+    match may land between trio's making a socket call's coroutine and
+    awaiting it, and the unawaited coroutine's RuntimeWarning then reached the
+    user's terminal after the resume hint (seen once in four runs of the
+    SIGTERM test)."""
     warnings.filterwarnings("ignore", message="coroutine .* was never awaited", category=RuntimeWarning)
     _watch_runner(runner)
+    signal.signal(signal.SIGINT, _note_interrupt)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+_interrupted = False  # in a pool worker: an interrupt reached it, and it plays no more matches
+
+
+def _note_interrupt(signum: int, frame: object) -> None:
+    """A pool worker's SIGINT handler between matches."""
+    global _interrupted
+    _interrupted = True
+
+
+def _play(job: MatchJob) -> MatchRecord:
+    """:func:`play_match` in a pool worker, with Python's own SIGINT handler
+    (KeyboardInterrupt, which trio turns into stopping the match) for the
+    match alone. A worker that an interrupt has reached (during a match, or
+    noted between) plays no further match: those already queued to the pool
+    (it holds a few ahead, too late to cancel) would otherwise be played in
+    full while the runner waits for its workers to exit; each is refused at
+    once, and ``--resume`` plays it."""
+    global _interrupted
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        if _interrupted:  # checked after the swap: an interrupt now raises instead
+            raise MatchInterrupted(f"{job.key}: not played, the run was interrupted")
+        return play_match(job)
+    except BaseException as error:
+        # KeyboardInterrupt, alone or in trio's group (a BaseExceptionGroup, not an Exception)
+        if isinstance(error, MatchInterrupted) or not isinstance(error, Exception):
+            _interrupted = True
+        raise
+    finally:
+        signal.signal(signal.SIGINT, _note_interrupt)
 
 
 def _watch_runner(runner: int) -> None:
@@ -367,12 +412,15 @@ def _run_local(workers: int, jobs: Sequence[MatchJob], finished: Any) -> None:
     )
     try:
         with sigterm_as_interrupt(_interrupt_workers(pool)):
-            futures = {pool.submit(play_match, job): job for job in jobs}
+            futures = {pool.submit(_play, job): job for job in jobs}
             for future in concurrent.futures.as_completed(futures):
                 error = future.exception()
                 finished(futures[future], None if error else future.result(), error)
     except BaseException:  # Ctrl-C or SIGTERM: what is not stored is played again by --resume
-        pool.shutdown(wait=False, cancel_futures=True)
+        # waiting is quick, each worker stops its match and refuses the rest (_play); and
+        # not waiting raced Python's exit hook, which joins the pool anyway: it could wake a
+        # pool that was closing ("OSError: Bad file descriptor" after the resume hint)
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown()
 
