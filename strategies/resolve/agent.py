@@ -439,6 +439,9 @@ LARGE_GAME_DEFAULTS: Final = {
     "evaluator": "continuations", "fallback": "equity", "iterations": 100, "preflop": 4, "root": 10, "river": 4, "boards": 32,
     "solver": "dcfr",
 }  # fmt: skip
+#: The most ``within_bucket=`` takes: beyond twice the showdown spread it is no longer a
+#: correction to the blueprint's values but another evaluator.
+MAX_WITHIN: Final = 2.0
 #: ``solver=``'s choices: the streets an evaluator ends solved by CFR+ or discounted CFR
 #: (:data:`strategies.resolve.depth_limited.DISCOUNTED_CFR`); the last street and the
 #: exact lookahead always by CFR+ (the engine's kernels).
@@ -502,13 +505,15 @@ def _default_evaluator(game: Game) -> str:
 
 
 def _continuation_leaves(
-    game: Game, path: str | None, count_text: str | None, preflop: str | None, blend_text: str | None
+    game: Game, path: str | None, count_text: str | None, preflop: str | None, blend_text: str | None, within_text: str | None
 ) -> ContinuationLeaves:
     """``evaluator=continuations``' leaves: the blueprint at ``path`` (default the
     one that ships for the game), its first ``continuations`` K continuations
     (default all), from the flop on unless ``preflop=continuations``; before the
     picks, blueprint values with ``preflop=blueprint``, ``preflop_blend`` of them
-    (default 1) and the rest equity."""
+    (default 1) and the rest equity; ``within_bucket`` W (default 0) of each
+    hand's showdown spread within its blueprint bucket
+    (:class:`strategies.resolve.continuations.ContinuationEvaluator`)."""
     from strategies.cfr import compile_notice
     from strategies.resolve.continuations import BIASES, ContinuationLeaves, ContinuationValues, open_blueprint
     from strategies.resolve.evaluators import HandTable
@@ -520,12 +525,27 @@ def _continuation_leaves(
     if preflop not in PREFLOP_LEAVES:
         raise StrategyError(f"strategy 'resolve': preflop={preflop!r} is not one of {', '.join(PREFLOP_LEAVES)}")
     blend = _blend(blend_text, preflop)
+    within = _within(within_text)
     compile_notice.expect("strategies.cfr.abstraction._kernels")  # the blueprint buckets boards
     if preflop != "equity":
         compile_notice.expect("strategies.resolve.preflop_leaves")
     blueprint = open_blueprint(game, path, "resolve")
     first_round = 0 if preflop == "continuations" else 1
-    return ContinuationLeaves(ContinuationValues(blueprint, int(count_text)), HandTable(game), first_round, blend)
+    return ContinuationLeaves(ContinuationValues(blueprint, int(count_text)), HandTable(game), first_round, blend, within)
+
+
+def _within(text: str | None) -> float:
+    """``within_bucket=W``: the weight of each hand's showdown spread within its
+    blueprint bucket at the depth limits, 0 (none, the default) to 2."""
+    if text is None:
+        return 0.0
+    try:
+        within = float(text)
+    except ValueError:
+        within = math.nan
+    if not 0.0 <= within <= MAX_WITHIN:
+        raise StrategyError(f"strategy 'resolve': within_bucket must be 0 to {MAX_WITHIN:g}, got {text!r}")
+    return within
 
 
 def _blend(text: str | None, preflop: str) -> float:
@@ -572,8 +592,11 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     count_text = options.text("continuations", None, meta="K")
     preflop = options.text("preflop", None, meta="|".join(PREFLOP_LEAVES))
     blend_text = options.text("preflop_blend", None, meta="W")
-    if kind != "continuations" and (blueprint_path, count_text, preflop, blend_text) != (None, None, None, None):
-        raise StrategyError("strategy 'resolve': blueprint=, continuations=, preflop= and preflop_blend= go with evaluator=continuations")
+    within_text = options.text("within_bucket", None, meta="W")
+    if kind != "continuations" and (blueprint_path, count_text, preflop, blend_text, within_text) != (None,) * 5:
+        raise StrategyError(
+            "strategy 'resolve': blueprint=, continuations=, preflop=, preflop_blend= and within_bucket= go with evaluator=continuations"
+        )
     default_iterations = str(LARGE_GAME_DEFAULTS["iterations"] if large else 1000)
     default_boards = str(LARGE_GAME_DEFAULTS["boards"] if large else DEFAULT_MAX_BOARDS)
     iterations_text = options.text("iterations", default_iterations, meta="N") or default_iterations
@@ -613,7 +636,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator  # numba: only for a resolve agent
     from strategies.resolve.depth_limited import DISCOUNTED_CFR
 
-    leaves = _continuation_leaves(game, blueprint_path, count_text, preflop, blend_text) if kind == "continuations" else None
+    leaves = _continuation_leaves(game, blueprint_path, count_text, preflop, blend_text, within_text) if kind == "continuations" else None
     if kind != "exact":
         from strategies.resolve.depth_limited import build_street_tree
 
@@ -672,7 +695,8 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
     " equity (a weaker heuristic: showdown equity at the street's end over at most boards=K run-outs, default 64) or"
     " continuations (Modicum's leaves: the opponent picks among continuations=K (4) of blueprint=PATH (default the"
     " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; before it equity leaves, or the"
-    " blueprint's values with preflop=blueprint, preflop_blend=W of them and the rest equity's, default 1);"
+    " blueprint's values with preflop=blueprint, preflop_blend=W of them and the rest equity's, default 1;"
+    " within_bucket=W adds W x each hand's showdown spread within its blueprint bucket, default 0);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
     " ships (HUNL), else equity, iterations=100, solver=dcfr, boards=32 (pre-flop and with one card to come: every board)",
 )

@@ -77,6 +77,11 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:preflop=blueprint,preflop_blend=1.5", "got '1.5'"),
         ("resolve:preflop=blueprint,preflop_blend=half", "got 'half'"),
         ("resolve:preflop=blueprint,preflop_blend=nan", "got 'nan'"),
+        ("resolve:evaluator=equity,within_bucket=1", "within_bucket= go with evaluator=continuations"),
+        ("resolve:within_bucket=2.5", "within_bucket must be 0 to 2, got '2.5'"),
+        ("resolve:within_bucket=-1", "within_bucket must be 0 to 2, got '-1'"),
+        ("resolve:within_bucket=some", "got 'some'"),
+        ("resolve:within_bucket=nan", "got 'nan'"),
         ("resolve:evaluator=continuations,blueprint=/nonexistent.strategy", "strategy 'resolve': "),
     ],
 )

@@ -14,7 +14,7 @@ import pytest
 from poker.deal import private_hands
 from poker.evaluate import rank_hands
 from poker.gamedef import load_game
-from poker.state import CALL, Action, State
+from poker.state import CALL, Action, ActionType, State
 from strategies.base import PublicState, StrategyError, make_strategy
 from strategies.cfr.abstraction.card_abstraction import NullAbstraction
 from strategies.cfr.solvers.abstract_game import AbstractCFR
@@ -114,6 +114,51 @@ def test_leaf_values_are_the_reach_weighted_continuation_values() -> None:
         v = np.where(clash, 0.0, values.at(node, 1)[bias])
         assert out[0, leaf] == pytest.approx(v @ reach[1, leaf], abs=1e-12)
         assert out[1, leaf] == pytest.approx(-(v.T @ reach[0, leaf]), abs=1e-12)
+
+
+def test_the_spread_within_a_sequence_is_each_hands_showdown_about_the_sequences_mean(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``within_bucket``: each hand's check-down value of the leaf's pot against
+    the other's reach (brute force over Leduc's board cards), less the
+    own-reach-weighted mean over the hands of its sequence, added W times to the
+    values. Leduc's own sequences hold one card each (no spread at all), so
+    here jacks and queens share one, kings another, as a bucketing would."""
+    blueprint = leduc_blueprint()
+    values = ContinuationValues(blueprint)
+    table = HandTable(LEDUC)
+    plain = ContinuationEvaluator(values, 1, blueprint_locate(blueprint), table)
+    within = ContinuationEvaluator(values, 1, blueprint_locate(blueprint), table, within=0.5)
+    cards = [int(h[0]) for h in private_hands(LEDUC)]
+    rank = [cards.index(c) // 2 for c in cards]  # Leduc's deck: J, J, Q, Q, K, K
+    grouping = np.array([min(r, 1) for r in rank])
+    for evaluator in (plain, within):
+        monkeypatch.setattr(evaluator, "_sequence", lambda round_, board: grouping)
+    leaves = [State(LEDUC).apply(CALL).apply(CALL), State(LEDUC).apply(Action(ActionType.RAISE)).apply(CALL)]
+    reach = np.random.default_rng(5).random((2, 2, 6))
+    reach[0, 1, 0] = 0.0
+    picks = np.array([0, 2], dtype=np.int8)
+    out, _, _ = within.street_values((), leaves, picks, reach)
+    base, _, _ = plain.street_values((), leaves, picks, reach)
+    for leaf, state in enumerate(leaves):
+        stake = min(state.spent)
+        for p in range(2):
+            showdown = np.zeros(6)
+            for h, mine in enumerate(cards):
+                for o, theirs in enumerate(cards):
+                    if o != h:
+                        boards = [b for b in cards if b not in (mine, theirs)]
+                        ours = rank_hands(np.array([[mine, b] for b in boards]))
+                        other = rank_hands(np.array([[theirs, b] for b in boards]))
+                        showdown[h] += reach[1 - p, leaf, o] * stake * float(np.mean(np.sign(ours - other)))
+            own = reach[p, leaf]
+            spread = np.zeros(6)
+            for group in range(2):
+                members = np.flatnonzero(grouping == group)
+                spread[members] = showdown[members] - own[members] @ showdown[members] / own[members].sum()
+                # the sequence's own-reach-weighted total stays the blueprint's
+                assert own[members] @ (out[p, leaf, members] - base[p, leaf, members]) == pytest.approx(0.0, abs=1e-12)
+            assert within.spread(0, (), leaves, reach, p)[leaf] == pytest.approx(spread, abs=1e-12)
+            assert out[p, leaf] - base[p, leaf] == pytest.approx(0.5 * spread, abs=1e-12)
+            assert np.abs(spread).max() > 0.1  # not a vacuous check: the grouping spreads
 
 
 def test_two_card_sequence_values_are_the_sum_over_compatible_hands() -> None:
