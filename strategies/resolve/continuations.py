@@ -45,17 +45,21 @@ translated betting reaches (:func:`abstract_history`), its values scaled by
 the ratio of the real pot to that node's.
 
 **Within a sequence** (``within`` W > 0, ``resolve:within_bucket=W``, in a
-round of at most :data:`WITHIN_SEQUENCES` sequences) each hand's value gets W times its showdown value's spread about its sequence's
-mean: ``W * (sd(h) - mean_s sd)``, ``sd`` the check-down value of the pot at
-the leaf against the other's reach (:class:`~strategies.resolve.evaluators.Runouts`
-on at most :data:`WITHIN_BOARDS` seeded run-outs), the mean over the hands of ``s(h)``
+round of at most :data:`WITHIN_SEQUENCES` sequences) each hand's value gets W
+times its showdown value's spread about its sequence's mean: ``W * (sd(h) -
+mean_s sd)``, ``sd`` the check-down value of the pot at the leaf against the
+other's reach (:class:`~strategies.resolve.evaluators.Runouts` on at most
+:data:`WITHIN_BOARDS` seeded run-outs), the mean over the hands of ``s(h)``
 weighted by the player's own reach (uniform over them where it has none). A
 sequence's own-reach-weighted total is unchanged, the blueprint's say about it
 kept; within it the stronger hands are worth more. Why: with a few buckets a
 street (HUNL's blueprint: 3), every hand of a bucket had one value, so a
 re-solve could only fold or defend whole buckets; against local best
 response's flop bets after a called pot raise the bot folded 55 % of its range
-(benchmarks/hunl_flop_spot.py: LBR's gain 707 mbb a spot; 560 with W = 1).
+(benchmarks/hunl_flop_spot.py: LBR's gain 707 mbb a spot; 545 with W = 1).
+The values carried across the deal (:meth:`ContinuationEvaluator.deal_values`,
+the next street's constraints) stay the sequences' own: the next street's
+re-solve tells hands apart by its own, finer, sequences.
 """
 
 from __future__ import annotations
