@@ -539,13 +539,18 @@ def _within(text: str | None) -> float:
     blueprint bucket at the depth limits, 0 (none, the default) to 2."""
     if text is None:
         return 0.0
-    try:
-        within = float(text)
-    except ValueError:
-        within = math.nan
+    within = _number(text)
     if not 0.0 <= within <= MAX_WITHIN:
         raise StrategyError(f"strategy 'resolve': within_bucket must be 0 to {MAX_WITHIN:g}, got {text!r}")
     return within
+
+
+def _number(text: str) -> float:
+    """An option's number, NaN where the text is none: a range check then refuses it in one line."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
 
 
 def _blend(text: str | None, preflop: str) -> float:
@@ -557,10 +562,7 @@ def _blend(text: str | None, preflop: str) -> float:
         return 0.0
     if text is None:
         return 1.0
-    try:
-        blend = float(text)
-    except ValueError:
-        blend = math.nan
+    blend = _number(text)
     if not 0.0 < blend <= 1.0:
         raise StrategyError(f"strategy 'resolve': preflop_blend must be over 0 and at most 1 (0 is preflop=equity), got {text!r}")
     return blend
