@@ -66,7 +66,9 @@ game with the ``three-player`` layout); the size of the tree the header asks
 for, counted without building it (:func:`strategies.cfr.tree.budget.tree_size`:
 at most :data:`MAX_BETTING_NODES` betting nodes, and for ``public-tree`` and
 ``three-player`` files :data:`MAX_PUBLIC_NODES` public nodes, found out within
-:data:`MAX_TREE_WORK` steps; for ``three-player`` files also the payoff tables
+:data:`MAX_TREE_WORK` steps and stopped once it has more betting decisions
+than the file's size can hold arrays for, so a small file with a hostile header
+costs a short walk; for ``three-player`` files also the payoff tables
 a solve or best response would build, terminals x H^3 at most
 :data:`MAX_THREE_PLAYER_PAYOFF`); the tree built and its digest compared; only
 then the arrays, under limits derived from the file's size, each claimed
@@ -94,7 +96,7 @@ from strategies.cfr.file_io import Field, FileFormatError, HeaderFile, check_fie
 from strategies.cfr.solvers.multiplayer import MultiTree, build_multi_tree
 from strategies.cfr.solvers.sampled_multiplayer import BettingGraph, build_betting_graph, parse_cut, table_rows
 from strategies.cfr.tree.betting import BettingTree, build_betting_tree
-from strategies.cfr.tree.budget import TreeBudgetError, TreeSize, tree_size
+from strategies.cfr.tree.budget import TooManyDecisions, TreeBudgetError, TreeSize, tree_size
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
 if TYPE_CHECKING:
@@ -151,9 +153,10 @@ MAX_PUBLIC_NODES = 2_000_000
 #: Terminals x private hands^3 of a three-player tree (its dense payoff tables hold
 #: three times that many float64s; 3p Leduc: at most 8,676 x 512 = 4,442,112).
 MAX_THREE_PLAYER_PAYOFF = 8_000_000
-#: Steps (betting situations and their actions, a few us each) spent sizing the
-#: trees before giving up (HUNL with 0.5,1,2: 21,824; no-limit Leduc with 16 pot
-#: fractions: 47,643); at most about half a second.
+#: Steps (betting situations and their actions) spent sizing the trees before
+#: giving up (HUNL with 0.5,1,2: 21,824; no-limit Leduc with 16 pot fractions:
+#: 47,643); all of them take 0.6-0.9 s of CPU on a 2-core CI machine, which only a
+#: file big enough to hold such a tree's arrays can ask for (``_decision_bound``).
 MAX_TREE_WORK = 100_000
 #: Keys of ``settings``, and characters of each of its strings (a PCS sampler state is ~300).
 MAX_SETTINGS = 32
@@ -471,6 +474,25 @@ def _fits_file(file: HeaderFile, game: Game, size: TreeSize, isomorphism: bool, 
         )
 
 
+def _decision_bound(
+    file: HeaderFile, game: Game, layout: str, isomorphism: bool, entry_bytes: float
+) -> tuple[int, int]:
+    """``(most, beyond)``: the most betting decisions a tree can have whose arrays
+    fit in ``file`` (at least ``entry_bytes`` per entry), and the bytes the arrays
+    of one more would need. A public tree's arrays hold every decision's hands on
+    each of its boards (over the suit permutations isomorphism merges, as in
+    :func:`_fits_file`), a bucket table's at least one column a decision.
+    :func:`tree_size` stops after ``most``, so a small file with a hostile header
+    costs a short walk."""
+    if layout == BUCKETS:
+        per, merged = entry_bytes, 1
+    else:
+        per = math.comb(len(game.deck()), game.num_hole_cards) * entry_bytes
+        merged = math.factorial(game.num_suits) if isomorphism else 1
+    most = int(merged * file.size / per)
+    return most, math.ceil(-(-(most + 1) // merged) * per)
+
+
 def _payoff_fits(file: HeaderFile, game: Game, size: TreeSize) -> None:
     """A three-player tree's dense payoff tables (built when it is solved or its
     epsilon measured) must stay within :data:`MAX_THREE_PLAYER_PAYOFF`."""
@@ -585,11 +607,13 @@ def header_tree(
     checked: Tree | BettingTree | MultiTree
     try:
         if layout == BUCKETS or tree is None:
+            most, beyond = _decision_bound(file, game, layout, isomorphism, entry_bytes)
             size = tree_size(
                 game,
                 abstraction,
                 max_betting_nodes=MAX_BETTING_NODES,
                 max_public_nodes=None if layout == BUCKETS else MAX_PUBLIC_NODES,
+                max_betting_decisions=most,
                 max_work=MAX_TREE_WORK,
             )
             if layout == THREE_PLAYER:
@@ -597,6 +621,11 @@ def header_tree(
             if layout != BUCKETS:
                 _fits_file(file, game, size, isomorphism, entry_bytes)
         checked = layout_tree(game, abstraction, layout, isomorphism) if layout == BUCKETS or tree is None else tree
+    except TooManyDecisions:
+        raise file.fail(
+            f"the header's tree has over {most:,} betting decisions: its arrays need at least {beyond:,} bytes,"
+            f" the file has {file.size:,}"
+        ) from None
     except (TreeBudgetError, TreeError) as error:
         raise file.fail(f"the header's tree: {error}") from None
     if tree_digest(checked) != header["tree_digest"]:

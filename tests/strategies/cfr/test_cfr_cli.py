@@ -249,13 +249,14 @@ def test_cli_abstract_card_abstraction(
 
 def test_cli_exploitability_of_a_holdem_abstract_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = load_game("hulhe")
+    tree = build_betting_tree(game)  # the fewest columns a bucket table of it can have: one a decision
     path = tmp_path / "hulhe"
     strategy = StrategyFile(
         game=game, abstraction=None, algorithm="abstract", iterations=7, exploitability=None,
-        arrays={"strategy": np.full((3, 4), 1 / 3)}, settings={"abstract_game_exploitability": 0.0295},
+        arrays={"strategy": np.full((3, tree.num_decisions), 1 / 3)}, settings={"abstract_game_exploitability": 0.0295},
         card_abstraction="ehs2:5:perfect", layout=BUCKETS,
     )  # fmt: skip
-    save_strategy(path, strategy, build_betting_tree(game))
+    save_strategy(path, strategy, tree)
     assert cli_exploitability.main([str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == (

@@ -90,12 +90,13 @@ def test_exploitability_of_a_holdem_file_without_a_figure_says_why(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], algorithm: str, why: str
 ) -> None:
     game = load_game("hulhe")
+    tree = build_betting_tree(game)  # the fewest columns a bucket table of it can have: one a decision
     path = tmp_path / "hulhe.strategy"
     strategy = StrategyFile(
         game=game, abstraction=None, algorithm=algorithm, iterations=7, exploitability=None,
-        arrays={"strategy": np.full((3, 4), 1 / 3)}, card_abstraction="ehs2:5:perfect", layout=BUCKETS,
+        arrays={"strategy": np.full((3, tree.num_decisions), 1 / 3)}, card_abstraction="ehs2:5:perfect", layout=BUCKETS,
     )  # fmt: skip
-    save_strategy(path, strategy, build_betting_tree(game))
+    save_strategy(path, strategy, tree)
     assert cli_exploitability.main([str(path)]) == 1
     captured = capsys.readouterr()
     assert captured.out.splitlines()[-1].startswith("real-game exploitability: not measured (the public tree cannot")

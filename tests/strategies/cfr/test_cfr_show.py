@@ -66,12 +66,13 @@ def test_table_filters_and_no_limit_sizes(tmp_path: Path, capsys: pytest.Capture
 
 def test_too_big_or_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     game = load_game("hulhe")
+    tree = build_betting_tree(game)  # the fewest columns a bucket table of it can have: one a decision
     path = tmp_path / "hulhe.strategy"
     strategy = StrategyFile(
         game=game, abstraction=None, algorithm="pcs", iterations=1, exploitability=None,
-        arrays={"strategy": np.full((3, 4), 1 / 3)}, card_abstraction="ehs2:5:perfect", layout=BUCKETS,
+        arrays={"strategy": np.full((3, tree.num_decisions), 1 / 3)}, card_abstraction="ehs2:5:perfect", layout=BUCKETS,
     )  # fmt: skip
-    save_strategy(path, strategy, build_betting_tree(game))
+    save_strategy(path, strategy, tree)
     assert show.main([str(path)]) == 1
     assert capsys.readouterr().err.startswith(f"arena show: error: {path}: the game's public tree is too big to show (")
     assert show.main([str(tmp_path / "missing")]) == 2

@@ -246,12 +246,40 @@ def test_valid_files_still_load(valid: Path, tmp_path: Path) -> None:
     assert sorted(loaded.arrays) == ["cumulative", "regret", "strategy"]
     assert np.all(loaded.strategy == 0.25)
     game = load_game("hulhe")
+    tree = build_betting_tree(game)  # the fewest columns a bucket table of it can have: one a decision
     table = StrategyFile(
-        game, None, "pcs", 1, None, {"strategy": np.full((3, 5), 1 / 3)}, card_abstraction="ehs2:5:perfect",
-        layout=BUCKETS,
+        game, None, "pcs", 1, None, {"strategy": np.full((3, tree.num_decisions), 1 / 3)},
+        card_abstraction="ehs2:5:perfect", layout=BUCKETS,
     )  # fmt: skip
-    save_strategy(tmp_path / "hulhe", table, build_betting_tree(game))
-    assert load_strategy(tmp_path / "hulhe").arrays["strategy"].shape == (3, 5)
+    save_strategy(tmp_path / "hulhe", table, tree)
+    assert load_strategy(tmp_path / "hulhe").arrays["strategy"].shape == (3, tree.num_decisions)
+
+
+def test_a_bucket_table_too_small_for_its_tree_is_refused_before_the_tree_is_built(tmp_path: Path) -> None:
+    # One column a decision at least: 6,378 HULHE decisions cannot fit in a file of four columns.
+    game = load_game("hulhe")
+    table = StrategyFile(game, None, "pcs", 1, None, {"strategy": np.full((3, 4), 1 / 3)}, layout=BUCKETS)
+    path = tmp_path / "small.strategy"
+    save_strategy(path, table, build_betting_tree(game))
+    size = path.stat().st_size
+    most = size // 4  # float32 entries at least, one array
+    _refused(path, f"over {most:,} betting decisions: its arrays need at least {4 * (most + 1):,} bytes")
+
+
+def test_a_small_file_naming_a_huge_bucket_table_is_refused_by_its_size(valid: Path, tmp_path: Path) -> None:
+    # The tree is never built (95,505 betting nodes; 1.8 s before the bound): the
+    # walk stops once its decisions outnumber the file's bytes / 12 (three float32
+    # arrays). Not timed as the cases above are: a bucket table's bound has no
+    # hands in it, so the walk still meets ~11,000 decisions (0.4-0.8 s of CPU on
+    # a 2-core CI machine, too near their 1 s).
+    header, arrays = _parts(valid)
+    _big_nolimit(header)
+    header.update(layout=BUCKETS, card_abstraction="ehs2:3:perfect")
+    path = tmp_path / "hostile.strategy"
+    path.write_bytes(_pack(header, arrays))
+    with pytest.raises(StrategyFileError, match="betting decisions: its arrays need at least") as caught:
+        load_strategy(path)
+    assert f"the file has {path.stat().st_size:,}" in str(caught.value)
 
 
 def test_cli_prints_one_line_for_a_hostile_file(valid: Path, tmp_path: Path) -> None:
@@ -341,7 +369,6 @@ THREE_PLAYER_CASES: dict[str, tuple[Callable[[Header], None], str]] = {
     "no-limit": (_set("game", format_game(load_game("holdem.nolimit.3p"))), "three-player no-limit game"),
     "suit isomorphism": (_set("suit_isomorphism", True), "keep every board"),
     "hold'em": (_set("game", format_game(load_game("holdem.limit.3p"))), "the header's tree"),
-    "wide payoff tables": (_set("game", WIDE_LEDUC3P), "payoff entries, over the limit"),
     "digest wrong": (_set("tree_digest", "0" * 64), "different public tree"),
     "card abstraction": (_set("card_abstraction", "ehs2:5:perfect"), "card abstraction"),
 }
@@ -354,6 +381,16 @@ def test_hostile_three_player_header_is_refused(valid3: Path, tmp_path: Path, ca
     path = tmp_path / "hostile.strategy"
     path.write_bytes(_header_case(edit)(header, arrays))
     _refused(path, match)
+
+
+def test_wide_three_player_payoff_tables_are_refused(valid3: Path, tmp_path: Path) -> None:
+    # Padded to hold the tree's arrays (489 betting decisions x 20 hands x 12
+    # bytes), or the file's size refuses it before the payoff tables are counted.
+    header, arrays = _parts(valid3)
+    header["game"] = WIDE_LEDUC3P
+    path = tmp_path / "hostile.strategy"
+    path.write_bytes(_pack(header, {**arrays, "padding": b"\0" * 200_000}))
+    _refused(path, "payoff entries, over the limit")
 
 
 def test_two_player_files_hold_no_gains(valid: Path, tmp_path: Path) -> None:
