@@ -54,7 +54,9 @@ Usage: ``.venv/bin/python benchmarks/hunl_lbr.py [--hands 1000] [--h2h-hands 200
 seeds 1-3, playing nothing; a ``--save`` file names its bot and seed, so pooling two bots or
 one seed twice is refused; a ``.json`` among them is a run kept as its lines, its pairs lost
 (:class:`Recorded`). ``benchmarks/data/hunl_lbr/`` keeps the runs behind the README's
-figure, a quarter of an hour a seed on 2 cores, so later seeds pool with them).
+figure, a quarter of an hour a seed on 2 cores, so later seeds pool with them;
+``--pool A-s*.npz --against B-s*.npz``: first the two bots compared deal by deal over the
+seeds both sets hold, :func:`_paired`).
 """
 
 from __future__ import annotations
@@ -254,9 +256,17 @@ def main() -> None:
         help="play nothing: LBR's figures over the pairs of these --save files (runs of other seeds, one bot; the files say which),"
         " and of the recorded runs in any FILE.json (their lines, where the pairs are gone: benchmarks/data/hunl_lbr/README.md)",
     )  # fmt: skip
+    parser.add_argument(
+        "--against", type=Path, nargs="+", metavar="FILE.npz",
+        help="with --pool: --save files of another bot; first print the difference deal by deal over the seeds both hold",
+    )  # fmt: skip
     args = parser.parse_args()
     game = load_game("hunl")
     per_chip = 1000 / max(game.blind)  # mbb/g
+    if args.against and not args.pool:
+        parser.error("--against compares with the --pool files: give both")
+    if args.pool and args.against:
+        print(_paired(args.pool, args.against, parser, per_chip), flush=True)
     if args.pool:
         files = [path for path in args.pool if path.suffix != ".json"]
         recorded = [_recorded(path, parser) for path in args.pool if path.suffix == ".json"]
@@ -391,6 +401,50 @@ def _pooled_bot(runs: list[tuple[Path, tuple[str, int] | None]], default: str, p
             parser.error(f"{seen[seed]} and {path} are both seed {seed}: the same deals would count twice")
         seen[seed] = path
     return bots[0] if bots else default
+
+
+def _paired(pool: list[Path], against: list[Path], parser: argparse.ArgumentParser, per_chip: float) -> str:
+    """LBR's winnings against the ``pool`` files' bot minus against the ``against``
+    files' bot, deal by deal over the seeds both sets hold: a seed deals the same
+    cards to pair ``i`` whatever the bot (and LBR draws from ``[seed, i,
+    position]``), so the two bots' pairs share their cards' luck and the
+    difference is measured more tightly than either figure (the correlation of
+    the pairs says how much). Negative: LBR wins less, the pool's bot is better.
+    Each set must be ``--save`` files of one bot naming their seeds; one line
+    where not, or where no seed is in both."""
+    for path in against:
+        if path.suffix == ".json":
+            parser.error(f"{path}: a recorded run kept no pairs, so it cannot be paired deal by deal")
+    sets = []
+    for files in ([path for path in pool if path.suffix != ".json"], against):
+        runs = {}
+        for path in files:
+            lbr, _, run = _saved_lbr(path, parser)
+            if run is None:
+                parser.error(f"{path}: names no bot and seed, so it cannot be paired deal by deal")
+            runs[path] = (run, lbr)
+        _pooled_bot([(path, run) for path, (run, _) in runs.items()], "", parser)
+        sets.append({run[1]: (run[0], lbr) for run, lbr in runs.values()})
+    seeds = sorted(set(sets[0]) & set(sets[1]))
+    if not seeds:
+        parser.error("no seed is in both --pool and --against: nothing to pair")
+    ours, theirs = [], []
+    for seed in seeds:
+        a, b = sets[0][seed][1], sets[1][seed][1]
+        n = min(len(a), len(b))  # a shorter run is the first n pairs of the same deals
+        ours.append(a[:n].mean(axis=1))
+        theirs.append(b[:n].mean(axis=1))
+    mine, other = np.concatenate(ours), np.concatenate(theirs)
+    diffs = mine - other
+    if len(diffs) < 2:
+        parser.error("the seeds both sets hold have one pair: an interval needs at least two")
+    correlation = [float(np.corrcoef(mine[:, k], other[:, k])[0, 1]) for k in range(len(ESTIMATORS))]
+    names = f"{sets[0][seeds[0]][0]} − {sets[1][seeds[0]][0]}"
+    shown = ", ".join(map(str, seeds))
+    return (
+        _line(f"paired by deal, LBR vs {names}, HUNL, seeds {shown}: {len(diffs)} pairs", _cis(diffs, per_chip))
+        + " (correlation " + ", ".join(f"{c:.2f}" for c in correlation) + ")"
+    )
 
 
 def _report(

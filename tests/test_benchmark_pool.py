@@ -140,3 +140,47 @@ def test_the_kept_runs_pool() -> None:
     done = _pool(*KEPT)
     assert done.returncode == 0, done.stderr
     assert f"vs hunl-modicum (pooled: {len(files)} files, seeds 1-7 recorded)" in done.stdout.strip().splitlines()[-1]
+
+
+def _paired(pool: list[Path], against: list[Path]) -> subprocess.CompletedProcess[str]:
+    args = [sys.executable, str(SCRIPT), "--pool", *map(str, pool), "--against", *map(str, against)]
+    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+
+
+def test_paired_is_the_difference_deal_by_deal_over_the_common_seeds(tmp_path: Path) -> None:
+    # Seeds 1 and 2 in both sets, 3 in the pool alone; seed 2 of the other bot is
+    # shorter (its first 3 pairs are the same deals): 4 + 3 pairs are compared.
+    a1, a2, a3 = _chips(4, 0), _chips(5, 2), _chips(4, 9)
+    b1, b2 = _chips(4, 1) * 2, _chips(3, -1)
+    pool = [_run(tmp_path / f"a{s}.npz", "within", s, lbr) for s, lbr in ((1, a1), (2, a2), (3, a3))]
+    against = [_run(tmp_path / f"b{s}.npz", "modicum", s, lbr) for s, lbr in ((1, b1), (2, b2))]
+    done = _paired(pool, against)
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    diffs = np.concatenate([a1.mean(axis=1) - b1.mean(axis=1), a2[:3].mean(axis=1) - b2.mean(axis=1)]) * 10
+    expected = ", ".join(f"{name} {mean_ci(diffs[:, k]).mean:+.0f} ± {mean_ci(diffs[:, k]).half_width:.0f}" for k, name in enumerate(ESTIMATORS))
+    assert first.startswith(f"paired by deal, LBR vs within − modicum, HUNL, seeds 1, 2: 7 pairs: {expected} mbb/g (correlation ")
+    assert done.stdout.strip().splitlines()[-1].startswith("HUNL LBR fcpa every street vs within (pooled: 3 files): ")
+
+
+@pytest.mark.parametrize(
+    ("against", "message"),
+    [
+        ([("other", 5)], "no seed is in both --pool and --against: nothing to pair"),
+        ([("other", 1), ("else", 2)], "the files measured different bots (else, other): pool runs of one bot"),
+        ([("other", 1), ("other", 1)], "are both seed 1: the same deals would count twice"),
+    ],
+)
+def test_paired_refusals_are_one_line(tmp_path: Path, against: list[tuple[str, int]], message: str) -> None:
+    pool = [_run(tmp_path / "a.npz", "within", 1, _chips(4, 0))]
+    files = [_run(tmp_path / f"b{i}.npz", bot, seed, _chips(4, 1)) for i, (bot, seed) in enumerate(against)]
+    done = _paired(pool, files)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and message in done.stderr, done.stderr
+
+
+def test_paired_refuses_a_recorded_run_and_needs_pool(tmp_path: Path) -> None:
+    pool = [_run(tmp_path / "a.npz", "resolve", 1, _chips(4, 0))]
+    done = _paired(pool, [_recorded(tmp_path / "b.json", _chips(4, 0), [1])])
+    assert done.returncode == 2 and "a recorded run kept no pairs, so it cannot be paired deal by deal" in done.stderr
+    alone = subprocess.run([sys.executable, str(SCRIPT), "--against", str(pool[0])], capture_output=True, text=True, timeout=120)
+    assert alone.returncode == 2 and "--against compares with the --pool files: give both" in alone.stderr
