@@ -474,23 +474,17 @@ def _fits_file(file: HeaderFile, game: Game, size: TreeSize, isomorphism: bool, 
         )
 
 
-def _decision_bound(
-    file: HeaderFile, game: Game, layout: str, isomorphism: bool, entry_bytes: float
-) -> tuple[int, int]:
+def _decision_bound(file: HeaderFile, game: Game, layout: str, entry_bytes: float) -> tuple[int, int]:
     """``(most, beyond)``: the most betting decisions a tree can have whose arrays
     fit in ``file`` (at least ``entry_bytes`` per entry), and the bytes the arrays
-    of one more would need. A public tree's arrays hold every decision's hands on
-    each of its boards (over the suit permutations isomorphism merges, as in
-    :func:`_fits_file`), a bucket table's at least one column a decision.
+    of one more would need. Every betting decision is at least one decision of the
+    public tree (suit isomorphism keeps one board of each class), whose arrays
+    hold all its hands, and at least one column of a bucket table.
     :func:`tree_size` stops after ``most``, so a small file with a hostile header
     costs a short walk."""
-    if layout == BUCKETS:
-        per, merged = entry_bytes, 1
-    else:
-        per = math.comb(len(game.deck()), game.num_hole_cards) * entry_bytes
-        merged = math.factorial(game.num_suits) if isomorphism else 1
-    most = int(merged * file.size / per)
-    return most, math.ceil(-(-(most + 1) // merged) * per)
+    per = entry_bytes if layout == BUCKETS else math.comb(len(game.deck()), game.num_hole_cards) * entry_bytes
+    most = int(file.size / per)
+    return most, math.ceil((most + 1) * per)
 
 
 def _payoff_fits(file: HeaderFile, game: Game, size: TreeSize) -> None:
@@ -607,7 +601,7 @@ def header_tree(
     checked: Tree | BettingTree | MultiTree
     try:
         if layout == BUCKETS or tree is None:
-            most, beyond = _decision_bound(file, game, layout, isomorphism, entry_bytes)
+            most, beyond = _decision_bound(file, game, layout, entry_bytes)
             size = tree_size(
                 game,
                 abstraction,
