@@ -114,6 +114,10 @@ class ResolvingStrategy(Strategy):
             discounted CFR with these (a, b, g)
             (:data:`strategies.resolve.depth_limited.DISCOUNTED_CFR`), not CFR+.
         seconds: a time budget per re-solve instead (> 0; not deterministic).
+        max_seconds: with an evaluator, a cap on each re-solve of the streets
+            before the last: its iterations stop once it has run this long
+            (0: none). Where the cap is reached play depends on the machine's
+            speed; where it is not, it is the play without it.
         seed: seeds the draws of :meth:`act`.
         evaluator: None for the exact lookahead (to the end of the hand), or an
             :class:`strategies.resolve.evaluators.Evaluator` that values the
@@ -141,6 +145,7 @@ class ResolvingStrategy(Strategy):
         river_iterations: int | None = None,
         discount: tuple[float, float, float] | None = None,
         seconds: float = 0.0,
+        max_seconds: float = 0.0,
         seed: int | None = None,
         evaluator: Evaluator | None = None,
         max_boards: int = DEFAULT_MAX_BOARDS,
@@ -161,6 +166,7 @@ class ResolvingStrategy(Strategy):
         self.river_iterations = iterations if river_iterations is None else river_iterations
         self.discount = discount
         self.seconds = seconds
+        self.max_seconds = max_seconds
         self.seed = secrets.randbits(63) if seed is None else seed
         self.evaluator = evaluator
         self.max_boards = max_boards
@@ -226,6 +232,7 @@ class ResolvingStrategy(Strategy):
                 constraint=carry.values,
                 iterations=iterations,
                 seconds=self.seconds,
+                max_seconds=self.max_seconds,
                 max_boards=self.max_boards,
                 seed=self.seed,
                 discount=self.discount,
@@ -439,6 +446,8 @@ LARGE_GAME_DEFAULTS: Final = {
     "evaluator": "continuations", "fallback": "equity", "iterations": 100, "preflop": 4, "root": 10, "river": 4, "boards": 32,
     "solver": "dcfr",
 }  # fmt: skip
+#: The most ``max_seconds=`` takes: the ACPC's clock gives 7 s a hand on average.
+MAX_CAP_SECONDS = 60.0
 #: The most ``within_bucket=`` takes: beyond twice the showdown spread it is no longer a
 #: correction to the blueprint's values but another evaluator.
 MAX_WITHIN: Final = 2.0
@@ -553,6 +562,20 @@ def _number(text: str) -> float:
         return math.nan
 
 
+def _cap(text: str | None, kind: str) -> float:
+    """``max_seconds=S``: the cap on each re-solve of the streets an evaluator
+    ends (:class:`ResolvingStrategy`), more than 0 and at most
+    :data:`MAX_CAP_SECONDS`; None: no cap."""
+    if text is None:
+        return 0.0
+    if kind == "exact":
+        raise StrategyError("strategy 'resolve': max_seconds= caps the streets an evaluator ends; evaluator=exact has none")
+    cap = _number(text)
+    if not 0.0 < cap <= MAX_CAP_SECONDS:
+        raise StrategyError(f"strategy 'resolve': max_seconds must be more than 0 and at most {MAX_CAP_SECONDS:g}, got {text!r}")
+    return cap
+
+
 def _blend(text: str | None, preflop: str) -> float:
     """``preflop_blend=W``: the blueprint's share of the pre-flop leaves' values
     with ``preflop=blueprint`` (default 1), 0 with the other choices."""
@@ -607,6 +630,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     river_text = options.text("river_iterations", None, meta="N")
     solver = options.choice("solver", SOLVERS, str(LARGE_GAME_DEFAULTS["solver"]) if large and kind != "exact" else SOLVERS[0])
     seconds_text = options.text("seconds", "0", meta="S") or "0"
+    cap_text = options.text("max_seconds", None, meta="S")
     model = options.text("model", None, meta="PATH")
     boards_text = options.text("boards", default_boards, meta="K") or default_boards
     try:
@@ -628,6 +652,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         raise StrategyError(f"strategy 'resolve': boards must be 1 to {MAX_BOARDS}, got {boards}")
     if model is not None and kind != "net":
         raise StrategyError("strategy 'resolve': model=PATH goes with evaluator=net")
+    max_seconds = _cap(cap_text, kind)
     if solver != SOLVERS[0] and kind == "exact":
         raise StrategyError(f"strategy 'resolve': solver={solver} solves the streets an evaluator ends; evaluator=exact solves by CFR+ only")
     if kind == "exact" and exact_problem is not None:
@@ -666,7 +691,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     agent = ResolvingStrategy(
         game, sizes=sizes, iterations=iterations, preflop_iterations=preflop_iterations, root_iterations=root_iterations,
         river_iterations=river_iterations, discount=DISCOUNTED_CFR if solver == "dcfr" else None, seconds=seconds, seed=seed,
-        evaluator=evaluator, max_boards=boards,
+        max_seconds=max_seconds, evaluator=evaluator, max_boards=boards,
         continuations=leaves,
     )  # fmt: skip
     agent.warm_up()  # before any dealer's clock: a seat is built before the dealer listens
@@ -699,6 +724,8 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
     " shipped HUNL one) from the flop on, or pre-flop too with preflop=continuations; before it equity leaves, or the"
     " blueprint's values with preflop=blueprint, preflop_blend=W of them and the rest equity's, default 1;"
     " within_bucket=W adds W x each hand's showdown spread within its blueprint bucket, default 0);"
+    " max_seconds=S stops a re-solve of those streets' iterations after S seconds (default none: play then depends on"
+    " the machine's speed where the cap is reached);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
     " ships (HUNL), else equity, iterations=100, solver=dcfr, boards=32 (pre-flop and with one card to come: every board)",
 )

@@ -40,6 +40,7 @@ unit of pot) was 2-16 % of the pot against CFR+'s 4-34 %, after 100 mostly
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -403,6 +404,7 @@ def solve_street(
     opponent_range: npt.NDArray[np.float64] | None = None,
     iterations: int = 1000,
     seconds: float = 0.0,
+    max_seconds: float = 0.0,
     max_boards: int = 64,
     seed: int = 0,
     discount: tuple[float, float, float] | None = None,
@@ -410,7 +412,10 @@ def solve_street(
     """:func:`strategies.resolve.resolver.resolve_tree` on a street tree whose
     depth-limit leaves ``evaluator`` values (``max_boards`` and ``seed`` set the
     run-outs of all-in showdowns before the last street); CFR+, or discounted
-    CFR with ``discount``'s (a, b, g) (module docstring)."""
+    CFR with ``discount``'s (a, b, g) (module docstring). ``max_seconds`` > 0
+    caps ``iterations``: they stop once that much time has passed since the
+    call (at least one), so a slow machine keeps a dealer's clock; where the
+    cap is not reached the result is the one without it."""
     start = time.perf_counter()
     ranges, constraint_vector = check_inputs(tree.num_hands, position, our_range, constraint, opponent_range, iterations, seconds)
     opponent = 1 - position
@@ -429,8 +434,11 @@ def solve_street(
             if time.perf_counter() >= deadline:
                 break
     else:
+        cap = start + max_seconds if max_seconds > 0 else math.inf
         for _ in range(iterations):
             solver.iterate(opponent, gadget)
+            if time.perf_counter() >= cap:
+                break
     strategy = solver.average_strategy()
     best_response, reach = solver.best_response_values(strategy)
     total = max(solver.weight_sum, 1e-300)

@@ -95,6 +95,17 @@ def test_a_street_time_budget_reads_the_clock_every_iteration() -> None:
     assert street.kind.tolist().count(1) > 0 and result.deal_values is None  # equity has no per-deal values
 
 
+def test_a_time_cap_stops_the_iterations_and_changes_nothing_where_not_reached() -> None:
+    state = State(NL)
+    street = build_street_tree(NL, state, (), lookahead_abstraction(NL, state, ((1.0,),)), HandTable(NL))
+    capped = solve_street(street, EquityEvaluator(NL), 0, np.ones(6), iterations=50, max_seconds=1e-9)
+    assert capped.iterations == 1  # the cap passed during the first
+    free = solve_street(street, EquityEvaluator(NL), 0, np.ones(6), iterations=50)
+    roomy = solve_street(street, EquityEvaluator(NL), 0, np.ones(6), iterations=50, max_seconds=3600)
+    assert free.iterations == roomy.iterations == 50
+    assert np.array_equal(free.strategy, roomy.strategy) and np.array_equal(free.br_values, roomy.br_values)
+
+
 def test_runouts_are_the_exact_expectation_over_boards() -> None:
     """Leduc's all-in before the board: every board card, weighted 1/4 given both
     hands, by brute force over (hand, opponent hand, board)."""

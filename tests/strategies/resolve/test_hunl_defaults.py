@@ -43,6 +43,7 @@ def test_the_hunl_defaults_fit_and_leduc_keeps_the_exact_lookahead() -> None:
     assert isinstance(chosen, ResolvingStrategy)
     assert (chosen.iterations, chosen.preflop_iterations, chosen.root_iterations, chosen.river_iterations) == (10, 7, 30, 9)
     assert make_strategy("resolve:solver=cfr+", load_game("hunl"), seed=1).discount is None  # type: ignore[attr-defined]
+    assert make_strategy("resolve:max_seconds=1.5", load_game("hunl"), seed=1).max_seconds == 1.5  # type: ignore[attr-defined]
 
 
 def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: Path) -> None:
@@ -83,6 +84,12 @@ def test_resolve_plays_hunl_with_no_options_within_the_default_limits(tmp_path: 
         ("resolve:within_bucket=some", "got 'some'"),
         ("resolve:within_bucket=nan", "got 'nan'"),
         ("resolve:evaluator=continuations,blueprint=/nonexistent.strategy", "strategy 'resolve': "),
+        ("resolve:max_seconds=0", "max_seconds must be more than 0 and at most 60, got '0'"),
+        ("resolve:max_seconds=-1", "got '-1'"),
+        ("resolve:max_seconds=61", "got '61'"),
+        ("resolve:max_seconds=soon", "got 'soon'"),
+        ("resolve:max_seconds=nan", "got 'nan'"),
+        ("resolve:evaluator=exact,max_seconds=1", "max_seconds= caps the streets an evaluator ends; evaluator=exact has none"),
     ],
 )
 def test_an_option_that_asks_for_too_much_is_one_line(
