@@ -415,34 +415,26 @@ def _paired(pool: list[Path], against: list[Path], parser: argparse.ArgumentPars
     for path in against:
         if path.suffix == ".json":
             parser.error(f"{path}: a recorded run kept no pairs, so it cannot be paired deal by deal")
-    sets = []
+    bots, sets = [], []
     for files in ([path for path in pool if path.suffix != ".json"], against):
-        runs = {}
-        for path in files:
-            lbr, _, run = _saved_lbr(path, parser)
+        runs = {path: _saved_lbr(path, parser) for path in files}
+        for path, (_, _, run) in runs.items():
             if run is None:
                 parser.error(f"{path}: names no bot and seed, so it cannot be paired deal by deal")
-            runs[path] = (run, lbr)
-        _pooled_bot([(path, run) for path, (run, _) in runs.items()], "", parser)
-        sets.append({run[1]: (run[0], lbr) for run, lbr in runs.values()})
+        bots.append(_pooled_bot([(path, run) for path, (_, _, run) in runs.items()], "", parser))
+        sets.append({run[1]: lbr for lbr, _, run in runs.values() if run is not None})
     seeds = sorted(set(sets[0]) & set(sets[1]))
     if not seeds:
         parser.error("no seed is in both --pool and --against: nothing to pair")
-    ours, theirs = [], []
-    for seed in seeds:
-        a, b = sets[0][seed][1], sets[1][seed][1]
-        n = min(len(a), len(b))  # a shorter run is the first n pairs of the same deals
-        ours.append(a[:n].mean(axis=1))
-        theirs.append(b[:n].mean(axis=1))
-    mine, other = np.concatenate(ours), np.concatenate(theirs)
+    n = {seed: min(len(sets[0][seed]), len(sets[1][seed])) for seed in seeds}  # a shorter run: the first n pairs of the same deals
+    mine, other = (np.concatenate([runs[seed][: n[seed]].mean(axis=1) for seed in seeds]) for runs in sets)
     diffs = mine - other
     if len(diffs) < 2:
         parser.error("the seeds both sets hold have one pair: an interval needs at least two")
     correlation = [float(np.corrcoef(mine[:, k], other[:, k])[0, 1]) for k in range(len(ESTIMATORS))]
-    names = f"{sets[0][seeds[0]][0]} − {sets[1][seeds[0]][0]}"
     shown = ", ".join(map(str, seeds))
     return (
-        _line(f"paired by deal, LBR vs {names}, HUNL, seeds {shown}: {len(diffs)} pairs", _cis(diffs, per_chip))
+        _line(f"paired by deal, LBR vs {bots[0]} − {bots[1]}, HUNL, seeds {shown}: {len(diffs)} pairs", _cis(diffs, per_chip))
         + " (correlation " + ", ".join(f"{c:.2f}" for c in correlation) + ")"
     )
 

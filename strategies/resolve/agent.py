@@ -447,7 +447,7 @@ LARGE_GAME_DEFAULTS: Final = {
     "solver": "dcfr",
 }  # fmt: skip
 #: The most ``max_seconds=`` takes: the ACPC's clock gives 7 s a hand on average.
-MAX_CAP_SECONDS = 60.0
+MAX_CAP_SECONDS: Final = 60.0
 #: The most ``within_bucket=`` takes: beyond twice the showdown spread it is no longer a
 #: correction to the blueprint's values but another evaluator.
 MAX_WITHIN: Final = 2.0
