@@ -197,20 +197,88 @@ def _sweep(opp_reach, hand_cards, rank, by_rank, n, upward, into, running, card_
 
 
 @njit(cache=True, nogil=True)
+def showdown_sums(ranks, hand_cards, out):
+    """``out[h, g]`` (float32 ``[H, H]``): over the boards (the rows of
+    ``ranks``, -1 where a hand clashes with the board), the boards on which hand
+    ``h`` beats ``g`` minus those on which it loses to ``g``; 0 where the two
+    hands share a card. Whole numbers of at most the boards' count, exact in
+    float32 to 2**24 boards. :func:`summed_values` reads it."""
+    n_boards, n_hands = ranks.shape
+    n_hole = hand_cards.shape[1]
+    out[:] = 0.0
+    for b in range(n_boards):
+        rank = ranks[b]
+        for h in range(n_hands):
+            mine = rank[h]
+            if mine < 0:
+                continue
+            row = out[h]
+            for g in range(n_hands):
+                theirs = rank[g]
+                row[g] += np.float32((theirs >= 0) * ((mine > theirs) - (mine < theirs)))
+    for h in range(n_hands):
+        for g in range(n_hands):
+            for i in range(n_hole):
+                for j in range(n_hole):
+                    if hand_cards[h, i] == hand_cards[g, j]:
+                        out[h, g] = 0.0
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def summed_values(sums, opp_reach, stakes, weight, out):
+    """:func:`runout_values` from :func:`showdown_sums`' table: ``out[l, h] =
+    weight * stakes[l] * sum_g sums[h, g] * opp_reach[l, g]`` (nodes in rows
+    here, ``[L, H]``). A product with the table, H x H work a node whatever the
+    number of boards, where the sweeps do boards x H: on hold'em's turn (48
+    rivers) a quarter to a third of their time. Four rows of the table at a time serve every
+    node, so the table is read once a call (7 MB for hold'em: read once per
+    node, it came from memory each time). The sums are reassociated
+    (vectorised), so their last bits follow the machine's vector width, but a
+    node's values never depend on the other nodes asked with it."""
+    n_nodes, n_hands = opp_reach.shape
+    h = 0
+    while h + 4 <= n_hands:
+        r0, r1, r2, r3 = sums[h], sums[h + 1], sums[h + 2], sums[h + 3]
+        for q in range(n_nodes):
+            reach = opp_reach[q]
+            a0 = a1 = a2 = a3 = 0.0
+            for g in range(n_hands):
+                x = reach[g]
+                a0 += np.float64(r0[g]) * x
+                a1 += np.float64(r1[g]) * x
+                a2 += np.float64(r2[g]) * x
+                a3 += np.float64(r3[g]) * x
+            scale = weight * stakes[q]
+            out[q, h], out[q, h + 1], out[q, h + 2], out[q, h + 3] = scale * a0, scale * a1, scale * a2, scale * a3
+        h += 4
+    while h < n_hands:
+        row = sums[h]
+        for q in range(n_nodes):
+            reach = opp_reach[q]
+            a0 = 0.0
+            for g in range(n_hands):
+                a0 += np.float64(row[g]) * reach[g]
+            out[q, h] = weight * stakes[q] * a0
+        h += 1
+
+
+@njit(cache=True, nogil=True)
 def sequence_values(matrices, group, opp_reach, sequence, hand_cards, out):
     """Leaf values by blueprint bucket sequences: ``out[l, h] = sum_h'
     matrices[l, s(h), s(h')] * opp_reach[group[l], h']`` over the hands ``h'``
     sharing no card with ``h``, where ``s`` is ``sequence`` (-1: the hand clashes
     with the board; it holds nothing and gets 0). Leaves of one group share the
     opponent's reach row. Per reach row, the reach per sequence in total and per
-    card (``[C, n]``) once; then each hand's compatible reach per sequence is the
-    total less its cards' rows, plus itself once for two-card hands
-    (inclusion-exclusion, as :func:`fold_reach_rows`), and its value one dot
-    product per leaf: O(H n) a leaf, where splitting the reach by sequence and
-    removing cards per sequence took O(H n) per sequence pair row."""
+    card (``[C, n]``) once; a hand's compatible reach per sequence is the total
+    less its cards' rows, plus itself once for two-card hands
+    (inclusion-exclusion, as :func:`fold_reach_rows`), so its value is the
+    leaf's matrix row times each of those: per leaf the matrix times the total
+    (``[n]``) and times every card's row (``[n, C]``), O(n^2 C), then O(H) a leaf
+    to read them off, where a dot product per hand and leaf took O(H n)."""
     n_leaves, width = matrices.shape[0], matrices.shape[1]
     n_hands, n_hole = hand_cards.shape
     n_groups = opp_reach.shape[0]
+    n_cards = hand_cards.max() + 1
     # The leaves of each group, contiguous: members[start[g]:start[g + 1]].
     members = np.argsort(group, kind="mergesort")
     start = np.zeros(n_groups + 1, dtype=np.int64)
@@ -219,8 +287,9 @@ def sequence_values(matrices, group, opp_reach, sequence, hand_cards, out):
     for g in range(n_groups):
         start[g + 1] += start[g]
     total = np.empty(width)
-    by_card = np.empty((hand_cards.max() + 1, width))
-    compatible = np.empty(width)
+    by_card = np.empty((width, n_cards))  # sequence-major: the products below run along the cards
+    of_total = np.empty(width)
+    of_card = np.empty((width, n_cards))
     out[:] = 0.0
     for g in range(n_groups):
         if start[g] == start[g + 1]:
@@ -233,25 +302,32 @@ def sequence_values(matrices, group, opp_reach, sequence, hand_cards, out):
             if s >= 0:
                 total[s] += reach[h]
                 for c in range(n_hole):
-                    by_card[hand_cards[h, c], s] += reach[h]
-        for h in range(n_hands):
-            s = sequence[h]
-            if s < 0:
-                continue
-            for t in range(width):
-                compatible[t] = total[t]
-            for c in range(n_hole):
-                card = hand_cards[h, c]
-                for t in range(width):
-                    compatible[t] -= by_card[card, t]
-            if n_hole == 2:
-                compatible[s] += reach[h]
-            for m in range(start[g], start[g + 1]):
-                leaf = members[m]
-                row = matrices[leaf, s]
+                    by_card[s, hand_cards[h, c]] += reach[h]
+        for m in range(start[g], start[g + 1]):
+            leaf = members[m]
+            matrix = matrices[leaf]
+            for s in range(width):
+                row = matrix[s]
                 v = 0.0
                 for t in range(width):
-                    v += row[t] * compatible[t]
+                    v += row[t] * total[t]
+                of_total[s] = v
+                into = of_card[s]
+                into[:] = 0.0
+                for t in range(width):  # independent sums, one per card: no chain of dependent adds
+                    weight = row[t]
+                    cards = by_card[t]
+                    for c in range(n_cards):
+                        into[c] += weight * cards[c]
+            for h in range(n_hands):
+                s = sequence[h]
+                if s < 0:
+                    continue
+                v = of_total[s]
+                for c in range(n_hole):
+                    v -= of_card[s, hand_cards[h, c]]
+                if n_hole == 2:
+                    v += matrix[s, s] * reach[h]
                 out[leaf, h] = v
 
 

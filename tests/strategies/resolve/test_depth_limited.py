@@ -23,7 +23,7 @@ from strategies.base import StrategyError, make_strategy
 from strategies.resolve.agent import SHIPPED_NETS, ResolvingStrategy
 from strategies.resolve.depth_limited import DISCOUNTED_CFR, build_street_tree, solve_street
 from strategies.resolve._kernels import NODES_TOGETHER
-from strategies.resolve.evaluators import EquityEvaluator, HandTable, NetEvaluator, Runouts, fold_reach
+from strategies.resolve.evaluators import CACHED_RUNOUTS, SUMMED_FROM_BOARDS, EquityEvaluator, HandTable, NetEvaluator, Runouts, fold_reach
 from strategies.resolve.lookahead import build_lookahead, lookahead_abstraction
 from strategies.resolve.measure import exploitability_on_tree
 from strategies.resolve.resolver import resolve_tree
@@ -127,6 +127,19 @@ def test_runouts_are_the_exact_expectation_over_boards() -> None:
     assert runouts.weight == pytest.approx(0.25) and len(runouts.boards) == 6
 
 
+def _pairwise(runouts: Runouts, opp: np.ndarray, stakes: np.ndarray) -> np.ndarray:
+    """The run-outs' values by brute force: over every board, the sign of each
+    pair of compatible hands' ranks times the opponent's reach."""
+    cards = runouts.table.cards.astype(np.int64)
+    compatible = ~(cards[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))
+    expected = np.zeros_like(opp)
+    for ranks in runouts.ranks:
+        valid = ranks >= 0
+        sign = np.sign(ranks[:, None].astype(np.int64) - ranks[None, :]) * (compatible & valid[:, None] & valid[None, :])
+        expected += (sign @ opp.T).T
+    return expected * runouts.weight * stakes[:, None]
+
+
 def test_hold_em_runouts_of_many_nodes_are_the_brute_force_expectation() -> None:
     """Two-card hands (per-card inclusion-exclusion adds the hand itself back):
     each node's values are the pairwise sum over compatible hands and boards,
@@ -140,15 +153,48 @@ def test_hold_em_runouts_of_many_nodes_are_the_brute_force_expectation() -> None
     together = runouts.values(opp, stakes)
     one_by_one = np.concatenate([runouts.values(opp[q : q + 1], stakes[q : q + 1]) for q in range(len(opp))])
     np.testing.assert_array_equal(together, one_by_one)
-    cards = table.cards.astype(np.int64)
-    compatible = ~(cards[:, None, :, None] == cards[None, :, None, :]).any(axis=(2, 3))
-    expected = np.zeros_like(opp)
-    for ranks in runouts.ranks:
-        valid = ranks >= 0
-        sign = np.sign(ranks[:, None].astype(np.int64) - ranks[None, :]) * (compatible & valid[:, None] & valid[None, :])
-        expected += (sign @ opp.T).T
-    expected *= runouts.weight * stakes[:, None]
+    expected = _pairwise(runouts, opp, stakes)
     np.testing.assert_allclose(together, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+
+
+def test_summed_runouts_are_the_brute_force_expectation_and_the_sweeps() -> None:
+    """From the second call a run-out set of ``SUMMED_FROM_BOARDS`` boards or
+    more answers from its summed hands x hands table (built once): the same
+    values as the first call's sweeps up to rounding and as the pairwise sum
+    over compatible hands and boards; a node's values do not depend on the
+    nodes asked with it (the same bits alone); fewer boards keep sweeping."""
+    table = HandTable(load_game("hunl"))
+    runouts = Runouts(table, (0, 13, 27), max_boards=SUMMED_FROM_BOARDS, seed=4)
+    rng = np.random.default_rng(9)
+    opp = rng.random((5, table.num_hands)) * (rng.random(table.num_hands) < 0.7)
+    stakes = rng.integers(1, 200, len(opp)).astype(float)
+    swept = runouts.values(opp, stakes)
+    assert runouts._sums is None  # asked once: a value carried across a deal never pays for the table
+    summed = runouts.values(opp, stakes)
+    sums = runouts._sums
+    assert sums is not None and sums.shape == (table.num_hands, table.num_hands)
+    np.testing.assert_allclose(summed, swept, rtol=0, atol=1e-12 * np.abs(swept).max())
+    assert runouts._sums is sums  # built once
+    alone = np.concatenate([runouts.values(opp[q : q + 1], stakes[q : q + 1]) for q in range(len(opp))])
+    np.testing.assert_array_equal(alone, summed)
+    expected = _pairwise(runouts, opp, stakes)
+    np.testing.assert_allclose(summed, expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    few = Runouts(table, (0, 13, 27), max_boards=SUMMED_FROM_BOARDS - 1, seed=4)
+    few.values(opp, stakes)
+    few.values(opp, stakes)
+    assert few._sums is None
+
+
+def test_the_equity_evaluator_keeps_a_bounded_number_of_boards() -> None:
+    """A long match deals ever new boards: the evaluator keeps the latest
+    ``CACHED_RUNOUTS`` boards' run-outs, not every board it was asked about."""
+    hunl = EquityEvaluator(load_game("hunl"), max_boards=2, seed=1)
+    flops = list(itertools.combinations(range(6), 3))[: CACHED_RUNOUTS + 3]
+    for flop in flops:
+        hunl.runouts(flop)
+    assert list(hunl._runouts) == flops[-CACHED_RUNOUTS:]
+    last = hunl.runouts(flops[-1])
+    assert hunl.runouts(flops[-1]) is last and list(hunl._runouts) == flops[-CACHED_RUNOUTS:]  # a kept board is not rebuilt
 
 
 def test_equity_evaluator_is_zero_sum_and_samples_hold_em_boards() -> None:
