@@ -369,37 +369,48 @@ def street_regrets(
     multiplied by ``keep_positive`` where positive and ``keep_negative`` where
     not (discounted CFR)."""
     n_hands = values.shape[1]
+    value = np.empty(n_hands)
+    total = np.empty(n_hands)
+    # Hands innermost in every loop (contiguous, vectorised); each hand's sums still run over the
+    # actions in order, so the bits are those of a loop over the actions inside one over the hands.
     for i in range(nodes.shape[0] - 1, -1, -1):
         node, d = nodes[i], rows[i]
         first = child_start[i]
         n = child_start[i + 1] - first
+        into = values[node]
         if players[i] != position:
-            for h in range(n_hands):
-                total = 0.0
-                for a in range(n):
-                    total += values[children[first + a], h]
-                values[node, h] = total
+            into[:] = 0.0
+            for a in range(n):
+                child = values[children[first + a]]
+                for h in range(n_hands):
+                    into[h] += child[h]
             continue
-        for h in range(n_hands):
-            value = 0.0
-            for a in range(n):
-                value += sigma[d, a, h] * values[children[first + a], h]
-            values[node, h] = value
-            mass = weight * reach[position, node, h]
-            total = 0.0
-            for a in range(n):
-                cumulative[d, a, h] += mass * sigma[d, a, h]
-                r = regret[d, a, h] + values[children[first + a], h] - value
+        value[:] = 0.0
+        for a in range(n):
+            child = values[children[first + a]]
+            strategy = sigma[d, a]
+            for h in range(n_hands):
+                value[h] += strategy[h] * child[h]
+        into[:] = value
+        mass = reach[position, node]
+        total[:] = 0.0
+        for a in range(n):
+            child = values[children[first + a]]
+            strategy, average, regrets = sigma[d, a], cumulative[d, a], regret[d, a]
+            for h in range(n_hands):
+                average[h] += weight * mass[h] * strategy[h]
+                r = regrets[h] + child[h] - value[h]
                 if discounted:
                     r *= keep_positive if r > 0.0 else keep_negative
                 elif r < 0.0:
                     r = 0.0
-                regret[d, a, h] = r
-                if r > 0.0:
-                    total += r
-            for a in range(n):
-                r = regret[d, a, h]
-                sigma[d, a, h] = (r if r > 0.0 else 0.0) / total if total > 0.0 else 1.0 / n
+                regrets[h] = r
+                total[h] += r if r > 0.0 else 0.0
+        for a in range(n):
+            strategy, regrets = sigma[d, a], regret[d, a]
+            for h in range(n_hands):
+                r = regrets[h]
+                strategy[h] = (r if r > 0.0 else 0.0) / total[h] if total[h] > 0.0 else 1.0 / n
 
 
 @njit(cache=True, nogil=True)
