@@ -251,16 +251,16 @@ LIBRARY: Final[dict[str, Bot]] = {
             " DeepStack's safe continual re-solving: every decision re-solves the rest of the street (discounted CFR,"
             " 100 iterations; the river 400 of CFR+; pot raises and all-in) from the real state with the gadget and the opponent's carried"
             " values, the opponent picking among 4 continuation strategies of the blueprint at the street's end"
-            " (pre-flop: leaves valued by showdown equity); blueprint: CFR+ on the 3-bucket perfect-recall E[HS^2]"
-            " abstract game, pot raises and all-in, 1000 iterations",
-            options=("--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--bet-sizes", "1", "--every", "250"),
+            " (pre-flop: leaves valued by showdown equity); blueprint: CFR+ on the perfect-recall E[HS^2] abstract"
+            " game of 3 buckets a street and 5 on the flop, pot raises and all-in, 1000 iterations",
+            options=("--algorithm", "abstract", "--abstraction", "ehs2:3,5,3,3:perfect", "--bet-sizes", "1", "--every", "250"),
             iterations=1000,
             shipped=True,
             compact=True,
             agent="resolve",
-            note="ships as strategies/data/hunl-modicum.compact, 2.3 MB (the blueprint's average strategy at 255"
-            " levels, every probability within 0.0029 of the solve's, with the card abstraction inside) and its"
-            " joint bucket tables (105 KB): seated with an empty cache; the bot is `resolve` with its HUNL defaults"
+            note="ships as strategies/data/hunl-modicum.compact, 2.9 MB (the blueprint's average strategy at 255"
+            " levels, every probability within 0.0030 of the solve's, with the card abstraction inside) and its"
+            " joint bucket tables (292 KB): seated with an empty cache; the bot is `resolve` with its HUNL defaults"
             " (`resolve:iterations=N,...` changes them; `modicum` plays the same blueprint Modicum's own, unsafe,"
             " way); quality is the blueprint's abstract-game exploitability; its strength in the real game:"
             " benchmarks/hunl_lbr.py (README's bot table)",
