@@ -188,11 +188,8 @@ def load_blueprint(path: str | Path) -> Blueprint:
 
 
 #: The blueprints that ship, by game: HUNL's is the named bot ``hunl-modicum``'s playing file
-#: (:mod:`strategies.bots`, which plays it through ``resolve:evaluator=continuations``), the compact
-#: file of ``arena solve hunl --algorithm abstract --abstraction ehs2:3,5,3,3:perfect --bet-sizes 1
-#: --iterations 1000`` (5 flop buckets, 3 on the other streets; abstract-game exploitability
-#: 22.6 mbb/g; 2 min on 2 cores once the card abstraction and joint tables exist, 9.5 min from an
-#: empty cache).
+#: (:mod:`strategies.bots`, which plays it through ``resolve:evaluator=continuations``); its
+#: ``Bot`` entry holds the solve's options, and ``arena bots build hunl-modicum`` rebuilds it.
 SHIPPED_BLUEPRINTS = {
     "holdem.nolimit.2p.reverse_blinds": Path(__file__).resolve().parents[1] / "data" / "hunl-modicum.compact"
 }
