@@ -59,7 +59,7 @@ def test_pooled_figure_is_the_mean_of_every_pair(tmp_path: Path) -> None:
     first, second = _chips(3, 0), _chips(5, 40)
     done = _pool(_run(tmp_path / "a.npz", "resolve", 1, first), _run(tmp_path / "b.npz", "resolve", 2, second))
     assert done.returncode == 0, done.stderr
-    pairs = np.concatenate([first, second]).mean(axis=1)[:, 1]  # all-in adjusted, a pair's mean
+    pairs = np.concatenate([first, second]).mean(axis=1)[:, 4]  # full AIVAT (the last line's), a pair's mean
     mean = float(pairs.mean()) * 10  # mbb/g: 1000 / the big blind of 100 chips
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith(f"HUNL LBR fcpa every street vs resolve (pooled: 2 files): {mean:.0f} ± "), last
@@ -105,7 +105,8 @@ def test_a_recorded_run_pools_as_its_pairs_would(tmp_path: Path) -> None:
         ({"seeds": "1-7"}, "'seeds' must be a list of whole numbers"),
         ({"pairs": 1}, "'pairs' a count of at least 2"),
         ({"mbb/g": {"AIVAT": [1, 2]}}, "'mbb/g' must give 'all-in adjusted'"),
-        ({"mbb/g": {"all-in adjusted": [1, -2]}}, "[1, -2] has a negative half-width"),
+        ({"mbb/g": {"all-in adjusted": [1, 2]}}, "and 'AIVAT' (the last line's)"),
+        ({"mbb/g": {"all-in adjusted": [1, -2], "AIVAT": [1, 2]}}, "[1, -2] has a negative half-width"),
         ({"by pot": [[1, 2]]}, "'by pot' must give the 6 pot classes"),
         ({"seeds": [4, 4]}, "names a seed twice"),
         ({"by pot": [[1, 2]] * 5 + [[float("nan"), 2]]}, "[nan, 2] is not [mean, half-width], two finite numbers"),
