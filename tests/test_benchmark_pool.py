@@ -59,7 +59,7 @@ def test_pooled_figure_is_the_mean_of_every_pair(tmp_path: Path) -> None:
     first, second = _chips(3, 0), _chips(5, 40)
     done = _pool(_run(tmp_path / "a.npz", "resolve", 1, first), _run(tmp_path / "b.npz", "resolve", 2, second))
     assert done.returncode == 0, done.stderr
-    pairs = np.concatenate([first, second]).mean(axis=1)[:, 4]  # full AIVAT (the last line's), a pair's mean
+    pairs = np.concatenate([first, second]).mean(axis=1)[:, ESTIMATORS.index("AIVAT")]  # the last line's estimator, a pair's mean
     mean = float(pairs.mean()) * 10  # mbb/g: 1000 / the big blind of 100 chips
     last = done.stdout.strip().splitlines()[-1]
     assert last.startswith(f"HUNL LBR fcpa every street vs resolve (pooled: 2 files): {mean:.0f} ± "), last
