@@ -16,7 +16,8 @@ import numpy as np
 from analysis.breakdown import estimate, summarize
 from analysis.duplicate import DuplicateSet, combined_estimates, find_duplicates
 from analysis.estimators import AIVAT_VALUES, PORTFOLIO_VALUES
-from analysis.hands import Hands, HandsError, concat, is_records
+from analysis.hands import Hands, HandsError, concat
+from analysis.records import is_records
 from poker.stats import Estimate, Unit, unit_of
 from analysis.tables import plural, table_lines
 from poker.gamedef import shipped_name

@@ -1,5 +1,5 @@
 """Hands in the Poker Hand History format (PHH): written from any hands
-:mod:`analysis.hands` reads, and read back into the same columns.
+:mod:`analysis.hand_files` reads, and read back into the same columns.
 
 PHH (Kim, "Poker Hand History File Format Specification"; read and written by
 PokerKit) is TOML: a ``.phh`` file holds one hand, a ``.phhs`` file many, each
@@ -17,7 +17,7 @@ specification leaves to users, the dealer's ``_hand_id``, the run's ``_seed``
 for limit games ``_max_raises`` (raises allowed per street, ACPC's
 ``maxRaises``), which PHH does not carry, and where a portfolio agent played
 ``_components`` (the component that played each seat's hand, ``''`` for none:
-:func:`analysis.hands.read_components`), so that its tables survive the trip.
+:func:`analysis.hand_files.read_components`), so that its tables survive the trip.
 
 :func:`read_phh` turns a file back into :class:`analysis.hands.Hands`: every
 hand is replayed with :mod:`poker`'s rules (each action legal, the cards dealt

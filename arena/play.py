@@ -20,7 +20,7 @@ from agent.client import AgentError, play
 from agent.human.seat import HumanSeat, Limits
 from agent.human.tui import Quit, in_colour, read_stdin_line, run_tui
 from agent.human.web import Pages, new_token, serve_table
-from analysis.hands import read_hands
+from analysis.hand_files import read_hands
 from analysis.phh import phh_problem, write_phh
 from arena.match.seats import aborted_text
 from dealer.server import MatchConfig, MatchResult, serve_match

@@ -73,7 +73,8 @@ def duplicate(game_name: str, ours: str, other: str, deals: int, seed: int) -> n
 def abstract_figures(strategy: Path, equilibrium: str, logs: list[Path], opponent: str) -> tuple[float, float, float]:
     """Exact abstract-game values (mbb/g) against the opponent's model counted
     from ``logs``: the DBR file's, the equilibrium bot's and a best response's."""
-    from analysis.hands import concat, read_hands
+    from analysis.hand_files import read_hands
+    from analysis.hands import concat
     from strategies.bots import find_bot, solve_path
     from strategies.cfr.abstraction.card_abstraction import load_abstraction
     from strategies.cfr.solvers.abstract_solve import AbstractSolve

@@ -5,7 +5,7 @@ The real opponent is a *chump*: a fixed, card-dependent random strategy (each
 information set's row drawn from a flat Dirichlet with ``--seed``). It plays
 ``--hands`` hands against the CFR+ equilibrium, seats alternating; the hands are
 written as an ACPC ``.log`` (every hole card shown, as the dealers write them)
-and read back with :func:`analysis.hands.read_log`, and the opponent model is
+and read back with :func:`analysis.logs.read_log`, and the opponent model is
 counted from the first 100, 1k, 10k (and 100k) of them with
 :func:`strategies.dbr.count_model`. For each data size, RNR (``p``) and DBR
 (0-10 Linear, ``P_max``) counter-strategies over p in {0, .5, .7, .8, .9, .93,
@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/dealer.py would shadow dealer/
 
-from analysis.hands import read_log  # noqa: E402
+from analysis.logs import read_log  # noqa: E402
 from poker.cards import card_to_text  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
 from strategies.cfr.best_response.exact import best_response, exploitability  # noqa: E402

@@ -4,7 +4,7 @@ The hands: ``--hands`` (default 5,000) heads-up no-limit hold'em hands
 (``holdem.nolimit.2p.reverse_blinds``) played with :mod:`poker.state` from the
 reference deal (seed 1): each action fold 0.1 (never a free check), call 0.5,
 raise 0.4 to a size drawn uniformly between the minimum and all-in; printed as a
-``.log`` and read with :func:`analysis.hands.read_log`.
+``.log`` and read with :func:`analysis.logs.read_log`.
 
 Written: :func:`analysis.phh.write_phh` of every hand to one ``.phhs`` file
 (hands/s; PokerKit writes PHH only from its own objects, so there is no anchor
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from pokerkit import HandHistory  # noqa: E402
 
-from analysis.hands import read_log  # noqa: E402
+from analysis.logs import read_log  # noqa: E402
 from analysis.phh import read_phh, write_phh  # noqa: E402
 from dealer.log import format_header  # noqa: E402
 from poker.deal import Dealer  # noqa: E402

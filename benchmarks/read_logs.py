@@ -1,4 +1,4 @@
-"""Reading a million-hand ``.log``: :func:`analysis.hands.read_log` against the per-line parse.
+"""Reading a million-hand ``.log``: :func:`analysis.logs.read_log` against the per-line parse.
 
 The log: heads-up limit hold'em (``holdem.limit.2p.reverse_blinds``), the
 dealer's header, 1,000,000 STATE lines and a SCORE line. ``--distinct`` hands
@@ -9,7 +9,7 @@ come from :func:`poker.hand_rank.hand_values`, and the lines are printed by
 :func:`poker.protocol.format_state_line` with the seat names rotating. Those
 lines are then repeated, hand ids renumbered 0..999,999, to a million.
 
-Ours: :func:`analysis.hands.read_log` (str methods and numpy per block of
+Ours: :func:`analysis.logs.read_log` (str methods and numpy per block of
 lines, every line checked, no rule replay), best of ``--reps`` reads of the
 whole file. The anchor is how ``arena match`` reads a log today
 (``arena/match.py::_read_seating`` through :func:`dealer.log.read_log`):
@@ -38,7 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from analysis.hands import read_log  # noqa: E402
+from analysis.logs import read_log  # noqa: E402
 from dealer.log import format_header  # noqa: E402
 from poker.deal import Dealer  # noqa: E402
 from poker.hand_rank import hand_values  # noqa: E402
@@ -126,7 +126,7 @@ def main() -> None:
             ours.append(time.perf_counter() - start)
             assert len(hands) == args.hands and not hands.skipped
         best = min(ours)
-        print(f"analysis.hands.read_log: {', '.join(f'{t:.2f}' for t in ours)} s (best {best:.2f} s, {best / args.hands * 1e6:.2f} us/hand)")
+        print(f"analysis.logs.read_log: {', '.join(f'{t:.2f}' for t in ours)} s (best {best:.2f} s, {best / args.hands * 1e6:.2f} us/hand)")
         lines = min(args.anchor_lines, args.hands)
         seconds, read = anchor(path, game, lines)
         per_line = seconds / read

@@ -198,7 +198,7 @@ def record_unpacker(file: IO[bytes]) -> Any:
 
 def read_records(path: Path) -> Iterator[MatchHeader | HandRecord]:
     """Every header and hand of a records file, in order (unchecked beyond the
-    header: :func:`analysis.hands.read_records` checks every hand).
+    header: :func:`analysis.records.read_records` checks every hand).
 
     Raises:
         ValueError: a bad header, a hand before any header, or a file that ends

@@ -3,8 +3,8 @@ built from observed hands (Johanson 2016 thesis 'Robust Strategies and
 Counter-Strategies', ch6).
 
 **Opponent model** (thesis §6.3, frequency counts). :func:`count_model` reads
-ACPC hand histories (:class:`analysis.hands.Hands`, from ours or the reference
-dealer's ``.log`` files) and counts, for one named opponent, every action it took
+ACPC hand histories (:class:`ObservedHands`: :class:`analysis.hands.Hands` from
+ours or the reference dealer's ``.log`` files) and counts, for one named opponent, every action it took
 at every information set it acted in: ``counts[d, a, h]`` on the public tree
 (decision row ``d`` = position to act, betting and board; ``h`` = its private
 hand; ``a`` = the action). The model is ``sigma_fix(I, a) = n(I, a) / n_I``;
@@ -60,19 +60,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from poker.excerpt import quote
+from poker.gamedef import Game
 from poker.state import ActionType
 from strategies.cfr.best_response.exact import profile_values
 from strategies.cfr.solvers.solver import Algorithm, Restriction, Solver
 from strategies.cfr.tree.public import Tree, board_key
-
-if TYPE_CHECKING:
-    from analysis.hands import Hands
 
 __all__ = [
     "CountedModel",
@@ -80,6 +78,7 @@ __all__ = [
     "METHODS",
     "PCONF_FUNCTIONS",
     "DEFAULT_ITERATIONS",
+    "ObservedHands",
     "OpponentModel",
     "count_model",
     "observed_hands",
@@ -97,6 +96,40 @@ PCONF_FUNCTIONS = ("0-10-linear", "1-step", "10-step", "s-curve")
 DEFAULT_ITERATIONS = 4000
 
 _TOKEN = re.compile(r"[fc]|r\d*|/")
+
+
+class ObservedHands(Protocol):
+    """The columns of observed hands a model is counted from, by position:
+    ``names[name_index[i, p]]`` sat at position ``p`` of hand ``i`` with hole cards
+    ``hole[i, p]``; ``board[i]`` (``-1`` past the round reached) and the ACPC
+    ``betting[i]``; ``where(i)`` names the hand in an error line.
+
+    :class:`analysis.hands.Hands` is such a table. Strategies stand below the
+    analysis package (an agent runs without it), so they name the columns they
+    read rather than import the table that the readers of logs build.
+    """
+
+    @property
+    def game(self) -> Game: ...
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def name_index(self) -> npt.NDArray[np.int32]: ...
+
+    @property
+    def hole(self) -> npt.NDArray[np.int8]: ...
+
+    @property
+    def board(self) -> npt.NDArray[np.int8]: ...
+
+    @property
+    def betting(self) -> tuple[str, ...]: ...
+
+    def __len__(self) -> int: ...
+
+    def where(self, hand: int) -> str: ...
 
 
 class DBRError(ValueError):
@@ -144,7 +177,7 @@ def _lookup(tree: Tree) -> dict[tuple[str, tuple[int, ...]], int]:
 
 
 def observed_hands(
-    hands: Hands, opponent: str, private: npt.NDArray[np.integer[Any]], *, showdown_only: bool = False
+    hands: ObservedHands, opponent: str, private: npt.NDArray[np.integer[Any]], *, showdown_only: bool = False
 ) -> tuple[Counter[tuple[str, tuple[int, ...], int, int]], int]:
     """The hands ``opponent`` played, grouped: ``(betting, board, its position,
     its row in private)`` -> number of hands, and how many hands it played
@@ -175,7 +208,7 @@ def observed_hands(
     return seen, played
 
 
-def count_model(tree: Tree, hands: Hands, opponent: str, *, showdown_only: bool = False) -> OpponentModel:
+def count_model(tree: Tree, hands: ObservedHands, opponent: str, *, showdown_only: bool = False) -> OpponentModel:
     """Count ``opponent``'s actions per information set over ``hands``.
 
     Raises:

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -60,11 +59,8 @@ from strategies.cfr.solvers.abstract_game import AbstractCFR, AbstractGame, Abst
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
 from strategies.cfr.tree.betting import BettingTree
 from strategies.cfr.tree.public import BettingAbstraction, NodeKind
-from strategies.dbr import _TOKEN, DEFAULT_ITERATIONS, DBRError, observed_hands, restriction_arrays
+from strategies.dbr import _TOKEN, DEFAULT_ITERATIONS, DBRError, ObservedHands, observed_hands, restriction_arrays
 from strategies.translation import translate
-
-if TYPE_CHECKING:
-    from analysis.hands import Hands
 
 __all__ = [
     "AbstractModel",
@@ -115,7 +111,7 @@ class AbstractModel:
         return fixed
 
 
-def count_abstract_model(solve: AbstractSolve, hands: Hands, opponent: str, *, showdown_only: bool = False) -> AbstractModel:
+def count_abstract_model(solve: AbstractSolve, hands: ObservedHands, opponent: str, *, showdown_only: bool = False) -> AbstractModel:
     """Count ``opponent``'s actions per abstract information set of ``solve`` over
     ``hands`` (no-limit betting through :func:`_translated_steps`).
 

@@ -55,7 +55,7 @@ same file, one after the other). The dealer's hand records cannot carry it: the
 choice is the agent's private state and the ACPC protocol has no channel for it.
 So ``arena match`` gives a portfolio ``log=<match>.<name>.components.csv`` beside
 each seating's log (:func:`arena.match.agent_spec`) and
-:func:`analysis.hands.read_components` joins it to that log's hands (and its
+:func:`analysis.hand_files.read_components` joins it to that log's hands (and its
 msgpack records): every hand record then says which component played it.
 
 :func:`play_hands` plays hands between strategies in this process, through their

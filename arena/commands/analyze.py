@@ -2,7 +2,7 @@
 
 LOGS are ``.log`` files (ours or the reference dealer's), ``*.hands.msgpack``
 hand records, ``.phh``/``.phhs`` hand histories (:mod:`analysis.phh`), or
-folders (:func:`analysis.hands.hand_files`: their ``*.log`` files, else their
+folders (:func:`analysis.hand_files.hand_files`: their ``*.log`` files, else their
 records, else their hand histories). For each
 seat name it prints the hands played, the mean per hand in the game's unit
 (:func:`poker.stats.unit_of`: mbb/g for games with blinds, chips/hand
@@ -29,7 +29,7 @@ Needs a two-player game.
 
 No-limit logs also get the all-in adjusted estimate (:mod:`analysis.allin`) per
 player and, for duplicate seatings, its duplicate form. Logs with a portfolio
-agent's side files (:func:`analysis.hands.read_components`) get a table per
+agent's side files (:func:`analysis.hand_files.read_components`) get a table per
 component. ``--report PATH.html`` writes a self-contained HTML report
 (:mod:`analysis.report`).
 
@@ -51,7 +51,8 @@ from pathlib import Path
 from analysis.document import analyze, format_report
 from analysis.duplicate import DuplicateError
 from analysis.estimators import EstimatorError, estimator_table
-from analysis.hands import HandsError, concat, hand_files, read_hands
+from analysis.hand_files import hand_files, read_hands
+from analysis.hands import HandsError, concat
 from arena.commands._kit import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageParser, existing_path, fail, parse
 from poker.gamedef import Game, GameDefError, load_game
 

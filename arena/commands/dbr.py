@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from analysis.hands import Hands, HandsError, concat, read_hands
+from analysis.hand_files import read_hands
+from analysis.hands import Hands, HandsError, concat
 from poker.stats import unit_of
 from analysis.tables import plural
 from arena.commands._kit import (

@@ -1,7 +1,7 @@
 """``arena export LOGS... --format phh|pokerstars [-o FILE]``: hands as the
 poker world's hand histories.
 
-LOGS are what ``arena analyze`` reads (:func:`analysis.hands.hand_files`):
+LOGS are what ``arena analyze`` reads (:func:`analysis.hand_files.hand_files`):
 ``.log`` files (ours or the reference dealer's), ``*.hands.msgpack`` records,
 ``.phh``/``.phhs`` files, or run folders. ``--format phh`` writes one ``.phhs``
 document of every hand (:mod:`analysis.phh`: PokerKit and the PHH datasets'
@@ -20,7 +20,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from analysis.hands import HandsError, concat, hand_files, read_hands
+from analysis.hand_files import hand_files, read_hands
+from analysis.hands import HandsError, concat
 from analysis.holdem import HoldemError
 from analysis.phh import write_phh
 from analysis.pokerstars import write_pokerstars

@@ -146,7 +146,7 @@ def resumed_seed(match_seed: int, index: int, first_hand: int) -> int:
 def components_path(run_dir: Path, match_name: str, bot_name: str) -> Path:
     """Where a portfolio agent records which component played each hand: beside
     the seating's log, ``<match>.<name>.components.csv`` (one ``hand_id,component``
-    line per hand; :func:`analysis.hands.read_components` joins it to the hands)."""
+    line per hand; :func:`analysis.hand_files.read_components` joins it to the hands)."""
     return run_dir / f"{match_name}.{bot_name}.components.csv"
 
 

@@ -172,7 +172,8 @@ def best_estimates(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[Be
     as in the table. Logs the estimators cannot read give no rows."""
     from analysis.allin import AllInError, adjusted_hands
     from analysis.estimators import EstimatorError, aivat_column
-    from analysis.hands import HandsError, concat, read_hands
+    from analysis.hand_files import read_hands
+    from analysis.hands import HandsError, concat
 
     try:
         tables = [read_hands(plan.run_dir / f"{r.match_name}.log", plan.game) for r in results if r.hands_played]

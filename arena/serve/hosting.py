@@ -45,7 +45,8 @@ import numpy as np
 import trio
 
 from analysis.estimators import EstimatorError, aivat_column
-from analysis.hands import HandsError, concat, read_hands
+from analysis.hand_files import read_hands
+from analysis.hands import HandsError, concat
 from analysis.holdem import holdem_problem
 from analysis.phh import phh_problem, write_phh
 from analysis.pokerstars import write_pokerstars

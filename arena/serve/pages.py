@@ -38,7 +38,7 @@ from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
 from analysis.document import analyze
 from analysis.estimators import EstimatorError, estimator_table
 from analysis.hands import HandsError, concat
-from analysis.hands import read_log as read_hands
+from analysis.logs import read_log as read_hands
 from arena.serve.app import SESSION_COOKIE, api_route, error
 from arena.serve.hosting import HISTORIES, Host, RequestError, history_problem
 from arena.serve.store import User

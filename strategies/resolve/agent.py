@@ -406,7 +406,7 @@ def _after_opponent_action(carry: Carry, action: Action) -> Carry:
 
 def _after_chance(carry: Carry, board: tuple[int, ...], game: Game, round_: int) -> Carry | None:
     """The values of the last tree's child for ``board``; our range masked by it."""
-    from strategies.resolve.depth_limited import StreetTree
+    from strategies.resolve.street_tree import StreetTree
 
     source = carry.source
     if source is None or not (

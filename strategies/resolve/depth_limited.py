@@ -12,7 +12,7 @@ position a kernel pass over the decisions for the reach and one for the regrets
 call per terminal kind (folds: the per-card kernel; showdowns: the run-out
 kernel) and one batched evaluator call for all depth-limit leaves.
 
-:class:`StreetTree` is the betting of the current street from the real state
+:class:`strategies.resolve.street_tree.StreetTree` is the betting of the current street from the real state
 (fold, call, the depth's pot fractions, all-in; every legal action in a limit
 game), with four node kinds: decision, *chance* (the street ended with betting
 still to come: the depth limit), fold, and showdown (on the last street, or an
@@ -55,65 +55,12 @@ from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind
 from strategies.resolve import _kernels
 from strategies.resolve.evaluators import Evaluator, HandTable, LeafEvaluator, fold_reach, runouts_for
 from strategies.resolve.resolver import Resolution, ResolveError, check_inputs
+from strategies.resolve.street_tree import StreetTree
 
-__all__ = ["DISCOUNTED_CFR", "DepthLimitedResolution", "StreetTree", "build_street_tree", "solve_street"]
+__all__ = ["DISCOUNTED_CFR", "DepthLimitedResolution", "build_street_tree", "solve_street"]
 
 #: Discounted CFR's (a, b, g): positive regrets times t^a / (t^a + 1), negative times t^b / (t^b + 1), averages by t^g.
 DISCOUNTED_CFR: tuple[float, float, float] = (1.5, 0.0, 2.0)
-
-
-@dataclass(frozen=True, eq=False)
-class StreetTree:
-    """The current street's betting below a real state (module docstring).
-    Nodes are numbered breadth first (a parent before its children)."""
-
-    game: Game
-    board: tuple[int, ...]
-    states: tuple[State, ...]
-    kind: npt.NDArray[np.int8]
-    player: npt.NDArray[np.int8]
-    action_child: npt.NDArray[np.int32]
-    num_children: npt.NDArray[np.int32]
-    decision_index: npt.NDArray[np.int32]
-    spent: npt.NDArray[np.int64]
-    table: HandTable
-    continuation: npt.NDArray[np.int8]
-
-    @property
-    def num_nodes(self) -> int:
-        return len(self.kind)
-
-    @property
-    def num_hands(self) -> int:
-        return self.table.num_hands
-
-    @property
-    def board_index(self) -> npt.NDArray[np.int32]:
-        """Every node is on the root's board (row 0 of :attr:`board_mask`)."""
-        return np.zeros(self.num_nodes, dtype=np.int32)
-
-    @property
-    def board_mask(self) -> npt.NDArray[np.float64]:
-        return self.table.board_mask(self.board)[None, :]
-
-    @property
-    def num_decisions(self) -> int:
-        return int(np.count_nonzero(self.kind == NodeKind.DECISION))
-
-    @property
-    def max_actions(self) -> int:
-        return int(self.num_children.max()) if self.num_nodes else 0
-
-    def children(self, node: int) -> list[int]:
-        return [int(c) for c in self.action_child[node, : self.num_children[node]]]
-
-    def is_pick(self, node: int) -> bool:
-        """Whether ``node`` is a depth limit's decision among continuations (the
-        street is over there: the next event is the deal)."""
-        return bool(self.kind[node] == NodeKind.DECISION and self.states[node].round > self.states[0].round)
-
-    def actions(self, node: int) -> tuple[Action, ...]:
-        return tuple(self.states[c].actions[self.states[node].round][-1] for c in self.children(node))
 
 
 def build_street_tree(

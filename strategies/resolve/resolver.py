@@ -30,7 +30,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -42,9 +41,7 @@ from strategies.cfr.tree import _kernels as _engine
 from strategies.cfr.tree.public import Tree, TreeError
 from strategies.resolve import _kernels
 from strategies.resolve.lookahead import build_lookahead
-
-if TYPE_CHECKING:
-    from strategies.resolve.depth_limited import StreetTree
+from strategies.resolve.street_tree import StreetTree
 
 __all__ = ["Resolution", "ResolveError", "resolve", "resolve_tree"]
 

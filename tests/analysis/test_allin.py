@@ -17,7 +17,7 @@ import strategies  # noqa: F401  (registers the built-in strategies)
 from analysis.allin import AllInError, adjusted_hands, allin_values
 from analysis.breakdown import paired_difference
 from arena.commands.analyze import main
-from analysis.hands import read_log
+from analysis.logs import read_log
 from analysis.importance import simulate_hands
 from poker.cards import cards_from_text
 from poker.evaluate import hand_vs_range_equity, private_hands

@@ -14,7 +14,10 @@ import numpy as np
 import pytest
 
 from arena.commands.analyze import main as analyze
-from analysis.hands import NO_SEED, HandsError, read_hands, read_log, read_records
+from analysis.hand_files import read_hands
+from analysis.hands import NO_SEED, HandsError
+from analysis.logs import read_log
+from analysis.records import read_records
 from analysis.scoring import ResultsError, read_csv
 from dealer.log import LogError
 from dealer.log import read_log as dealer_read_log

@@ -10,7 +10,8 @@ import pytest
 
 from analysis.breakdown import by_name, by_position, cumulative, paired_difference, summarize
 from analysis.duplicate import DuplicateError, combined_estimates, find_duplicates, pair, seat_order
-from analysis.hands import Hands, read_hands
+from analysis.hand_files import read_hands
+from analysis.hands import Hands
 from arena.commands.match import main as arena_match
 
 

@@ -9,7 +9,10 @@ import numpy as np
 import pytest
 
 from acpc_fixtures import SECTIONS, code_blocks, state_lines
-from analysis.hands import NO_SEED, HandsError, concat, iter_log_blocks, read_hands, read_log, read_records
+from analysis.hand_files import read_hands
+from analysis.hands import NO_SEED, HandsError, concat
+from analysis.logs import iter_log_blocks, read_log
+from analysis.records import read_records
 from arena.commands.match import main as arena_match
 from poker.gamedef import load_game
 from poker.protocol import parse_state_line

@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from acpc_fixtures import SECTIONS, state_lines
-from analysis.hands import HandsError, read_hands, read_log
+from analysis.hand_files import read_hands
+from analysis.hands import HandsError
+from analysis.logs import read_log
 from analysis.phh import read_phh, write_phh
 from analysis.pokerstars import write_pokerstars
 from arena.commands.analyze import main as arena_analyze

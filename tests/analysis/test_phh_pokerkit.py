@@ -16,14 +16,17 @@ from pathlib import Path
 import pytest
 
 from acpc_fixtures import SECTIONS, state_lines
-from analysis.hands import Hands, read_hands, read_log
+from analysis.hand_files import read_hands
+from analysis.hands import Hands
+from analysis.logs import read_log
 from analysis.holdem import seat_order
 from analysis.phh import write_phh
 from analysis.pokerstars import write_pokerstars
 from holdem_matches import MATCHES, REFERENCE_SECTIONS, SPLIT_IN_HALVES, assert_same_hands
+import needs
 from poker.gamedef import load_game
 
-pokerkit = pytest.importorskip("pokerkit")
+pokerkit = needs.importorskip("pokerkit", "PokerKit")
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "pokerstars"
 

@@ -690,7 +690,8 @@ def test_best_estimate_of_no_limit_is_the_all_in_adjusted_duplicate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from analysis.allin import adjusted_hands
-    from analysis.hands import concat, read_log
+    from analysis.hands import concat
+    from analysis.logs import read_log
 
     argv = ["leduc.nolimit", "--hands", "200", "--seed", "2", "random:size=max", "always-call", "--duplicate"]
     assert main([*argv, "--in-process", "--run-dir", str(tmp_path)]) == 0
@@ -708,7 +709,7 @@ def test_every_hand_of_a_portfolio_says_which_component_played_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from arena.commands.analyze import main as analyze
-    from analysis.hands import read_hands
+    from analysis.hand_files import read_hands
 
     argv = ["kuhn", "--hands", "60", "--seed", "3", "portfolio", "always-raise", "--duplicate", "--in-process"]
     assert main([*argv, "--run-dir", str(tmp_path)]) == 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.hands import read_log
+from analysis.logs import read_log
 from analysis.phh import read_phh
 from arena.commands.analyze import main as analyze
 from arena.commands.play import main

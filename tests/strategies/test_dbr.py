@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from analysis.hands import read_log
+from analysis.logs import read_log
 from poker.gamedef import load_game
 from strategies.cfr.best_response.exact import best_response
 from arena.commands.dbr import main

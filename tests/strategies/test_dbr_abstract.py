@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from analysis.hands import read_log
+from analysis.logs import read_log
 from poker.deal import private_hands
 from poker.evaluate import rank_hand
 from poker.gamedef import Game, load_game

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import msgpack
 
-from analysis.hands import concat, read_log
+from analysis.hands import concat
+from analysis.logs import read_log
 from analysis.phh import read_phh
 from arena.match.seats import Command, InProcess
 from arena.serve.config import ServeConfig

@@ -18,7 +18,7 @@ from poker.state import CALL, State
 from strategies.base import PublicState, make_strategy
 from strategies.lbr import LbrConfig, run_lbr
 from strategies.resolve.agent import ResolvingStrategy
-from strategies.resolve.depth_limited import StreetTree
+from strategies.resolve.street_tree import StreetTree
 
 HUNL = load_game("hunl")
 SPEC = "resolve:evaluator=equity,iterations=30,boards=16"
