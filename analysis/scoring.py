@@ -165,6 +165,14 @@ def _number(text: str, column: str, where: str) -> float:
     return value
 
 
+def _hands(value: object, text: str, where: str) -> int:
+    """A match's hand count: a whole number of at least 1 (rates divide by it;
+    a fraction of a hand is a damaged file, not a count to round)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value == int(value) >= 1:
+        return int(value)
+    raise ResultsError(f"{where}: hands {quote(text)} is not a positive integer")
+
+
 def _check(matches: Sequence[MatchResult], source: str) -> None:
     if not matches:
         raise ResultsError(f"{source}: no matches")
@@ -221,10 +229,8 @@ def read_csv(path: Path | str) -> Results:
                 if not match or not player:
                     raise ResultsError(f"{where}: empty {'match' if not match else 'player'}")
                 value = _number(row[index["value"]].strip(), "value", where)
-                hands_value = _number(row[index["hands"]].strip(), "hands", where)
-                if hands_value != int(hands_value) or hands_value < 1:
-                    raise ResultsError(f"{where}: hands {quote(row[index['hands']].strip())} is not a positive integer")
-                hands = int(hands_value)
+                hands_text = row[index["hands"]].strip()
+                hands = _hands(_number(hands_text, "hands", where), hands_text, where)
                 first, values, match_hands, lines = matches.setdefault(match, (reader.line_num, {}, hands, {}))
                 if player in values:
                     raise ResultsError(f"{where}: player {quote(player)} appears twice in match {quote(match)} (line {lines[player]})")
@@ -293,7 +299,7 @@ class TournamentDbSource:
             raise ResultsError(f"{source}: not an arena tournament database ({error})") from None
         for match, player, value, hands in rows:
             matches.setdefault(str(match), {})[str(player)] = float(value)
-            hands_of[str(match)] = int(hands)
+            hands_of[str(match)] = _hands(hands, str(hands), f"{source}: match {quote(str(match))}")
         game = None
         if config is not None:
             try:

@@ -29,6 +29,7 @@ from analysis.scoring import (
     bootstrap,
     cells_of,
     crosstable,
+    load_results,
     rank,
     read_csv,
     series_runoff,
@@ -238,6 +239,32 @@ def test_bootstrap_is_seeded_and_complementary(tmp_path: Path) -> None:
     assert bootstrap(shuffled, 200, seed=3) == first
 
 
+def test_bootstrap_shares_are_the_resampling_probabilities(tmp_path: Path) -> None:
+    # A-B: two matches, A at +2 and -2 a hand; A-C: A +3; B-C: B +1. A's rate
+    # against B in a sample is r = +2, 0 or -2 (draws 1/4, 1/2, 1/4); totals
+    # A (r + 3)/2, B (1 - r)/2, C -2. Bankroll: A, B, C as observed unless r = -2:
+    # same 3/4, first A 3/4, B 1/4. Both run-offs drop C, then A and B meet
+    # head to head: tied (as observed) when r = 0: same 1/2, first (ties all
+    # count) A 3/4, B 3/4.
+    rows = heads_up({("A", "B"): [(200, 100), (-200, 100)], ("A", "C"): [(300, 100)], ("B", "C"): [(100, 100)]})
+    drawn = bootstrap(read_csv(write(tmp_path, rows)), 2000, seed=3)
+    # Each sample's outcome is decided by r alone, so these hold in every sample
+    # (to the rounding of the shares):
+    bankroll_first, same = drawn.first["bankroll"], drawn.same
+    assert drawn.p_beats["A"]["B"] == bankroll_first["A"] == same["bankroll"]
+    assert bankroll_first["B"] == pytest.approx(1 - same["bankroll"], abs=1e-12)
+    assert drawn.p_beats["A"]["C"] == drawn.p_beats["B"]["C"] == 1 and bankroll_first["C"] == 0
+    for rule in ("bankroll_runoff", "series_runoff"):
+        first = drawn.first[rule]
+        assert first["A"] == bankroll_first["A"] and first["C"] == 0
+        assert first["A"] + first["B"] == pytest.approx(1 + same[rule], abs=1e-12)  # a tied sample counts both first
+    # And the shares are the probabilities (seeded, so deterministic; 0.035 is 3.6
+    # binomial standard deviations of 2000 samples):
+    assert same["bankroll"] == pytest.approx(3 / 4, abs=0.035) and bankroll_first["B"] == pytest.approx(1 / 4, abs=0.035)
+    assert same["bankroll_runoff"] == same["series_runoff"] == pytest.approx(1 / 2, abs=0.035)
+    assert drawn.first["series_runoff"]["B"] == pytest.approx(3 / 4, abs=0.035)
+
+
 def test_incomplete_tournament_cannot_run_off(tmp_path: Path) -> None:
     rows = heads_up({("A", "B"): [(100, 100)], ("C", "D"): [(100, 100)]})
     results = read_csv(write(tmp_path, rows))
@@ -294,6 +321,7 @@ def test_cli_table_heads_up_raw_chips(capsys: pytest.CaptureFixture[str], tmp_pa
         ("match,player,value,hands\nm,a,1,10\nm,a,-1,10\n", "r.csv:3: player 'a' appears twice in match 'm' (line 2)"),
         ("match,player,value,hands\nm,a,1,10\nm,b,-1,20\n", "r.csv:3: match 'm' has 10 hands on line 2, 20 here"),
         ("match,player,value,hands\nm,a,1,0\nm,b,-1,0\n", "r.csv:2: hands '0' is not a positive integer"),
+        ("match,player,value,hands\nm,a,1,2.5\nm,b,-1,2.5\n", "r.csv:2: hands '2.5' is not a positive integer"),
         ("match,player,value,hands\nm,a,nan,1\n", "r.csv:2: value 'nan' is not a finite number"),
         ("match,player,value,hands\nm,a,1\n", "r.csv:2: 3 fields, the header has 4"),
         ("", "r.csv:1: empty file"),
@@ -327,6 +355,21 @@ def test_other_failures(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> N
     incomplete = write(tmp_path, heads_up({("A", "B"): [(1, 10)], ("C", "D"): [(1, 10)]}))
     code, _, err = run(capsys, str(incomplete))
     assert code == 1 and "incomplete" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("hands", [2.5, 0, "ten"])
+def test_a_tournament_database_with_a_bad_hand_count_is_refused(tmp_path: Path, hands: object) -> None:
+    # arena tournament writes whole counts; a fraction would have been cut to an int and scored.
+    database = tmp_path / "tournament.db"
+    connection = sqlite3.connect(database)
+    connection.execute("CREATE TABLE tournament (key TEXT PRIMARY KEY, value TEXT)")
+    connection.execute("CREATE TABLE results (match TEXT, player TEXT, value REAL, hands INTEGER)")
+    connection.executemany("INSERT INTO results VALUES (?, ?, ?, ?)", [("n", "a", 1.0, hands), ("n", "b", -1.0, hands)])
+    connection.commit()
+    connection.close()
+    with pytest.raises(ResultsError) as error:
+        load_results(tmp_path)
+    assert str(error.value) == f"{database}: match 'n': hands '{hands}' is not a positive integer"
 
 
 @pytest.mark.parametrize(
