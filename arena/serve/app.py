@@ -12,19 +12,13 @@ only itself.
 For the web pages: ``POST /api/login`` ``{"token"}`` answers the user and sets
 the session cookie (:data:`SESSION_COOKIE`: HttpOnly, SameSite=Strict, so no
 other site's page can send it; Secure over HTTPS), ``POST /api/logout`` ends
-it. :func:`current_user` is the check every route makes (bearer token, then
-cookie), :func:`user_for_token` the login's; both go through hashed,
-constant-time lookups (:class:`arena.serve.store.Store`).
+it. The kit every route is built with (the error shape, the token and
+cookie check, JSON bodies, the rate limit) is :mod:`arena.serve.httpkit`;
+this module holds the one table of ``/api`` routes, and :func:`make_app` adds
+the pages' routes (:mod:`arena.serve.pages`) beside it.
 """
 
 from __future__ import annotations
-
-import json
-import math
-import time
-from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import Any, Final
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -32,137 +26,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from arena.serve.hosting import HISTORIES, Host, RequestError
+from arena.serve.hosting import HISTORIES, Host
+from arena.serve.httpkit import (
+    SESSION_COOKIE,
+    RateLimiter,
+    RequestError,
+    api_route,
+    error,
+    read_json,
+    user_for_token,
+)
+from arena.serve.pages import install_pages
 from arena.serve.store import User
 
-__all__ = [
-    "make_app",
-    "current_user",
-    "user_for_token",
-    "error",
-    "read_json",
-    "RateLimiter",
-    "UNAUTHORIZED",
-    "SESSION_COOKIE",
-]
-
-#: What a request without a valid token reads (the same for none and a wrong one).
-UNAUTHORIZED: Final = "missing or wrong token: send Authorization: Bearer TOKEN (arena users add NAME prints one)"
-_BEARER: Final = "bearer "
-#: The web login's cookie.
-SESSION_COOKIE: Final = "arena_session"
-
-
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    """The one error shape: ``{"error": message}``."""
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
-
-
-async def user_for_token(host: Host, token: str) -> User | None:
-    """The live user a token belongs to, or None (the login form's check)."""
-    if not token or len(token) > 256:
-        return None
-    return await host.store.call(host.store.user_for_token, token)
-
-
-async def current_user(request: Request) -> User:
-    """The user the request's bearer token names, or else its session cookie.
-
-    Raises:
-        RequestError: 401, neither or a wrong one.
-    """
-    host: Host = request.app.state.host
-    header = request.headers.get("authorization", "")
-    token = header[len(_BEARER):].strip() if header.lower().startswith(_BEARER) else ""
-    user = await user_for_token(host, token)
-    session = request.cookies.get(SESSION_COOKIE, "")
-    if user is None and not token and 0 < len(session) <= 256:
-        user = await host.store.call(host.store.user_for_session, session)
-    if user is None:
-        raise RequestError(401, UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
-    return user
-
-
-async def read_json(request: Request, limit: int) -> dict[str, Any]:
-    """The request's body as a JSON object, read up to ``limit`` bytes.
-
-    Raises:
-        RequestError: 413 past the limit, 400 for anything but a JSON object.
-    """
-    declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
-        raise RequestError(413, f"request body over {limit} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise RequestError(413, f"request body over {limit} bytes")
-    try:
-        document = json.loads(body)
-    except (ValueError, RecursionError) as problem:
-        raise RequestError(400, f"malformed JSON: {str(problem)[:200]}") from None
-    if not isinstance(document, dict):
-        raise RequestError(400, "the body must be a JSON object")
-    return document
-
-
-class RateLimiter:
-    """At most ``per_minute`` requests per key in any 60 seconds (a sliding
-    window); keys are users, or the address for requests without a valid token."""
-
-    WINDOW_S: Final = 60.0
-    _KEYS: Final = 100_000
-
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_minute = per_minute
-        self.clock = clock
-        self.seen: dict[str, deque[float]] = {}
-
-    def retry_after(self, key: str) -> int:
-        """0 if the request may go on (it is counted), else whole seconds to wait."""
-        now = self.clock()
-        times = self.seen.get(key)
-        if times is None:
-            if len(self.seen) >= self._KEYS:
-                self.seen.clear()  # a flood of addresses: forget all rather than grow
-            times = self.seen[key] = deque()
-        while times and times[0] <= now - self.WINDOW_S:
-            times.popleft()
-        if len(times) >= self.per_minute:
-            return max(1, math.ceil(times[0] + self.WINDOW_S - now))
-        times.append(now)
-        return 0
-
-
-Handler = Callable[[Request, User], Awaitable[Response]]
-
-
-def api_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-    """``handler`` behind the token check, the rate limit and the error shape."""
-
-    async def endpoint(request: Request) -> Response:
-        limiter: RateLimiter = request.app.state.limiter
-        try:
-            try:
-                user = await current_user(request)
-            except RequestError:
-                peer = request.client.host if request.client is not None else "?"
-                wait = limiter.retry_after(f"addr:{peer}")
-                if wait:
-                    raise _too_many(wait) from None
-                raise
-            wait = limiter.retry_after(f"user:{user.id}")
-            if wait:
-                raise _too_many(wait)
-            return await handler(request, user)
-        except RequestError as refused:
-            return error(refused.status, str(refused), refused.headers)
-
-    return endpoint
-
-
-def _too_many(wait: int) -> RequestError:
-    return RequestError(429, f"too many requests: retry in {wait} s", {"Retry-After": str(wait)})
+__all__ = ["make_app"]
 
 
 async def _login(request: Request) -> Response:
@@ -170,12 +47,10 @@ async def _login(request: Request) -> Response:
     host: Host = request.app.state.host
     limiter: RateLimiter = request.app.state.limiter
     try:
-        wait = limiter.retry_after(f"addr:{request.client.host if request.client is not None else '?'}")
-        if wait:
-            raise _too_many(wait)
+        limiter.check_address(request)
         document = await read_json(request, host.config.max_body_bytes)
         token = document.get("token")
-        user = await user_for_token(host, token) if isinstance(token, str) else None
+        user = await user_for_token(host.store, token) if isinstance(token, str) else None
         if user is None:
             raise RequestError(401, "wrong token: log in with the token arena users add printed")
     except RequestError as refused:
@@ -274,8 +149,7 @@ def make_app(host: Host) -> Starlette:
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error})
     app.state.host = host
+    app.state.store = host.store
     app.state.limiter = RateLimiter(host.config.requests_per_minute)
-    from arena.serve.pages import install_pages  # [web hook] the browser side (it imports this module)
-
     install_pages(app, host)
     return app

@@ -45,8 +45,7 @@ import numpy as np
 import trio
 
 from analysis.estimators import EstimatorError, aivat_column
-from analysis.hand_files import read_hands
-from analysis.hands import HandsError, concat
+from analysis.hands import HandsError, concat, read_hands
 from analysis.holdem import holdem_problem
 from analysis.phh import phh_problem, write_phh
 from analysis.pokerstars import write_pokerstars
@@ -62,9 +61,10 @@ from strategies.base import Spec
 from strategies.bots import LIBRARY, bot_path
 
 from arena.serve.config import ServeConfig
+from arena.serve.httpkit import RequestError
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
+__all__ = ["Host", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
@@ -98,15 +98,6 @@ def history_problem(game: Game, form: str) -> str | None:
 #: port to connect to, once the seating's dealer listens.
 SeatRunner = Callable[[int, str, int], Awaitable[None]]
 _log = logging.getLogger(__name__)
-
-
-class RequestError(Exception):
-    """A request the service refuses: ``status`` and one line (and headers, as Retry-After)."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.headers = headers
 
 
 @dataclass

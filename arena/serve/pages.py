@@ -4,7 +4,7 @@ match pages with the analysis and a hand replayer, and tournaments.
 Pages are plain HTML written here (escaped), with one stylesheet and two
 scripts (the login and logout, the replayer) under ``/web/``: no build step,
 no template engine. A page knows its person by the session cookie that
-``POST /api/login`` sets (:mod:`arena.serve.app`); without one it redirects
+``POST /api/login`` sets (:mod:`arena.serve.httpkit`); without one it redirects
 to ``/login?next=PATH``. A form that changes something is a POST, which the
 cookie's ``SameSite=Strict`` keeps other sites from sending, and which is
 refused (403) when its ``Origin`` is another site's. A match or table of
@@ -39,8 +39,8 @@ from analysis.document import analyze
 from analysis.estimators import EstimatorError, estimator_table
 from analysis.hands import HandsError, concat
 from analysis.logs import read_log as read_hands
-from arena.serve.app import SESSION_COOKIE, api_route, error
-from arena.serve.hosting import HISTORIES, Host, RequestError, history_problem
+from arena.serve.hosting import HISTORIES, Host, history_problem
+from arena.serve.httpkit import RequestError, api_route, error, session_user
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
 from arena.serve.tournaments import Tournaments
@@ -130,20 +130,11 @@ def _same_origin(request: Request | WebSocket) -> bool:
     return urlsplit(origin).netloc == request.headers.get("host", "")
 
 
-async def _session_user(connection: HTTPConnection) -> User | None:
-    """The person of the session cookie (:meth:`arena.serve.store.Store.user_for_session`), or None."""
-    session = connection.cookies.get(SESSION_COOKIE, "")
-    if not 0 < len(session) <= 256:
-        return None
-    store = _web(connection).host.store
-    return await store.call(store.user_for_session, session)
-
-
 def _page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
     """``handler`` for a logged-in person; anyone else goes to the login."""
 
     async def endpoint(request: Request) -> Response:
-        user = await _session_user(request)
+        user = await session_user(request)
         if user is None:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
@@ -300,7 +291,7 @@ async def _table_socket(websocket: WebSocket) -> None:
     # Accepted, then closed with the reason, as arena play's: the page shows it.
     await websocket.accept()
     web = _web(websocket)
-    user = await _session_user(websocket)
+    user = await session_user(websocket)
     if user is None or not _same_origin(websocket):
         await websocket.close(code=POLICY_VIOLATION, reason=LOGGED_OUT)
         return

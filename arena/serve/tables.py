@@ -20,7 +20,8 @@ import trio
 
 from agent.human.seat import HumanSeat, Limits
 from arena.play import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from arena.serve.hosting import Host, RequestError, seat_names
+from arena.serve.hosting import Host, seat_names
+from arena.serve.httpkit import RequestError
 from arena.serve.store import User
 from poker.gamedef import load_game
 

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import trio
 
-from arena.serve.hosting import RequestError
+from arena.serve.httpkit import RequestError
 from arena.serve.store import User
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.runner import REPORT_HTML

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from arena.serve.app import RateLimiter
+from arena.serve.httpkit import RateLimiter
 from tests.arena.serve.service_process import Service, add_user, agent
 
 KUHN = {"game": "kuhn", "opponent": "always-call", "hands": 5}

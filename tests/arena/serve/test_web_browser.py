@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING
 
 from arena.serve.pages import LOGGED_OUT
-from arena.serve.app import SESSION_COOKIE
+from arena.serve.httpkit import SESSION_COOKIE
 from poker.gamedef import game_names
 from tests.arena import test_play_browser
 from tests.arena.serve.service_process import TOURNAMENT, Service, served  # noqa: F401 (a fixture)

@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode
 
 import pytest
 
-from arena.serve.app import SESSION_COOKIE
+from arena.serve.httpkit import SESSION_COOKIE
 from arena.serve.config import ConfigError, load_config
 from arena.serve.store import Store
 from tests.arena.serve.service_process import TOURNAMENT, Service, served  # noqa: F401 (a fixture)
