@@ -41,30 +41,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import numpy as np
 import trio
 
-from analysis.estimators import EstimatorError, aivat_column
 from analysis.hands import HandsError, concat, read_hands
 from analysis.holdem import holdem_problem
 from analysis.phh import phh_problem, write_phh
 from analysis.pokerstars import write_pokerstars
-from analysis.ranking import ranking_document
-from analysis.scoring import MatchResult as ScoredMatch
-from analysis.scoring import Results, ScoringError
 from arena.match.seats import Command, InProcess, Remote, SeatingRun, agent_command, our_address, run_seating
-from dealer.log import LogError, read_log
 from dealer.server import MatchConfig
 from poker.gamedef import Game, GameDefError, load_game
-from poker.stats import Estimate, Unit, mean_ci, unit_of
 from strategies.base import Spec
 from strategies.bots import LIBRARY, bot_path
 
 from arena.serve.config import ServeConfig
-from arena.serve.httpkit import RequestError
+from arena.serve.leaderboard import leaderboard
+from arena.serve.scoring import Scoring
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
+__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
@@ -100,6 +94,15 @@ SeatRunner = Callable[[int, str, int], Awaitable[None]]
 _log = logging.getLogger(__name__)
 
 
+class RequestError(Exception):
+    """A request the service refuses: ``status`` and one line (and headers, as Retry-After)."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.headers = headers
+
+
 @dataclass
 class _Live:
     """A match this process hosts, from its request to its end."""
@@ -125,13 +128,6 @@ def _whole(document: dict[str, Any], key: str, low: int, high: int, default: int
     return value
 
 
-def _estimate(values: Sequence[float] | np.ndarray[Any, Any], unit: Unit) -> dict[str, Any] | None:
-    if len(values) < 2:
-        return None
-    estimate: Estimate = mean_ci(np.asarray(values, dtype=np.float64)).scaled(unit.per_chip)
-    return {"mean": estimate.mean, "interval": [estimate.low, estimate.high], "hands": estimate.n, "unit": unit.name}
-
-
 def seat_names(user: str, opponent: str) -> tuple[str, str]:
     """Seat names: the user's and the bot's (the bot's marked when they would be the same)."""
     return user, opponent if opponent != user else f"{opponent}-bot"
@@ -148,8 +144,8 @@ class Host:
         self.queue: list[_Live] = []
         self.ports_used: set[int] = set()
         self.nursery: trio.Nursery | None = None
-        #: Per finished match, the user's AIVAT value of each hand (None: AIVAT does not apply).
-        self.aivat_values: dict[str, list[float] | None] = {}
+        #: The matches' scores, read from their seating logs.
+        self.scoring = Scoring(self.seating_paths)
 
     # -- lifetime ------------------------------------------------------------
 
@@ -490,23 +486,6 @@ class Host:
 
     # -- results -------------------------------------------------------------
 
-    def _aivat(self, row: MatchRow, game: Game, names: tuple[str, str]) -> list[float] | None:
-        """The user's AIVAT value of each hand of a finished match: the negative
-        of the hosted bot's, whose policy is known (two-player limit games whose
-        public tree gives exact values; :func:`analysis.estimators.aivat_column`).
-        None where it does not apply. Computed once per match."""
-        if row.id not in self.aivat_values:
-            values: list[float] | None = None
-            if game.is_limit and game.num_players == 2:
-                try:
-                    every = concat([read_hands(path, game) for path in self._files(row, ".log")])
-                    _, column = aivat_column(every, names[1], row.opponent, tree_only=True)
-                    values = [-float(value) for value in column]
-                except (HandsError, EstimatorError, ValueError):
-                    values = None
-            self.aivat_values[row.id] = values
-        return self.aivat_values[row.id]
-
     def _progress(self, live: _Live) -> tuple[dict[str, Any], bool]:
         """The result so far, and whether the user's agent has taken its seat
         in the seating now playing (the dealer's ``connected`` event)."""
@@ -523,45 +502,9 @@ class Host:
                     break
         return self._result(live.row, live.names), joined
 
-    def _seatings(self, row: MatchRow, game: Game) -> list[tuple[dict[int, dict[str, float]], bool]]:
-        """Each seating's finished hands (hand id -> chips by seat name) and
-        whether the seating is complete, as its log stands."""
-        seatings = []
-        for path in self.seating_paths(row):
-            hands: dict[int, dict[str, float]] = {}
-            complete = False
-            if path.is_file():
-                try:
-                    contents = read_log(path, game)
-                except LogError:
-                    contents = None
-                if contents is not None:
-                    hands = {line.hand_id: dict(zip(line.names, line.values)) for line in contents.hands}
-                    complete = contents.score is not None and len(hands) == row.hands
-            seatings.append((hands, complete))
-        return seatings
-
     def _result(self, row: MatchRow, names: tuple[str, str]) -> dict[str, Any]:
-        """What the seatings' logs hold: hands, chips, per-player means with 95%
-        intervals and, when both seatings have hands, the duplicate estimate."""
-        game = load_game(row.game)
-        unit = unit_of(game)
-        seatings = self._seatings(row, game)
-        players = []
-        for name in names:
-            values = [hand[name] for hands, _ in seatings for hand in hands.values()]
-            players.append({"name": name, "chips": float(sum(values)), "estimate": _estimate(values, unit)})
-        return {
-            "hands": sum(len(hands) for hands, _ in seatings),
-            "seatings": [
-                {"port": port, "hands": len(hands), "complete": complete}
-                for port, (hands, complete) in zip(row.ports, seatings)
-            ],
-            "players": players,
-            "duplicate": None if not row.duplicate else {
-                name: _estimate(_duplicate_values(seatings, name), unit) for name in names
-            },
-        }
+        """The match's ``result`` as its seatings' logs stand (:meth:`arena.serve.scoring.Scoring.result`)."""
+        return self.scoring.result(row, names)
 
     # -- the leaderboard -----------------------------------------------------
 
@@ -578,55 +521,5 @@ class Host:
             raise RequestError(400, f"unknown game {game_name[:60]!r}: name a shipped game (arena games)")
         rows = await self.store.call(self.store.matches, status=("finished",))
         users = {user.id: user.name for user in await self.store.call(self.store.users)}
-        return await trio.to_thread.run_sync(self._leaderboard, game_name, game, [r for r in rows if r.game == game_name], users)
-
-    def _leaderboard(self, game_name: str, game: Game, rows: Sequence[MatchRow], users: dict[int, str]) -> dict[str, Any]:
-        unit = unit_of(game)
-        pairs: dict[tuple[str, str], dict[str, list[float]]] = {}
-        scored = []
-        for row in rows:
-            user = users[row.user_id]
-            names = self.seat_names(row, user)
-            seatings = self._seatings(row, game)
-            entry = pairs.setdefault((user, row.opponent), {"duplicate": [], "raw": [], "aivat": []})
-            entry["raw"] += [hand[names[0]] for hands, _ in seatings for hand in hands.values()]
-            aivat = self._aivat(row, game, names)
-            entry["aivat"] += aivat if aivat is not None else []
-            if row.duplicate:
-                entry["duplicate"] += _duplicate_values(seatings, names[0])
-            played = sum(len(hands) for hands, _ in seatings)
-            chips = sum(hand[names[0]] for hands, _ in seatings for hand in hands.values())
-            if played:
-                scored.append(ScoredMatch(row.id, {user: chips, f"bot:{row.opponent}": -chips}, played))
-        table: list[dict[str, Any]] = []
-        for (user, bot), values in sorted(pairs.items()):
-            best = values["duplicate"] if len(values["duplicate"]) >= 2 else values["raw"]
-            hands = len(values["raw"])
-            table.append({
-                "user": user,
-                "bot": bot,
-                "hands": hands,
-                "duplicate": _estimate(values["duplicate"], unit),
-                "raw": _estimate(values["raw"], unit),
-                "aivat": _estimate(values["aivat"], unit) if len(values["aivat"]) == hands else None,
-                "estimate": _estimate(best, unit),
-                "ranked": hands >= self.config.min_rank_hands,
-            })
-        ranked = sorted((e for e in table if e["ranked"] and e["estimate"] is not None),
-                        key=lambda e: -e["estimate"]["mean"])
-        for place, row_of_table in enumerate(ranked, 1):
-            row_of_table["rank"] = place
-        rankings = None
-        if scored:
-            try:
-                rankings = ranking_document(Results(tuple(scored), "the service"), game, game_name, 0, 0)
-            except ScoringError as problem:
-                rankings = {"error": str(problem)}
-        return {"game": game_name, "unit": unit.name, "min_hands": self.config.min_rank_hands,
-                "entries": table, "rankings": rankings}
-
-
-def _duplicate_values(seatings: Sequence[tuple[dict[int, dict[str, float]], bool]], name: str) -> list[float]:
-    """``name``'s duplicate value of each hand both seatings finished: its mean over the two."""
-    (first, _), (second, _) = seatings
-    return [(first[hand][name] + second[hand][name]) / 2 for hand in sorted(set(first) & set(second))]
+        matches = [(row, self.seat_names(row, users[row.user_id])) for row in rows if row.game == game_name]
+        return await trio.to_thread.run_sync(leaderboard, game_name, game, matches, self.scoring, self.config.min_rank_hands)
