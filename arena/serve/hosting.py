@@ -43,7 +43,8 @@ from typing import Any, Final
 
 import trio
 
-from analysis.hands import HandsError, concat, read_hands
+from analysis.hand_files import read_hands
+from analysis.hands import HandsError, concat
 from analysis.holdem import holdem_problem
 from analysis.phh import phh_problem, write_phh
 from analysis.pokerstars import write_pokerstars
@@ -54,11 +55,12 @@ from strategies.base import Spec
 from strategies.bots import LIBRARY, bot_path
 
 from arena.serve.config import ServeConfig
+from arena.serve.httpkit import RequestError
 from arena.serve.leaderboard import leaderboard
 from arena.serve.scoring import Scoring
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 
-__all__ = ["Host", "RequestError", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
+__all__ = ["Host", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
@@ -92,15 +94,6 @@ def history_problem(game: Game, form: str) -> str | None:
 #: port to connect to, once the seating's dealer listens.
 SeatRunner = Callable[[int, str, int], Awaitable[None]]
 _log = logging.getLogger(__name__)
-
-
-class RequestError(Exception):
-    """A request the service refuses: ``status`` and one line (and headers, as Retry-After)."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.headers = headers
 
 
 @dataclass
