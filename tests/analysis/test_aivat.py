@@ -27,7 +27,7 @@ from poker.cards import cards_from_text
 from poker.deal import Dealer, private_hands as private_hands_of
 from poker.evaluate import hand_vs_range_equity
 from poker.gamedef import Game, load_game
-from poker.state import CALL, State
+from poker.state import CALL, Action, ActionType, State
 from poker.stats import mean_ci
 from strategies.base import PublicState, make_strategy
 from strategies.cfr.solvers.solver import Solver
@@ -90,6 +90,22 @@ def test_kuhn_known_stochastic_opponent_gives_the_exact_value_every_hand() -> No
     np.testing.assert_allclose(known.estimate, np.array(values.exact)[positions_of(hands, "eq")], atol=1e-9)
     unknown = aivat(hands, "eq", equilibrium, values)  # its decisions are not corrected: some variance is left
     assert 0.05 < np.std(unknown.estimate) < np.std(unknown.raw)
+
+
+def test_kuhn_known_card_aware_opponent_gives_the_exact_value_every_hand() -> None:
+    # `random` plays alike whatever it holds, so a correction that reads the wrong
+    # row of the known policy (or averages its rows) goes unseen with it. A rough
+    # CFR+ solution bets and calls by its card, and not always the same way:
+    # each correction must use the row of the card the opponent actually held.
+    tree, equilibrium = solved(KUHN, 500)
+    _, rough = solved(KUHN, 20)
+    opening = np.asarray(rough(PublicState(State(KUHN), (), (CALL, Action(ActionType.RAISE)))))
+    assert not np.allclose(opening, opening[0]) and ((opening > 0.01) & (opening < 0.99)).any()
+    values = TreeValues(tree, equilibrium, rough)
+    hands = simulate_hands(KUHN, [equilibrium, rough], 400, seed=4, names=("eq", "rough"))
+    known = aivat(hands, "eq", equilibrium, values, opponent=rough)
+    np.testing.assert_allclose(known.estimate, np.array(values.exact)[positions_of(hands, "eq")], atol=1e-9)
+    assert np.abs(known.opponent).max() > 0.1  # its decisions were corrected, not left alone
 
 
 def test_kuhn_single_hand_by_hand() -> None:
