@@ -15,9 +15,10 @@ Position 0 acts first in every round of these games; the dealer moves the
 button, so you act first in hand 1 and (heads-up) last in hand 2.
 
 The browser tests skip, saying why, only when no Chromium can be found (``make
-test`` installs Debian's where it can). The showdown screenshot goes to the
-test's tmp_path and, when ``ARENA_PLAY_SCREENSHOT`` names a file, there too
-(that is how ``docs/table-showdown.png`` is made).
+test`` installs Debian's where it can); in CI they fail instead (:mod:`needs`).
+The showdown screenshot goes to the test's tmp_path and, when
+``ARENA_PLAY_SCREENSHOT`` names a file, there too (that is how
+``docs/table-showdown.png`` is made).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+import needs
 from agent.human.web import WRONG_TOKEN
 from tests.arena.play_process import PlayProcess
 
@@ -49,11 +51,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium on PATH (apt-get install chromium; `make test` does that when run as root)"
+pytestmark = needs.unless(
+    CHROMIUM is not None, "Chromium", "no chromium on PATH (apt-get install chromium; `make test` does that when run as root)"
 )
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[test]')")
+sync_api = needs.importorskip("playwright.sync_api", "Playwright", "playwright is not installed (pip install -e '.[test]')")
 expect = sync_api.expect
 
 

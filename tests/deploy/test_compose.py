@@ -15,7 +15,8 @@ CA certificates in it so that pip inside the build trusts HTTPS.
 Minutes long (the image installs the pinned dependencies and compiles the numba
 kernels), so ``make test`` skips it: it runs in its own step, ``make compose-test``
 (``.ci/compose``), which installs Docker with apt where it can and sets
-``ARENA_COMPOSE_TEST=1``. Without a way to run Docker it skips, saying why.
+``ARENA_COMPOSE_TEST=1``. Without a way to run Docker it skips, saying why; in CI
+(``ARENA_CI=1``) it fails instead, naming what is missing (:mod:`needs`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import needs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,13 +124,13 @@ def _start_dockerd(env: dict[str, str]) -> Engine:
         if process.poll() is not None:
             reason = _last_error(folder / "dockerd.log")
             _stop_dockerd(engine)
-            pytest.skip(f"dockerd cannot run here: {reason}")
+            needs.missing("Docker", f"dockerd cannot run here: {reason}")
         if _answers(engine.env):
             return engine
         time.sleep(1)
     reason = _last_error(folder / "dockerd.log")
     _stop_dockerd(engine)
-    pytest.skip(f"dockerd did not answer within 90 s: {reason}")
+    needs.missing("Docker", f"dockerd did not answer within 90 s: {reason}")
 
 
 def _last_error(log: Path) -> str:
@@ -160,15 +163,15 @@ def _stop_dockerd(engine: Engine) -> None:
 @pytest.fixture(scope="module")
 def engine() -> Iterator[Engine]:
     """The machine's running engine, else one this test starts (root and
-    ``dockerd`` needed); skips, saying why, where neither can be had."""
+    ``dockerd`` needed); skips (fails in CI), saying why, where neither can be had."""
     env = dict(os.environ)
     if shutil.which("docker") is None:
-        pytest.skip("no docker CLI: make compose-test installs Debian's docker.io where it may (root, apt-get)")
+        needs.missing("Docker", "no docker CLI: make compose-test installs Debian's docker.io where it may (root, apt-get)")
     if _answers(env):
         yield Engine(env)
         return
     if shutil.which("dockerd") is None or os.geteuid() != 0:
-        pytest.skip("no Docker engine answers, and this test cannot start dockerd (needs root and dockerd installed)")
+        needs.missing("Docker", "no Docker engine answers, and this test cannot start dockerd (needs root and dockerd installed)")
     started = _start_dockerd(env)
     try:
         yield started
@@ -182,7 +185,7 @@ def _compose_command(env: dict[str, str]) -> list[str]:
         return ["docker", "compose"]
     if shutil.which("docker-compose") is not None:
         return ["docker-compose"]
-    pytest.skip("neither `docker compose` nor docker-compose is installed")
+    needs.missing("Docker Compose", "neither `docker compose` nor docker-compose is installed")
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +201,7 @@ def base_image(engine: Engine) -> Iterator[str]:
         yield BASE_IMAGE
         return
     if shutil.which("mmdebstrap") is None:
-        pytest.skip(f"no base image: set ARENA_BASE_IMAGE, or install mmdebstrap to make {BASE_IMAGE}")
+        needs.missing("mmdebstrap", f"no base image: set ARENA_BASE_IMAGE, or install mmdebstrap to make {BASE_IMAGE}")
     hooks = []
     certificates = sorted(str(path) for path in EXTRA_CA.glob("*.crt")) if EXTRA_CA.is_dir() else []
     if certificates:

@@ -17,6 +17,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import needs
 from poker.cards import card_to_text, cards_from_text, cards_to_text
 from poker.evaluate import (
     Equity,
@@ -190,7 +191,7 @@ def test_rank_hand_in_plain_python_matches_the_kernels(size: int) -> None:
 
 
 def test_rank_hands_orders_7_card_hands_like_eval7() -> None:
-    eval7 = pytest.importorskip("eval7")
+    eval7 = needs.importorskip("eval7", "eval7")
     hands = random_hands(20_000, 7, seed=11)
     deck = [eval7.Card(card_to_text(card)) for card in HOLDEM_DECK]
     theirs = [eval7.evaluate([deck[card] for card in row]) for row in hands.tolist()]

@@ -12,12 +12,13 @@ import re
 
 import pytest
 
+import needs
 from poker.evaluate import rank_hand
 from poker.gamedef import Game, load_game
 from poker.protocol import parse_state_line
 from poker.state import CALL, FOLD, Action, ActionType, State
 
-pyspiel = pytest.importorskip("pyspiel")
+pyspiel = needs.importorskip("pyspiel", "OpenSpiel")
 
 GAMES = ["kuhn", "kuhn3p", "leduc", "leduc.limit.3p", "leduc.nolimit", "hulhe", "hunl", "holdem.limit.3p", "holdem.nolimit.3p"]
 PLAYOUTS = 300

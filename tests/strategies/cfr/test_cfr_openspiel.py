@@ -11,15 +11,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import needs
 from poker.gamedef import format_game, load_game
 from poker.state import ActionType, State
 from strategies.cfr.best_response.exact import best_response
 from strategies.cfr.solvers.solver import Solver
 from strategies.cfr.tree.public import Tree, build_tree
 
-pyspiel = pytest.importorskip("pyspiel")
-policy_module = pytest.importorskip("open_spiel.python.policy")
-exploitability_module = pytest.importorskip("open_spiel.python.algorithms.exploitability")
+pyspiel = needs.importorskip("pyspiel", "OpenSpiel")
+policy_module = needs.importorskip("open_spiel.python.policy", "OpenSpiel")
+exploitability_module = needs.importorskip("open_spiel.python.algorithms.exploitability", "OpenSpiel")
 
 _ACTION_TYPES = {0: ActionType.FOLD, 1: ActionType.CALL, 2: ActionType.RAISE}
 

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+import needs
 from poker.cards import cards_from_text, cards_to_text
 from poker.deal import private_hands
 from poker.gamedef import load_game
@@ -83,7 +84,7 @@ def test_the_table_stays_compact() -> None:
 
 
 def test_information_sets_agree_with_openspiel() -> None:
-    pyspiel = pytest.importorskip("pyspiel")
+    pyspiel = needs.importorskip("pyspiel", "OpenSpiel")
     game = pyspiel.load_game("leduc_poker")
     seen: set[str] = set()
     stack = [game.new_initial_state()]
