@@ -67,7 +67,7 @@ async def test_a_seat_dripping_lines_is_timed_out_with_finished_hands_kept(tmp_p
     elapsed = trio.current_time() - started
 
     assert re.search(ending + r"\Z", capture.stderr), capture.stderr[-300:]
-    assert elapsed < 5.0
+    assert elapsed < 7.0  # 3 s and the end of the match; waiting out the 8 drips would take over 8 s
     assert capture.result.exit_status == 1 and capture.result.hands_played == 1
     assert _finished_hands_on_disk(tmp_path) == ([FIRST_HAND], [0])
 

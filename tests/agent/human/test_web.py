@@ -116,7 +116,7 @@ async def test_idle_http_connections_close_within_seconds() -> None:
         stream = await trio.open_tcp_stream("127.0.0.1", served.port)
         await stream.send_all(request)
         start, data = trio.current_time(), b""
-        with trio.fail_after(KEEP_ALIVE_S + 10):
+        with trio.fail_after(KEEP_ALIVE_S + 20):
             while chunk := await stream.receive_some():
                 data += chunk
         await stream.aclose()
@@ -134,7 +134,7 @@ async def test_idle_http_connections_close_within_seconds() -> None:
                 nursery.start_soon(run, request)
     for request in requests:
         seconds, data = results[request]
-        assert seconds < KEEP_ALIVE_S + 3, (request, seconds)
+        assert seconds < KEEP_ALIVE_S + 8, (request, seconds)  # room for a loaded machine; not minutes
         assert data.startswith(b"HTTP/1.1 200") == bool(request)
 
 
