@@ -141,8 +141,9 @@ def exact_three_player(matchup: Matchup) -> float | None:
     """The bot's exact expected chips per deal over the six seatings (see the
     module docstring); None for a game whose three-player tree is too big to
     walk (3p hold'em: the sampled interval alone decides)."""
-    from strategies.cfr.solvers.multiplayer import MultiCFR, build_multi_tree
+    from strategies.cfr.solvers.multiplayer import MultiCFR
     from strategies.cfr.strategy_file import load_strategy
+    from strategies.cfr.tree.multi import build_multi_tree
     from strategies.cfr.tree.public import TreeError
     from strategies.simple import CardBlind
 

@@ -55,10 +55,10 @@ from strategies.cfr.tree.public import BettingAbstraction, DecisionRows, Tree, t
 from strategies.translation import Path, real_action, translate, translation_draw
 
 if TYPE_CHECKING:  # the solver's modules (numba) are imported only when a file is loaded
-    from strategies.cfr.solvers.multiplayer import MultiTree
     from strategies.cfr.solvers.pcs import PCSStrategy
     from strategies.cfr.solvers.sampled_multiplayer import BucketTable
     from strategies.cfr.strategy_file import StrategyFile
+    from strategies.cfr.tree.multi import MultiTree
 
 __all__ = ["EquilibriumStrategy", "StrategyTable", "load_table"]
 

@@ -177,6 +177,38 @@ def test_import_graph_reads_every_kind_of_import(tmp_path: Path) -> None:
     assert import_cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
 
 
+def part_cycles(graph: dict[str, set[str]], package: str) -> list[list[str]]:
+    """The cycles among the parts of ``package`` (each subpackage or module directly
+    in it, with all it holds): ``a/x.py`` importing ``b/`` and ``b/y.py`` importing
+    ``a/`` is a loop between ``a`` and ``b`` though no two modules import each other."""
+    depth = package.count(".") + 1
+    inside = [module for module in graph if module.startswith(package + ".")]
+    parts: dict[str, set[str]] = {".".join(module.split(".")[: depth + 1]): set() for module in inside}
+    for module in inside:
+        part = ".".join(module.split(".")[: depth + 1])
+        parts[part].update(
+            ".".join(target.split(".")[: depth + 1]) for target in graph[module] if target.startswith(package + ".")
+        )
+        parts[part].discard(part)
+    return import_cycles(parts)
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_no_cycles_between_the_parts_of_any_subpackage(package: str) -> None:
+    """Issue 43: ``strategies/cfr/strategy_file.py`` reached into ``cfr/solvers/`` while the
+    solvers imported it; a package's parts must stand on each other one way too."""
+    graph = import_graph(ROOT, package)
+    subpackages = [name for name in graph if (ROOT / name.replace(".", "/") / "__init__.py").is_file()]
+    cycles = {name: found for name in sorted(subpackages) if (found := part_cycles(graph, name))}
+    assert not cycles, f"parts of a package that import each other: {cycles}"
+
+
+def test_part_cycles_are_found() -> None:
+    graph = {"p": set(), "p.a": set(), "p.a.x": {"p.b"}, "p.b": set(), "p.b.y": {"p.a.z"}, "p.a.z": set(), "p.c": {"p.a.x"}}
+    assert part_cycles(graph, "p") == [["p.a", "p.b"]]
+    assert part_cycles(graph, "p.a") == []
+
+
 def test_the_real_graph_is_read() -> None:
     """A check that the graph of strategies/ is the one on disk, not an empty one that has no cycle."""
     graph = import_graph(ROOT, "strategies")

@@ -22,9 +22,9 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.cards import cards_to_text
-from strategies.cfr.solvers.multiplayer import MultiTree
 from strategies.cfr.solvers.pcs import tree_strategy
 from strategies.cfr.strategy_file import THREE_PLAYER, StrategyFile
+from strategies.cfr.tree.multi import MultiTree
 from strategies.cfr.tree.public import DecisionRows, Tree, build_tree
 
 __all__ = ["HEADER", "InfoSet", "file_information_sets", "information_sets", "strategy_on_tree"]

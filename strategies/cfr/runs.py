@@ -27,9 +27,9 @@ from strategies.cfr.best_response.exact import exploitability
 from strategies.cfr.solvers import abstract_game, pcs, sampled_files
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
-from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
+from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, seven_step_epsilon
 from strategies.cfr.solvers.sampled_multiplayer import ALGORITHM as SAMPLED
-from strategies.cfr.solvers.sampled_multiplayer import BettingGraph, SampledCFR
+from strategies.cfr.solvers.sampled_multiplayer import SampledCFR
 from strategies.cfr.solvers.solver import Algorithm, Solver
 from strategies.cfr.strategy_file import (
     BUCKETS,
@@ -41,6 +41,8 @@ from strategies.cfr.strategy_file import (
     save_strategy,
 )
 from strategies.cfr.tree.betting import BettingTree
+from strategies.cfr.tree.betting_graph import BettingGraph
+from strategies.cfr.tree.multi import MultiTree, build_multi_tree
 from strategies.cfr.tree.public import BettingAbstraction, Tree, build_tree, buildable_tree, parse_bet_sizes
 
 __all__ = [

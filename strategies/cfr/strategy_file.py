@@ -28,7 +28,7 @@ per decision and bucket of the ``card_abstraction`` spec (rebuilt with
 covers the betting tree's keys; :func:`strategies.cfr.solvers.pcs.bucket_strategy`
 plays such a table (and expands it onto the full public tree, small games only).
 ``"three-player"`` (three-player limit games, :mod:`strategies.cfr.solvers.multiplayer`):
-``[D, A, H]`` on the tree of :func:`~strategies.cfr.solvers.multiplayer.build_multi_tree`
+``[D, A, H]`` on the tree of :func:`~strategies.cfr.tree.multi.build_multi_tree`
 (every legal action, every board; no isomorphism), ``tree_digest`` over its
 decision keys and hands as for ``public-tree``; ``exploitability`` is Abou Risk &
 Szafron's (2010) seven-step epsilon (the mean over positions of what a best response to the
@@ -44,11 +44,11 @@ of the betting tree under the raise caps ``settings["betting_cut"]`` (``"3,4,4,3
 and the ``card_abstraction`` spec, rows numbered as
 :class:`~strategies.cfr.solvers.sampled_multiplayer.BucketTable` says;
 ``tree_digest`` is the betting graph's
-(:attr:`~strategies.cfr.solvers.sampled_multiplayer.BettingGraph.digest`);
+(:attr:`~strategies.cfr.tree.betting_graph.BettingGraph.digest`);
 ``exploitability`` and ``best_response_gains`` are the seven-step epsilon where
 the game's full tree can be walked (3p Kuhn, Leduc), else absent/None. Checks:
 the cut parsed against the game's caps, the graph built within
-:data:`~strategies.cfr.solvers.sampled_multiplayer.MAX_SIGNATURES` situations,
+:data:`~strategies.cfr.tree.betting_graph.MAX_SIGNATURES` situations,
 the row count from the spec's bucket counts (no abstraction is built) and each
 array's shape before it is made.
 
@@ -93,10 +93,10 @@ import numpy.typing as npt
 
 from poker.gamedef import Game, GameDefError, format_game, parse_game
 from strategies.cfr.file_io import Field, FileFormatError, HeaderFile, check_fields, show, write_file
-from strategies.cfr.solvers.multiplayer import MultiTree, build_multi_tree
-from strategies.cfr.solvers.sampled_multiplayer import BettingGraph, build_betting_graph, parse_cut, table_rows
 from strategies.cfr.tree.betting import BettingTree, build_betting_tree
+from strategies.cfr.tree.betting_graph import BettingGraph, build_betting_graph, parse_cut, table_rows
 from strategies.cfr.tree.budget import TooManyDecisions, TreeBudgetError, TreeSize, tree_size
+from strategies.cfr.tree.multi import MultiTree, build_multi_tree
 from strategies.cfr.tree.public import BettingAbstraction, Tree, TreeError, build_tree
 
 if TYPE_CHECKING:

@@ -50,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.gamedef import Game
-from poker.state import Action, State
+from poker.state import State
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, tree_actions
 from strategies.resolve import _kernels
 from strategies.resolve.evaluators import Evaluator, HandTable, LeafEvaluator, fold_reach, runouts_for

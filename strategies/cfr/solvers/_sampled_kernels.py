@@ -24,10 +24,10 @@ from numba import njit
 from poker.evaluate import card_bit, rank_cardset
 from strategies.cfr import compile_notice
 from strategies.cfr.abstraction import _kernels as _ak
+from strategies.cfr.tree.betting_graph import TERMINAL
 
 compile_notice.install()
 
-DECISION, TERMINAL = 0, 1
 #: Stream tags: deals and action draws of one iteration use independent streams.
 _DEAL_STREAM = np.uint64(0x5DEECE66D)
 _PLAY_STREAM = np.uint64(0xB5297A4D)

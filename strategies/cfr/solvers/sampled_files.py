@@ -21,16 +21,11 @@ import numpy.typing as npt
 from poker.gamedef import Game
 from strategies.cfr.abstraction.card_abstraction import CardAbstraction
 from strategies.cfr.abstraction.card_tables import Progress
-from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, build_multi_tree, seven_step_epsilon
-from strategies.cfr.solvers.sampled_multiplayer import (
-    ABSTRACTION_DIGEST,
-    ALGORITHM,
-    SampledCFR,
-    expand,
-    make_table,
-    parse_cut,
-)
+from strategies.cfr.solvers.multiplayer import EpsilonCheck, MultiCFR, seven_step_epsilon
+from strategies.cfr.solvers.sampled_multiplayer import ABSTRACTION_DIGEST, ALGORITHM, SampledCFR, expand, make_table
 from strategies.cfr.strategy_file import BETTING_CUT, THREE_PLAYER_BUCKETS, StrategyFile
+from strategies.cfr.tree.betting_graph import parse_cut
+from strategies.cfr.tree.multi import build_multi_tree
 from strategies.cfr.tree.public import TreeError
 
 __all__ = ["Epsilon", "resume_solver", "sampled_file", "setup_solver"]

@@ -82,7 +82,7 @@ def tree_size(
     ``abstraction``, default :data:`~strategies.cfr.tree.public.NO_LIMIT_DEFAULT`; a
     two-player game, or a three-player one: the situation key holds every actor
     since the last raise, so it fixes a three-player hand's future too, and the
-    counts equal :func:`strategies.cfr.solvers.multiplayer.build_multi_tree`'s).
+    counts equal :func:`strategies.cfr.tree.multi.build_multi_tree`'s).
     ``max_public_nodes``, ``max_betting_decisions`` None: not limited.
 
     Raises:

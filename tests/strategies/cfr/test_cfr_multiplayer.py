@@ -12,8 +12,9 @@ from poker.evaluate import rank_hand
 from poker.gamedef import load_game
 from poker.state import State
 from arena.commands import solve as solve_cli
-from strategies.cfr.solvers.multiplayer import MultiCFR, MultiTree, build_multi_tree, seven_step_epsilon
+from strategies.cfr.solvers.multiplayer import MultiCFR, seven_step_epsilon
 from strategies.cfr.strategy_file import load_strategy
+from strategies.cfr.tree.multi import MultiTree, build_multi_tree
 from strategies.cfr.tree.public import TreeError
 
 KUHN3 = build_multi_tree(load_game("kuhn3p"))

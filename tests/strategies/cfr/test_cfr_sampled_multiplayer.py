@@ -21,17 +21,12 @@ from poker.gamedef import load_game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, ActionType, State
 from strategies.base import PublicState
+from strategies.cfr.solvers.multiplayer import MultiCFR, seven_step_epsilon
 from strategies.cfr.solvers.sampled_files import Epsilon, sampled_file
-from strategies.cfr.solvers.multiplayer import MultiCFR, build_multi_tree, seven_step_epsilon
-from strategies.cfr.solvers.sampled_multiplayer import (
-    SampledCFR,
-    build_betting_graph,
-    expand,
-    make_table,
-    parse_cut,
-    policy_rows,
-)
+from strategies.cfr.solvers.sampled_multiplayer import SampledCFR, expand, make_table, policy_rows
 from strategies.cfr.strategy_file import StrategyFileError, load_strategy, save_strategy
+from strategies.cfr.tree.betting_graph import build_betting_graph, parse_cut
+from strategies.cfr.tree.multi import build_multi_tree
 from strategies.cfr.tree.public import TreeError
 from strategies.equilibrium import EquilibriumStrategy, load_table
 

@@ -341,8 +341,9 @@ def test_cli_resume_with_a_damaged_sampler_state(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def valid3(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 3p Kuhn strategy file of ten CFR+ iterations, as `arena solve kuhn3p` writes it."""
-    from strategies.cfr.solvers.multiplayer import MultiCFR, build_multi_tree, seven_step_epsilon
+    from strategies.cfr.solvers.multiplayer import MultiCFR, seven_step_epsilon
     from strategies.cfr.strategy_file import THREE_PLAYER
+    from strategies.cfr.tree.multi import build_multi_tree
 
     solver = MultiCFR(build_multi_tree(load_game("kuhn3p")), plus=True)
     solver.run(10)

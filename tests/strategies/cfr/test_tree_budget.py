@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from poker.gamedef import load_game
-from strategies.cfr.solvers.multiplayer import build_multi_tree
 from strategies.cfr.tree.betting import build_betting_tree
 from strategies.cfr.tree.budget import TooManyDecisions, TreeBudgetError, tree_size
+from strategies.cfr.tree.multi import build_multi_tree
 from strategies.cfr.tree.public import BettingAbstraction, build_tree
 
 GAMES = {
