@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +27,9 @@ from strategies.base import make_strategy
 from arena.commands import warmup
 from strategies.cfr import compile_notice
 from strategies.resolve.agent import ResolvingStrategy
+
+#: One worker runs the module, so that the full warm-up (:func:`warmed`) runs once.
+pytestmark = pytest.mark.xdist_group("warmup")
 
 
 def _fresh_kernel(module: str) -> Any:
@@ -149,12 +153,40 @@ def test_recording_collects_the_kernels_and_prints_nothing(
     assert capsys.readouterr().err == ""
 
 
-def test_warm_up_covers_the_usual_solves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Compiles everything on a cold cache (what the test suite compiles anyway);
-    # seconds on a warm one. Then the usual solves, with options the warm-up
-    # does not use, must find every kernel compiled for their argument types.
-    results = warmup.warm_up(None)
-    assert [r.name for r in results] == [name for name, _ in warmup.STEPS]
+@pytest.fixture(scope="module")
+def warmed() -> list[str]:
+    """``arena warmup``'s lines, run once for the module: it compiles every kernel on
+    a cold cache (what the suite would compile anyway), and only loads them (seconds)
+    after ``make test``'s own warm-up. The tests below reuse what it compiled."""
+    stream = io.StringIO()
+    with contextlib.redirect_stderr(stream):
+        assert warmup.main([]) == 0
+    return stream.getvalue().splitlines()
+
+
+def test_warmup_command_says_one_line_per_step(warmed: list[str]) -> None:
+    assert warmed[0].startswith("numba kernels: compiling once")
+    steps = [line.split(":")[0].strip() for line in warmed[1:-1]]
+    assert steps == [name for name, _ in warmup.STEPS]
+    assert all(re.fullmatch(r"\d+\.\d s \((cached|compiled \d+ kernels)\)", line.split(": ", 1)[1]) for line in warmed[1:-1])
+    assert re.fullmatch(r"numba kernels ready in \d+\.\d s \(\d+ compiled\)", warmed[-1])
+
+
+def test_quiet_and_cached_steps(warmed: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # Run again, a step's kernels are loaded, not compiled; --quiet prints nothing.
+    # One step stands for all (each takes seconds even cached: the run above timed them).
+    monkeypatch.setattr(warmup, "STEPS", warmup.STEPS[:1])
+    assert warmup.main(["--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert warmup.main([]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3 and re.fullmatch(r"  hand evaluator: \d+\.\d s \(cached\)", lines[1]), lines
+    assert re.fullmatch(r"numba kernels ready in \d+\.\d s \(0 compiled\)", lines[2])
+
+
+def test_warm_up_covers_the_usual_solves(warmed: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # After the warm-up, the usual solves, with options the warm-up does not
+    # use, must find every kernel compiled for their argument types.
     monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path / "cache"))
     out = str(tmp_path / "x")
     solves = [
@@ -189,17 +221,6 @@ def test_warm_up_covers_the_usual_solves(tmp_path: Path, monkeypatch: pytest.Mon
             adjusted_hands(hands)
             aivat(hands, "caller", caller, EquityValues(hunl))
     assert compiled == []
-
-
-def test_warmup_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert warmup.main(["--quiet"]) == 0
-    assert capsys.readouterr() == ("", "")
-    assert warmup.main([]) == 0
-    lines = capsys.readouterr().err.splitlines()
-    assert lines[0].startswith("numba kernels: compiling once")
-    assert [line.split(":")[0].strip() for line in lines[1:-1]] == [name for name, _ in warmup.STEPS]
-    assert all(line.endswith("(cached)") for line in lines[1:-1])  # compiled by the run above
-    assert lines[-1].startswith("numba kernels ready in ") and lines[-1].endswith(" (0 compiled)")
 
 
 def test_every_solve_algorithm_names_its_kernels() -> None:
