@@ -57,7 +57,7 @@ def test_cli_resume_equals_one_long_run(tmp_path: Path) -> None:
 def test_cli_nolimit_bet_sizes(tmp_path: Path) -> None:
     out = tmp_path / "nl"
     assert cli.main(["leduc.nolimit", "--bet-sizes", "0.5,1", "--iterations", "3", "-o", str(out), "--quiet"]) == 0
-    assert load_strategy(out).abstraction is not None
+    assert load_strategy(out).abstraction == BettingAbstraction((0.5, 1.0), all_in=True)  # the default is (1.0,)
 
 
 def test_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
