@@ -217,7 +217,8 @@ def test_prefix_cache_is_bounded_by_bytes_under_hostile_betting(monkeypatch: pyt
     assert grown < 2 * cache.max_bytes
     # An honest hand still resumes from the cache.
     parse_match_state("MATCHSTATE:0:0:r300:3c4d|", HUNL)
-    assert cache.get(HUNL, "r300") is not None
+    cached = cache.get(HUNL, "r300")
+    assert cached is not None and cached.betting_string() == "r300"
 
 
 def test_long_hostile_betting_looks_up_only_the_longest_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
