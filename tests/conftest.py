@@ -6,10 +6,18 @@ The originals (the protocol notes the project was built from, with the game
 files) live outside the repository; where a checkout of them sits beside the
 clone, at ``../shared/acpc``, it is only used to check that those copies have
 not drifted (``tests/test_fixtures.py``); a plain clone skips that check.
+
+The suite never writes to the user's cache (``~/.cache/acpc-arena``): unless
+``$ACPC_ARENA_CACHE`` is set, the run gets a scratch one, shared by its xdist
+workers and the commands they start (its files are written atomically), and
+removed at the end.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +25,22 @@ import pytest
 from acpc_fixtures import FIXTURES
 
 SHARED_ACPC = Path(__file__).resolve().parents[1].parent / "shared" / "acpc"
+CACHE_ENV = "ACPC_ARENA_CACHE"
+_made_cache: list[str] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Runs in the main process before xdist starts its workers, which inherit the variable.
+    if CACHE_ENV not in os.environ:
+        os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="acpc-arena-test-cache-")
+        _made_cache.append(os.environ[CACHE_ENV])
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for folder in _made_cache:
+        shutil.rmtree(folder, ignore_errors=True)
+        del os.environ[CACHE_ENV]
+    _made_cache.clear()
 
 
 @pytest.fixture(scope="session")
