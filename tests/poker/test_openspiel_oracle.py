@@ -80,9 +80,9 @@ def test_random_playouts_agree_with_openspiel(game_name: str) -> None:
                 spiel.apply_action(rng.choice(legal_ids))
                 continue
             assert spiel.current_player() == ours.current_player()
-            theirs = [_ours(a, game.is_limit) for a in legal_ids]
-            assert (FOLD in theirs) == ours.can_fold()
-            raises = [a.size for a in theirs if a.type is ActionType.RAISE]
+            # Read off the ids (see _ours; a no-limit hold'em state offers thousands of raises).
+            assert (0 in legal_ids) == ours.can_fold()
+            raises = [a for a in legal_ids if a >= 2]  # the raise-to sizes (no-limit), or [2] (limit)
             bounds = ours.raise_bounds()
             if not raises:
                 assert bounds is None
