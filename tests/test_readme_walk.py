@@ -1,23 +1,32 @@
 """The README and the manual (``docs/*.md``) walked as a newcomer walks them: every
 ``arena`` command (and the ``printf`` that writes an example's input) of a page's
-``sh`` blocks runs, in order, in one fresh directory per page, and where the page
-shows the output right below a block, the output is that (run directories aside).
-A page that opens with a command an earlier page opened with gets that run's
-output and files (the same command in an empty directory), not a second run.
+``sh`` blocks runs, in order, in one fresh directory per page; a configuration block
+that names its file (``# leduc.toml``) is written there; a ``python`` block runs as a
+doctest. Where the page shows an output right below a command block, the block's last
+command printed that, up to what varies from run to run (:func:`_normalised`: run
+directories' names, the page's directory, timings, and the lines after a closing
+``…``). docs/README.md ("The examples") tells readers the same.
 
-A line is left out only for a reason named here: a template (placeholders in
-capitals), the dealer-and-agents example (``tests/test_readme_examples.py`` runs
-it with free ports), an agent that needs a dealer already listening, or a run
-that takes longer than the suite may (the HULHE abstraction build: minutes).
+What is not run, or not compared, the page itself says, in a sentence beside the block
+(:data:`_NOTE`: "not run by the tests: …"), and
+:func:`test_every_example_is_run_and_compared_or_says_why_not` holds every page to it; a
+synopsis (placeholders in capitals) is not an example. The dealer-and-agents example
+is run by ``tests/test_readme_examples.py`` with free ports.
+
+A page that opens with a command an earlier page opened with gets that run's output and
+files (the same command in an empty directory), not a second run.
 """
 
 from __future__ import annotations
 
+import doctest
+import io
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,52 +36,178 @@ README = ROOT / "README.md"
 #: The pages walked: the README, then every page of the manual.
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 
-#: Lines of the pages not run here, and why.
-NOT_RUN = {
-    "arena agent hulhe 127.0.0.1 44267 --strategy random --seed 1": "needs a dealer listening on 44267",
-    "arena solve hulhe --algorithm abstract --abstraction ehs2:5:perfect --iterations 600 --every 50 -o hulhe.strategy": (
-        "builds the HULHE abstraction and joint tables: about 13 minutes"
-    ),
-    "arena solve --resume hulhe.strategy --iterations 1000 -o hulhe.strategy": "resumes the HULHE solve above",
-}
+_FENCE = re.compile(r"^```(\w*)[ \t]*\n(.*?)^```[ \t]*$", flags=re.S | re.M)
+#: A line of a block that is a command a reader would type (a ``$`` prompt allowed).
+_COMMAND = re.compile(r"(?:\$ )?(?:arena [a-z][\w-]*(?=\s|$)|(?:printf|make|curl|docker|python3?|mmdebstrap|[A-Z_]+=\S+)\s)")
+#: What the walk runs itself: our command and the ``printf`` that writes an input.
+_RUNNABLE = ("arena ", "printf ")
+#: A synopsis, not an example: placeholders in capitals.
 _TEMPLATE = re.compile(r"\b(GAME|HOST|PORT|NAME|matchName)\b")
+#: The sentence beside a block that says why the walk does not run it or compare its output.
+_NOTE = re.compile(r"\b(?:[Nn]ot )?(?:[Rr]un|compared) by the tests\b")
+_NOT_RUN = re.compile(r"\b[Nn]ot run by the tests\b")
+_NOT_COMPARED = re.compile(r"\bnot compared by the tests\b", flags=re.I)
+#: How many lines of prose beside a block (before it, or after it and its output) a note may be.
+_NEAR = 3
 
 
-def _steps(page: Path) -> list[tuple[list[str], list[str] | None]]:
-    """(commands of one sh block of PAGE, the output block shown right after it or None).
-    A configuration block whose first line names its file (``# leduc.toml``) is a
-    step too: ``write FILE`` with the block as its output, written before what follows."""
-    blocks = re.findall(r"```(\w*)\n(.*?)```", page.read_text(), flags=re.S)
-    steps: list[tuple[list[str], list[str] | None]] = []
-    for index, (kind, body) in enumerate(blocks):
+@dataclass(frozen=True)
+class Example:
+    """One command block of a page, the output shown right below it, and the note beside them."""
+
+    page: Path
+    line: int  # of the opening fence, from 1
+    kind: str
+    body: list[str]
+    shown: list[str] | None
+    note: str | None
+
+    @property
+    def commands(self) -> list[str]:
+        """The block's commands, comments and synopses left out."""
+        lines = [line.removeprefix("$ ").split("  #")[0].strip() for line in self.body if _COMMAND.match(line)]
+        return [line for line in lines if not _TEMPLATE.search(line)]
+
+    @property
+    def runs(self) -> bool:
+        """Whether the walk runs it: an ``sh`` block of our commands, none in the background,
+        and no note that says it is not run."""
+        background = any(re.search(r"&\s*(#|$)", line) for line in self.body)
+        ours = all(command.startswith(_RUNNABLE) for command in self.commands)
+        not_run = self.note is not None and _NOT_RUN.search(self.note) is not None
+        return self.kind == "sh" and bool(self.commands) and ours and not background and not not_run
+
+    @property
+    def compared(self) -> bool:
+        not_compared = self.note is not None and _NOT_COMPARED.search(self.note) is not None
+        return self.runs and self.shown is not None and not not_compared
+
+    def where(self) -> str:
+        return f"{self.page.relative_to(ROOT)}:{self.line}"
+
+
+def _fences(text: str) -> list[tuple[str, str, int, int]]:
+    """(kind, body, first line, last line) of every fenced block, lines from 0."""
+    return [
+        (m.group(1), m.group(2), text.count("\n", 0, m.start()), text.count("\n", 0, m.end()))
+        for m in _FENCE.finditer(text)
+    ]
+
+
+def _note(lines: list[str], first: int, last: int) -> str | None:
+    """The note beside lines FIRST..LAST of a page: in the paragraph that leads into them
+    or the one right below them (a blank line between allowed), at most :data:`_NEAR`
+    lines from them."""
+
+    def paragraph(side: list[str]) -> list[str]:
+        if side and not side[0].strip():
+            side = side[1:]
+        taken = []
+        for line in side[:_NEAR]:
+            if not line.strip() or line.startswith("```"):
+                break
+            taken.append(line)
+        return taken
+
+    before = paragraph(lines[max(0, first - _NEAR - 1) : first][::-1])[::-1]
+    near = " ".join(before + paragraph(lines[last + 1 : last + _NEAR + 2]))
+    return near if _NOTE.search(near) else None
+
+
+def examples(page: Path) -> list[Example]:
+    """The command blocks of PAGE, in order, each with the output shown right below it."""
+    text = page.read_text()
+    lines = text.splitlines()
+    fences = _fences(text)
+    found = []
+    for index, (kind, body, first, last) in enumerate(fences):
+        if kind in ("toml", "python") or not any(_COMMAND.match(line) for line in body.splitlines()):
+            continue
+        follows = fences[index + 1] if index + 1 < len(fences) else None
+        shown = None
+        if follows is not None and follows[2] == last + 1 and follows[0] in ("", "text"):
+            if not any(_COMMAND.match(line) for line in follows[1].splitlines()):
+                shown, last = follows[1].splitlines(), follows[3]
+        found.append(Example(page, first + 1, kind, body.splitlines(), shown, _note(lines, first, last)))
+    return found
+
+
+def _steps(page: Path) -> list[tuple[str, list[str], list[str] | None]]:
+    """What the walk does on PAGE, in order: ("write", [FILE], its lines), ("doctest",
+    [block], None) or ("run", commands, the output to compare them with or None)."""
+    text = page.read_text()
+    run = {example.line: example for example in examples(page) if example.runs}
+    steps: list[tuple[str, list[str], list[str] | None]] = []
+    for kind, body, first, _ in _fences(text):
         named = re.match(r"# (\S+\.toml)\n", body)
         if kind == "toml" and named:
-            steps.append(([f"write {named.group(1)}"], body.splitlines()))
-            continue
-        if kind != "sh" or re.search(r"&\s*(#|$)", body, flags=re.M):  # a server in the background
-            continue
-        lines = body.splitlines()
-        commands = [line.split("  #")[0].strip() for line in lines if line.startswith(("arena ", "printf "))]
-        commands = [c for c in commands if not _TEMPLATE.search(c) and c not in NOT_RUN]
-        follows = blocks[index + 1] if index + 1 < len(blocks) else None
-        shown = follows[1].splitlines() if follows is not None and follows[0] == "" else None
-        if commands:
-            steps.append((commands, shown))
+            steps.append(("write", [named.group(1)], body.splitlines()))
+        elif kind == "python":
+            steps.append(("doctest", [body], None))
+        elif first + 1 in run:
+            example = run[first + 1]
+            steps.append(("run", example.commands, example.shown if example.compared else None))
     return steps
 
 
 def _normalised(lines: list[str], where: Path) -> list[str]:
-    """Without run-directory names (they carry the time) and the directory the
-    commands ran in (paths are shown relative to it)."""
+    """LINES without what varies from run to run: run-directory names (they carry the
+    time), the directory the commands ran in (paths are shown relative to it), and
+    timings (``0.3 s``, ``2.36 ms``); blank lines and trailing spaces dropped."""
     lines = [line.replace(f"{where}/", "").rstrip() for line in lines if line.strip()]
-    return [re.sub(r"run dir \S+", "run dir …", line) for line in lines]
+    lines = [re.sub(r"run dir \S+", "run dir …", line) for line in lines]
+    return [re.sub(r"\b\d+(?:\.\d+)? (s|ms)\b", r"… \1", line) for line in lines]
+
+
+def _agrees(printed: list[str], shown: list[str], where: Path) -> bool:
+    """Whether PRINTED is SHOWN, normalised; a shown last line ``…`` stands for the rest."""
+    printed, shown = _normalised(printed, where), _normalised(shown, where)
+    if shown and shown[-1] == "…":
+        shown = shown[:-1]
+        printed = printed[: len(shown)]
+    return printed == shown
 
 
 def test_the_walk_finds_the_commands_of_the_readme_and_the_manual() -> None:
-    count = {str(page.relative_to(ROOT)): sum(len(commands) for commands, _ in _steps(page)) for page in PAGES}
+    count = {str(page.relative_to(ROOT)): sum(len(c) for kind, c, _ in _steps(page) if kind == "run") for page in PAGES}
     assert count["README.md"] >= 3, "the README's commands were not found"
     manual = sum(n for name, n in count.items() if name.startswith("docs/"))
     assert manual >= 25, f"the manual's commands were not found: {count}"
+    compared = sum(shown is not None for page in PAGES for kind, _, shown in _steps(page) if kind == "run")
+    assert compared >= 14, f"only {compared} outputs compared"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_every_example_is_run_and_compared_or_says_why_not(page: Path) -> None:
+    """A command block the walk does not run, or an output it does not compare, has a
+    sentence beside it that says why (``not run by the tests: …``)."""
+    silent = [
+        example.where()
+        for example in examples(page)
+        if example.note is None and ((example.commands and not example.runs) or (example.shown and not example.compared))
+    ]
+    assert not silent, f"examples neither run and compared nor saying why not: {silent}"
+
+
+def test_the_examples_finder_sees_outputs_and_notes(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "Run it:\n\n```sh\narena games\n```\n```\nkuhn\n```\n\n"
+        "```sh\narena serve &\n```\nNot run by the tests: a server that stays up.\n\nA table:\n"
+        "```text\narena play leduc\n```\n\n```sh\narena agent GAME HOST PORT\n```\n"
+        "```sh\narena lbr x\n```\n```text\ntime: 1 s\n```\nIts output is not compared by the tests: the time.\n"
+    )
+    found = examples(page)
+    assert [(e.line, e.commands, e.shown, e.runs, e.compared) for e in found] == [
+        (3, ["arena games"], ["kuhn"], True, True),
+        (10, ["arena serve &"], None, False, False),
+        (16, ["arena play leduc"], None, False, False),
+        (20, [], None, False, False),
+        (23, ["arena lbr x"], ["time: 1 s"], True, False),
+    ]
+    assert [e.note is not None for e in found] == [False, True, False, False, True]
+    assert _agrees(["a", "time: 0.31 s (2 ms)", "b"], ["a", "time: 9 s (1.5 ms)", "…"], tmp_path)
+    assert not _agrees(["a", "c"], ["a", "b"], tmp_path)
 
 
 #: A page's first command, run in its empty directory -> what it printed (its
@@ -108,15 +243,27 @@ def _run_first(command: str, where: Path) -> subprocess.CompletedProcess[str]:
     return _moved(done, _HERE, str(where))
 
 
+def _doctest(block: str, page: Path) -> None:
+    """A ``python`` block of PAGE as a doctest: every ``>>>`` line's output as shown."""
+    test = doctest.DocTestParser().get_doctest(block, {}, page.name, str(page), 0)
+    assert test.examples, f"{page.name}: a python block without >>> lines"
+    report = io.StringIO()
+    result = doctest.DocTestRunner(verbose=False).run(test, out=report.write)
+    assert result.failed == 0, report.getvalue()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
 def test_every_command_of_a_page_runs_and_prints_what_the_page_shows(page: Path, tmp_path: Path) -> None:
     fresh = True  # nothing has run or been written in tmp_path yet
-    for commands, shown in _steps(page):
-        if commands[0].startswith("write "):
+    for kind, commands, shown in _steps(page):
+        if kind == "write":
             assert shown is not None
-            (tmp_path / commands[0].removeprefix("write ")).write_text("\n".join(shown) + "\n")
+            (tmp_path / commands[0]).write_text("\n".join(shown) + "\n")
             fresh = False
+            continue
+        if kind == "doctest":
+            _doctest(commands[0], page)
             continue
         for command in commands:
             done = _run_first(command, tmp_path) if fresh else _run(command, tmp_path)
@@ -128,5 +275,4 @@ def test_every_command_of_a_page_runs_and_prints_what_the_page_shows(page: Path,
                 measured = re.findall(r"^iteration (\d+):", done.stdout, flags=re.M)
                 assert stops is not None and measured[-1] == stops.group(1), (command, measured[-3:])
         if shown is not None:
-            assert _normalised(done.stdout.splitlines(), tmp_path) == _normalised(shown, tmp_path), commands[-1]
-
+            assert _agrees(done.stdout.splitlines(), shown, tmp_path), (commands[-1], done.stdout)
