@@ -10,7 +10,8 @@ each position's best-response gain for three-player bots, whose quality is
 Abou Risk & Szafron's (2010) seven-step epsilon).
 
 ``arena bots build NAME`` builds a large bot on this machine: it runs the
-recorded ``arena solve`` command (progress bar, exploitability lines) into
+recorded ``arena solve`` command's solve (:func:`arena.commands.solve.run_solve`:
+the same progress bar and exploitability lines) into
 ``$ACPC_ARENA_CACHE/bots/NAME.partial.strategy`` and renames it to
 ``NAME.strategy`` when done; a hold'em bot's compact playing file
 (``NAME.compact``, what the bot plays) is then written from it (for
@@ -25,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.commands._kit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
 from strategies.bots import (
@@ -38,9 +39,11 @@ from strategies.bots import (
     find_bot,
     finished_partial,
     partial_path,
-    solve_argv,
     solve_path,
 )
+
+if TYPE_CHECKING:  # the solvers' modules (numba) are imported only when a bot is built
+    from strategies.cfr.runs import SolveSettings
 
 __all__ = ["build", "main"]
 
@@ -80,21 +83,22 @@ def _table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-#: The options that name the solve; with --resume, `arena solve` refuses a file whose solve differs.
-_IDENTITY = ("--algorithm", "--abstraction", "--bet-sizes")
+def _identity(settings: SolveSettings) -> SolveSettings:
+    """The settings that name the solve (the game, algorithm, card abstraction and
+    bet sizes): a resume with them refuses a partial file of another solve, and
+    takes the rest (``--every`` too) from the file."""
+    from strategies.cfr.runs import SolveSettings
 
-
-def _identity(bot: Bot) -> list[str]:
-    """The game and the options of ``bot``'s command that :data:`_IDENTITY` names."""
-    options = list(bot.options)
-    pairs = [options[i : i + 2] for i, option in enumerate(options) if option in _IDENTITY]
-    return [bot.game, *(part for pair in pairs for part in pair)]
+    return SolveSettings(
+        game=settings.game, algorithm=settings.algorithm, abstraction=settings.abstraction, bet_sizes=settings.bet_sizes
+    )
 
 
 def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
     """Build ``bot`` into the cache (resuming an interrupted build; a compact
     bot's playing file written from the solve); the exit status."""
-    from arena.commands import solve
+    from arena.commands.solve import run_solve
+    from strategies.cfr.runs import SolveSettings
 
     if bot.ships_solve:
         print(f"{bot.name} ships with the package: {bot_path(bot)}")
@@ -109,12 +113,13 @@ def build(bot: Bot, *, quiet: bool = False, force: bool = False) -> int:
     if finished_partial(bot):
         return _install(bot)
     resuming = partial.is_file()
+    settings = SolveSettings.from_options(bot.game, bot.options)
     if resuming:
         print(f"resuming the interrupted build of {bot.name} from {partial}")
-        argv = [*_identity(bot), "--resume", str(partial), "--iterations", str(bot.iterations), "-o", str(partial)]
-    else:
-        argv = solve_argv(bot, partial)
-    code = solve.main([*argv, *(["--quiet"] if quiet else [])])
+        settings = _identity(settings)
+    code = run_solve(
+        settings, iterations=bot.iterations, output=partial, resume=partial if resuming else None, quiet=quiet
+    )
     if code == EXIT_USAGE:  # the solve's command line is ours, not the user's: what failed is the build
         code = EXIT_FAILED
     if code != EXIT_OK and code != EXIT_INTERRUPTED and resuming:

@@ -28,8 +28,8 @@ antes, mbb/g for games with blinds), saved with a checkpoint each time; at the e
 the real-game exploitability too where the public tree can be built. Its file
 has the bucket layout of ``pcs`` files and plays the same way.
 
-The solve runs in batches between progress-bar updates; every ``--every``
-iterations it measures the exact exploitability of the average strategy (in the
+The solve (:func:`strategies.cfr.runs.solve`) runs in batches between
+progress-bar updates; every ``--every`` iterations it measures the exact exploitability of the average strategy (in the
 game's unit, :func:`poker.stats.unit_of`) and prints it. Ctrl-C or SIGTERM
 stops after the current batch (at once during a measurement) and writes the file
 (a checkpoint holding regrets and cumulative strategy, always of the iterations
@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
-import time
 from pathlib import Path
 from typing import Never
 
@@ -71,6 +70,7 @@ from strategies.cfr.runs import (
     SolveRun,
     SolveSettings,
     resume_run,
+    solve,
     start_run,
 )
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
@@ -79,11 +79,9 @@ from strategies.cfr.solvers.solver import Algorithm
 from strategies.cfr.strategy_file import StrategyFileError
 from strategies.cfr.tree.public import TreeError
 
-__all__ = ["main"]
+__all__ = ["main", "run_solve"]
 
 PROG = "arena solve"
-
-_BATCH_SECONDS = 0.25  # aim for progress updates (and Ctrl-C checks) about this often
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -175,21 +173,92 @@ class _Bars:
             self.bar = None
 
 
+class _IterationBar:
+    """The iteration bar and the exploitability lines of :func:`strategies.cfr.runs.solve`.
+    No bar with ``quiet``, nor when stderr is not a terminal (tqdm's None): a
+    redirected run gets the iteration lines alone, not interleaved with bar updates."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.hide = True if quiet else None
+        self.bar: tqdm[Never] | None = None
+
+    def start(self, done: int, total: int) -> None:
+        self.bar = tqdm(total=total, initial=done, unit="it", disable=self.hide)
+
+    def advanced(self, iterations: int) -> None:
+        if self.bar is not None:
+            self.bar.update(iterations)
+
+    def measured(self, iteration: int, text: str) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(f"exploitability {text}")
+        tqdm.write(f"iteration {iteration}: exploitability {text}", file=sys.stdout)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
 def main(argv: list[str]) -> int:
     args = parse(_parser(), argv)
     if isinstance(args, int):
         return args
-    if args.iterations < 0 or (args.every or 0) < 0 or args.delay < 0:
+    return run_solve(
+        _settings(args),
+        iterations=args.iterations,
+        output=args.output,
+        resume=args.resume,
+        target=args.target,
+        quiet=args.quiet,
+    )
+
+
+def run_solve(
+    settings: SolveSettings,
+    *,
+    iterations: int,
+    output: Path,
+    resume: Path | None = None,
+    target: float | None = None,
+    quiet: bool = False,
+) -> int:
+    """``arena solve`` with its options as values (``arena bots build`` builds a
+    bot's recipe this way): the checks of the options, the set-up with its
+    progress bars, :func:`strategies.cfr.runs.solve` with the iteration bar and
+    lines, and the final line; the exit status."""
+    if iterations < 0 or (settings.every or 0) < 0 or settings.delay < 0:
         return fail(PROG, "--iterations, --every and --delay must be non-negative", EXIT_USAGE)
-    if args.target is not None and not args.every and args.resume is None:
+    if target is not None and not settings.every and resume is None:
         return fail(PROG, "--target needs --every K (how often to measure)", EXIT_USAGE)
-    if args.algorithm == ABSTRACT and args.resume is None and args.abstraction is None:
+    if settings.algorithm == ABSTRACT and resume is None and settings.abstraction is None:
         return fail(PROG, ABSTRACT_NEEDS_SPEC, EXIT_USAGE)
-    problem = output_problem(args.output)
+    problem = output_problem(output)
     if problem is not None:
-        return fail(PROG, f"-o {args.output}: {problem}", EXIT_USAGE)
+        return fail(PROG, f"-o {output}: {problem}", EXIT_USAGE)
     with Interrupts() as interrupts:
-        return _solve(args, interrupts)
+        bars = _Bars(disable=quiet)
+        try:
+            run = _setup(settings, resume, bars)
+        except (GameDefError, SettingsError, FileNotFoundError) as error:
+            return fail(PROG, error, EXIT_USAGE)
+        except (OSError, TreeError, StrategyFileError, AbstractionError, ValueError) as error:
+            return fail(PROG, error, EXIT_FAILED)
+        except KeyboardInterrupt:
+            return fail(PROG, "interrupted before the first iteration; nothing written", EXIT_INTERRUPTED)
+        finally:
+            bars.close()
+        try:
+            solved = solve(
+                run, iterations=iterations, output=output, target=target, interrupts=interrupts,
+                progress=_IterationBar(quiet),
+            )
+        except SettingsError as error:
+            return fail(PROG, error, EXIT_USAGE)
+    if solved.interrupted:
+        print(f"interrupted at iteration {run.iteration}; checkpoint written to {output}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(f"{run.algorithm} {run.iteration} iterations{run.details}: exploitability {solved.exploitability}; wrote {output}")
+    return EXIT_OK
 
 
 def _settings(args: argparse.Namespace) -> SolveSettings:
@@ -198,69 +267,8 @@ def _settings(args: argparse.Namespace) -> SolveSettings:
     return SolveSettings(**{field.name: getattr(args, field.name) for field in dataclasses.fields(SolveSettings)})
 
 
-def _setup(args: argparse.Namespace, bars: _Bars) -> SolveRun:
-    """The run the arguments ask for, fresh or resumed."""
-    if args.resume is not None:
-        return resume_run(args.resume, _settings(args), progress=bars.stage)
-    return start_run(_settings(args), progress=bars.stage)
-
-
-def _solve(args: argparse.Namespace, interrupts: Interrupts) -> int:
-    """Set up, iterate, measure and write; 130 when interrupted (a checkpoint is written)."""
-    bars = _Bars(disable=args.quiet)
-    try:
-        run = _setup(args, bars)
-    except (GameDefError, SettingsError, FileNotFoundError) as error:
-        return fail(PROG, error, EXIT_USAGE)
-    except (OSError, TreeError, StrategyFileError, AbstractionError, ValueError) as error:
-        return fail(PROG, error, EXIT_FAILED)
-    except KeyboardInterrupt:
-        return fail(PROG, "interrupted before the first iteration; nothing written", EXIT_INTERRUPTED)
-    finally:
-        bars.close()
-    every = run.every
-    if args.target is not None and not every:
-        return fail(PROG, "--target needs --every K (how often to measure)", EXIT_USAGE)
-    measured: float | None = None
-    measured_at = -1
-    batch = 1
-    # No iteration bar with --quiet, nor when stderr is not a terminal (tqdm's None):
-    # a redirected run gets the iteration lines alone, not interleaved with bar updates.
-    hide = True if args.quiet else None
-    bar = tqdm(total=args.iterations, initial=min(run.iteration, args.iterations), unit="it", disable=hide)
-    try:
-        while run.iteration < args.iterations:
-            todo = args.iterations - run.iteration
-            if every:
-                todo = min(todo, every - run.iteration % every)
-            step = min(todo, batch)
-            started = time.perf_counter()
-            with interrupts.deferred():  # the arrays and the count advance together
-                run.run(step)
-            elapsed = time.perf_counter() - started
-            if elapsed < _BATCH_SECONDS / 2:
-                batch *= 2
-            elif elapsed > 2 * _BATCH_SECONDS:
-                batch = max(1, batch // 2)
-            bar.update(step)
-            if every and run.iteration % every == 0:
-                measured = run.exploitability()
-                measured_at = run.iteration
-                if measured is not None:
-                    bar.set_postfix_str(f"exploitability {run.describe(measured)}")
-                    tqdm.write(f"iteration {run.iteration}: exploitability {run.describe(measured)}", file=sys.stdout)
-                if run.checkpoints:
-                    run.save(args.output, measured)
-                if args.target is not None and measured is not None and measured * run.unit.per_chip <= args.target:
-                    break
-        bar.close()
-        if measured_at != run.iteration:
-            measured = run.exploitability()
-        result = run.finish(args.output, measured)
-    except KeyboardInterrupt:
-        bar.close()
-        run.save(args.output, None)
-        print(f"interrupted at iteration {run.iteration}; checkpoint written to {args.output}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    print(f"{run.algorithm} {run.iteration} iterations{run.details}: exploitability {result}; wrote {args.output}")
-    return EXIT_OK
+def _setup(settings: SolveSettings, resume: Path | None, bars: _Bars) -> SolveRun:
+    """The run the settings ask for, fresh or resumed."""
+    if resume is not None:
+        return resume_run(resume, settings, progress=bars.stage)
+    return start_run(settings, progress=bars.stage)

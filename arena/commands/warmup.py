@@ -10,7 +10,8 @@ reuses the same machine code), so the compilation happens at set-up instead:
 
 * the hand evaluator's batch ranking of hold'em showdowns (7-card hands, as
   public chance sampling ranks them; the dealer ranks in plain Python);
-* CFR / CFR+ on the public tree (``arena solve``, ``Solver.solve_to``) and exact
+* CFR / CFR+ on the public tree (``arena solve``'s :func:`strategies.cfr.runs.solve`,
+  ``Solver.solve_to``) and exact
   exploitability (``arena exploitability``);
 * public chance sampling over a card abstraction (``--algorithm pcs``), which
   also builds perfect- and imperfect-recall abstractions (the bucketing kernels);
@@ -49,6 +50,7 @@ import numpy as np
 
 from arena.commands._kit import EXIT_OK, UsageParser, parse
 from strategies.cfr import compile_notice
+from strategies.cfr.runs import SolveSettings, solve, start_run
 
 __all__ = ["STEPS", "StepResult", "main", "warm_up"]
 
@@ -71,19 +73,17 @@ def _evaluator(tmp: Path) -> None:
     rank_hands(np.arange(7, dtype=np.int64).reshape(1, 7))
 
 
-def _run(command: str, main: Callable[[list[str]], int], argv: list[str], *extra: str) -> None:
-    """``main(argv + extra)`` with its output swallowed; a failure names ``command ARGV``."""
+def _run(command: str, main: Callable[[list[str]], int], argv: list[str]) -> None:
+    """``main(argv)`` with its output swallowed; a failure names ``command ARGV``."""
     with contextlib.redirect_stdout(io.StringIO()):
-        status = main([*argv, *extra])
+        status = main(argv)
     if status != 0:
         raise RuntimeError(f"warm-up: {command} {' '.join(argv)} failed with status {status}")
 
 
-def _cli(*argv: str) -> None:
-    """``arena solve ARGV --quiet`` with its output swallowed."""
-    from arena.commands import solve as cli
-
-    _run("arena solve", cli.main, list(argv), "--quiet")
+def _solve(settings: SolveSettings, iterations: int, path: Path) -> None:
+    """The solve ``arena solve`` runs for ``settings``, written to ``path``."""
+    solve(start_run(settings), iterations=iterations, output=path)
 
 
 def _exploitability(path: Path) -> None:
@@ -99,24 +99,24 @@ def _solver(tmp: Path) -> None:
 
     for game in ("kuhn", "leduc"):
         path = tmp / f"{game}.strategy"
-        _cli(game, "--iterations", "2", "--every", "1", "-o", str(path))
+        _solve(SolveSettings(game=game, every=1), 2, path)
         _exploitability(path)
     Solver(build_tree(load_game("leduc"))).solve_to(0.0, check_every=1, max_iterations=2)
 
 
 def _pcs(tmp: Path) -> None:
     path = tmp / "pcs.strategy"
-    _cli("leduc", "--algorithm", "pcs", "--abstraction", "ehs2:3:perfect", "--iterations", "2", "-o", str(path))
+    _solve(SolveSettings(game="leduc", algorithm="pcs", abstraction="ehs2:3:perfect"), 2, path)
     _exploitability(path)
     # Imperfect recall buckets the last round by one more kernel.
-    _cli("leduc", "--algorithm", "pcs", "--abstraction", "ehs:2:imperfect", "--iterations", "1", "-o", str(path))
+    _solve(SolveSettings(game="leduc", algorithm="pcs", abstraction="ehs:2:imperfect"), 1, path)
 
 
 def _abstract(tmp: Path) -> None:
-    for extra in ((), ("--float32",)):
+    for float32 in (False, True):
         path = tmp / "abstract.strategy"
-        args = ("leduc", "--algorithm", "abstract", "--abstraction", "ehs2:3:perfect", "--iterations", "2")
-        _cli(*args, "--every", "1", *extra, "-o", str(path))
+        settings = SolveSettings(game="leduc", algorithm="abstract", abstraction="ehs2:3:perfect", every=1, float32=float32)
+        _solve(settings, 2, path)
         _exploitability(path)
 
 
@@ -124,7 +124,7 @@ def _sampled(tmp: Path) -> None:
     # External-sampling MCCFR (3 players), lossless and through E[HS²] buckets.
     path = tmp / "sampled.strategy"
     for abstraction in ("none", "ehs2:2:imperfect"):
-        _cli("leduc.limit.3p", "--algorithm", "es-mccfr", "--abstraction", abstraction, "--iterations", "20", "-o", str(path))
+        _solve(SolveSettings(game="leduc.limit.3p", algorithm="es-mccfr", abstraction=abstraction), 20, path)
 
 
 def _resolve(tmp: Path) -> None:

@@ -1,22 +1,25 @@
-"""A solve run, the library under ``arena solve`` and ``arena bots build``: a
-solver of the kind the settings ask for, fresh or resumed from a checkpoint,
-with its iteration count, the figure it measures, and the strategy files it
-writes.
+"""A solve run, the library under ``arena solve``, ``arena bots build`` and ``arena
+warmup``: a solver of the kind the settings ask for, fresh or resumed from a
+checkpoint, with its iteration count, the figure it measures, the strategy files
+it writes, and the loop that drives it (:func:`solve`).
 
 The command front end (:mod:`arena.commands.solve`) turns argv into
-:class:`SolveSettings`, drives the loop (batches, progress bar, interrupts) and
-prints; everything that decides *what* is solved and *what* a file holds is
-here, so that a script or another command runs the same solve without argv.
-The settings are the command's options, and the errors name them as
-``--option``: they are what the user typed.
+:class:`SolveSettings` and shows what :func:`solve` reports (progress bar,
+exploitability lines); everything that decides *what* is solved, *how* it is
+iterated and *what* a file holds is here, so that a script or another command
+runs the same solve without argv. The settings are the command's options, and
+the errors name them as ``--option``: they are what the user typed.
 """
 
 from __future__ import annotations
 
 import abc
+import contextlib
 import dataclasses
+import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from poker.gamedef import Game, load_game, shipped_name
 from poker.stats import Unit, unit_of
@@ -24,6 +27,7 @@ from strategies.cfr import compile_notice
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import Progress
 from strategies.cfr.best_response.exact import exploitability
+from strategies.cfr.interrupts import Interrupts
 from strategies.cfr.solvers import abstract_game, pcs, sampled_files
 from strategies.cfr.solvers.abstract_solve import ALGORITHM as ABSTRACT
 from strategies.cfr.solvers.abstract_solve import AbstractSolve
@@ -53,6 +57,9 @@ __all__ = [
     "SettingsError",
     "SolveSettings",
     "SolveRun",
+    "LoopProgress",
+    "Solved",
+    "solve",
     "PCSRun",
     "AbstractRun",
     "MultiRun",
@@ -75,6 +82,8 @@ ABSTRACT_NEEDS_SPEC = (
 )
 #: The stage of the table builds that :meth:`AbstractSolve.build` reports.
 _TABLES = "joint bucket tables"
+#: :func:`solve` aims at progress reports (and interrupt checks) about this often, in seconds.
+BATCH_SECONDS = 0.25
 
 
 class SettingsError(Exception):
@@ -116,6 +125,37 @@ class SolveSettings:
     delay: int = 0
     #: Measure exploitability every this many iterations (0: only at the end; None: 0, or the file's).
     every: int | None = None
+
+    @classmethod
+    def from_options(cls, game: str, options: Sequence[str]) -> SolveSettings:
+        """The settings a recorded ``arena solve GAME OPTIONS`` command names
+        (a bot's recipe, :mod:`strategies.bots`): each ``--name`` is the field of
+        that name, a flag for a bool, else followed by its value.
+
+        Raises:
+            SettingsError: an option that is no setting, or one without its value.
+        """
+        fields = {field.name: str(field.type) for field in dataclasses.fields(cls) if field.name != "game"}
+        values: dict[str, Any] = {"game": game}
+        rest = list(options)
+        while rest:
+            option = rest.pop(0)
+            name = option.removeprefix("--").replace("-", "_")
+            kind = fields.get(name)
+            if not option.startswith("--") or kind is None:
+                raise SettingsError(f"{option!r} is not an option of a solve's settings")
+            if kind == "bool":
+                values[name] = True
+            elif not rest:
+                raise SettingsError(f"{option} needs a value")
+            elif kind.startswith("int"):
+                text = rest.pop(0)
+                if not text.isdigit():
+                    raise SettingsError(f"{option} {text!r} is not a whole number")
+                values[name] = int(text)
+            else:
+                values[name] = rest.pop(0)
+        return cls(**values)
 
 
 class _Iterative(Protocol):
@@ -554,3 +594,116 @@ def _check_resume(path: Path, settings: SolveSettings, saved: StrategyFile) -> N
 def _describe_saved(saved: StrategyFile) -> str:
     betting = "" if saved.abstraction is None else f", betting {saved.abstraction.describe()}"
     return f"{shipped_name(saved.game) or 'a game from a file'}{betting}, card abstraction {saved.card_abstraction}"
+
+
+class LoopProgress(Protocol):
+    """What :func:`solve` reports as it goes (a command's iteration bar and lines)."""
+
+    def start(self, done: int, total: int) -> None:
+        """The loop starts with ``done`` of ``total`` iterations behind it."""
+
+    def advanced(self, iterations: int) -> None:
+        """``iterations`` more are done."""
+
+    def measured(self, iteration: int, text: str) -> None:
+        """The exploitability measured at ``iteration``, as the game's unit writes it."""
+
+    def close(self) -> None:
+        """No more iterations (called again, harmlessly, when an interrupt follows)."""
+
+
+class _Silent:
+    """The progress of a solve nobody watches (``arena warmup``)."""
+
+    def start(self, done: int, total: int) -> None:
+        pass
+
+    def advanced(self, iterations: int) -> None:
+        pass
+
+    def measured(self, iteration: int, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Solved:
+    """How :func:`solve` ended: ``exploitability`` is the text of the final file's
+    figures, None when an interrupt stopped it (a checkpoint of
+    :attr:`SolveRun.iteration` iterations was written instead)."""
+
+    exploitability: str | None
+
+    @property
+    def interrupted(self) -> bool:
+        return self.exploitability is None
+
+
+def solve(
+    run: SolveRun,
+    *,
+    iterations: int,
+    output: Path,
+    target: float | None = None,
+    interrupts: Interrupts | None = None,
+    progress: LoopProgress | None = None,
+) -> Solved:
+    """Iterate ``run`` until it counts ``iterations`` and write ``output``.
+
+    The iterations run in batches sized to take about :data:`BATCH_SECONDS`
+    (doubled or halved after each), so that progress is reported and an
+    interrupt is noticed that often; each batch runs under
+    ``interrupts.deferred()``, so the arrays and the count advance together.
+    Every ``run.every`` iterations the exploitability is measured and reported
+    (a checkpoint saved where :attr:`SolveRun.checkpoints`), and the loop stops
+    early at the first measurement at or below ``target`` (in the game's unit:
+    chips/hand, mbb/g for games with blinds). An interrupt (KeyboardInterrupt,
+    or what :class:`strategies.cfr.interrupts.Interrupts` turns SIGTERM into)
+    writes a checkpoint of the iterations counted, so a resume ends where a
+    straight run would.
+
+    Raises:
+        SettingsError: ``target`` without ``run.every`` (nothing would measure it).
+    """
+    every = run.every
+    if target is not None and not every:
+        raise SettingsError("--target needs --every K (how often to measure)")
+    shown: LoopProgress = progress or _Silent()
+    measured: float | None = None
+    measured_at = -1
+    batch = 1
+    shown.start(min(run.iteration, iterations), iterations)
+    try:
+        while run.iteration < iterations:
+            todo = iterations - run.iteration
+            if every:
+                todo = min(todo, every - run.iteration % every)
+            step = min(todo, batch)
+            started = time.perf_counter()
+            with interrupts.deferred() if interrupts is not None else contextlib.nullcontext():
+                run.run(step)
+            elapsed = time.perf_counter() - started
+            if elapsed < BATCH_SECONDS / 2:
+                batch *= 2
+            elif elapsed > 2 * BATCH_SECONDS:
+                batch = max(1, batch // 2)
+            shown.advanced(step)
+            if every and run.iteration % every == 0:
+                measured = run.exploitability()
+                measured_at = run.iteration
+                if measured is not None:
+                    shown.measured(run.iteration, run.describe(measured))
+                if run.checkpoints:
+                    run.save(output, measured)
+                if target is not None and measured is not None and measured * run.unit.per_chip <= target:
+                    break
+        shown.close()
+        if measured_at != run.iteration:
+            measured = run.exploitability()
+        return Solved(run.finish(output, measured))
+    except KeyboardInterrupt:
+        shown.close()
+        run.save(output, None)
+        return Solved(None)

@@ -20,6 +20,7 @@ from arena.commands import solve as solve_cli
 from arena.commands import bots as cli_bots
 from arena.commands import exploitability as cli_exploitability
 from strategies.cfr.compact import load_compact
+from strategies.cfr.runs import SolveSettings
 from strategies.cfr.strategy_file import load_strategy
 
 #: The shipped strategy files (a compact bot's playing file is tested apart: its solve is built, not shipped).
@@ -146,6 +147,15 @@ def test_other_refusals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
         make_strategy("leduc-cfr:file=x", load_game("leduc"))
     assert cli_bots.main(["build", "no-such-bot"]) == 2  # a name the command line gets wrong: docs/exit-statuses.md
     assert cli_bots.main(["build", "kuhn-cfr"]) == 0  # shipped: nothing to build
+
+
+@pytest.mark.parametrize("name", sorted(LIBRARY))
+def test_a_build_solves_what_the_recorded_command_names(name: str) -> None:
+    """``arena bots build`` reads the bot's options as settings, not through argv:
+    they must be the settings ``arena solve`` parses from the recorded command."""
+    bot = LIBRARY[name]
+    args = solve_cli._parser().parse_args(solve_argv(bot, "out.strategy"))
+    assert SolveSettings.from_options(bot.game, bot.options) == solve_cli._settings(args)
 
 
 TINY = Bot(
