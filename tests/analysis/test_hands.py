@@ -1,4 +1,5 @@
-"""analysis.hands: hand histories from the reference dealer's and our logs and records."""
+"""Hand tables (analysis.hands) from the reference dealer's and our logs and records
+(analysis.logs, analysis.records, analysis.hand_files)."""
 
 from __future__ import annotations
 
