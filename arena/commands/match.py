@@ -45,8 +45,9 @@ exactly where they stopped. Agents keep no state between hands, so fresh ones
 are started; an agent that joins a seating after hand *h* > 0 gets the seed
 :func:`resumed_seed` (match seed, its place, *h*), so a resume is reproducible.
 
-In a partial result an agent's value for hand *h* is its mean over the seatings
-that finished hand *h*; hands no seating finished are left out.
+In a partial result of a duplicate match the table's mean is over the hands
+every seating finished (:mod:`analysis.match_score`), or, under two such hands,
+over every hand played.
 
 Exit statuses: 0 done; 1 the dealer aborted or an agent failed (one line,
 causes first: an agent's own fault, then the dealer's reason, then agents that
@@ -75,7 +76,7 @@ from typing import Any, Final
 import trio
 from tqdm import tqdm
 
-from poker.stats import unit_of
+from analysis.match_score import MatchScore
 from analysis.tables import plural
 from arena.commands._kit import (
     EXIT_FAILED,
@@ -94,18 +95,17 @@ from arena.match import (
     NO_START_TIMEOUT,
     PLAN_FORMAT,
     Bot,
+    SeatingResult,
     MatchError,
     MatchPlan,
     agent_seed,
-    best_estimates,
     format_best,
     format_table,
-    hand_means,
     read_seating,
     run_plan_with_signals,
+    score_seatings,
     sigterm_as_interrupt,
     seat_names,
-    summarize,
     write_json,
     write_results,
 )
@@ -430,16 +430,20 @@ def _main(argv: list[str]) -> int:
 
 
 
+def _print_score(plan: MatchPlan, score: MatchScore, results: Sequence[SeatingResult]) -> None:
+    """The results table and, where one applies, the best lower-variance estimates below it."""
+    print(format_table(plan, score, results))
+    best = format_best(plan, score)
+    if best:
+        print(best)
+
+
 def _play(plan: MatchPlan) -> int:
-    unit = unit_of(plan.game)
     total = plan.hands * len(plan.seatings)
     done = [read_seating(plan, index) for index in range(len(plan.seatings))]
     if all(r.complete for r in done):  # a --resume of a finished run: show it, change nothing
         print(f"arena match: {plan.run_dir} is complete; nothing left to play", file=sys.stderr)
-        print(format_table(plan, summarize(plan, done), unit, done))
-        best = best_estimates(plan, done)
-        if best:
-            print(format_best(plan, best, unit))
+        _print_score(plan, score_seatings(plan, done), done)
         return EXIT_OK
     with tqdm(total=total, unit="hand", file=sys.stderr, disable=None, dynamic_ncols=True) as progress:
         try:
@@ -449,22 +453,17 @@ def _play(plan: MatchPlan) -> int:
             return fail(PROG, error, EXIT_FAILED)
 
     results = outcome.results
-    rows = summarize(plan, results) if len(hand_means(results)) >= 2 else []
+    score = score_seatings(plan, results)
+    write_results(plan, outcome, score)
     if outcome.interrupted:
-        write_results(plan, outcome, rows, unit)
         print(
             f"arena match: interrupted after {outcome.hands_played} of {total} hands;"
             f" finish with: arena match --resume {plan.run_dir}",
             file=sys.stderr,
         )
-        if rows:
-            print(format_table(plan, rows, unit, results))
+        print(format_table(plan, score, results))
         return EXIT_INTERRUPTED
-    best = best_estimates(plan, results)
-    write_results(plan, outcome, rows, unit, best)
-    print(format_table(plan, rows, unit, results))
-    if best:
-        print(format_best(plan, best, unit))
+    _print_score(plan, score, results)
     warnings = sum(r.warnings for r in results)
     if warnings:
         print(f"dealer warnings: {warnings} (see the .err files in {plan.run_dir})")

@@ -50,12 +50,8 @@ from arena.match.run import (
 )
 from arena.match.results import (
     read_seating as read_seating,
-    AgentRow as AgentRow,
-    hand_means as hand_means,
-    summarize as summarize,
+    score_seatings as score_seatings,
     format_table as format_table,
-    BestRow as BestRow,
-    best_estimates as best_estimates,
     format_best as format_best,
     write_results as write_results,
     write_json as write_json,

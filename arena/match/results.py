@@ -1,31 +1,29 @@
-"""A match's results: each seating read back from its ``.log``, per agent the
-chips and the (duplicate) mean per hand with its 95% interval, the best
-unbiased estimate beside the money, and ``results.json``."""
+"""A match's results: each seating read back from its ``.log``, the match's
+score (:func:`analysis.match_score.score_match`, the one scoring function the
+hosted arena and tournaments use too) as the table ``arena match`` prints, the
+best lower-variance estimates below it, and ``results.json``."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
-from poker.stats import Estimate, Unit, format_chips, mean_ci
+from analysis.hand_files import read_hands
+from analysis.hands import HandsError
+from analysis.match_score import DEFAULT_ESTIMATORS, Estimator, MatchScore, PlayerScore, ScoreError, score_match
 from analysis.tables import table_lines
+from poker.stats import Estimate, Unit, format_chips, unit_of
 from arena.match.plan import Bot, MatchError, MatchPlan, Outcome, SeatingResult
 from dealer.log import LogError, read_log
 
 __all__ = [
     "read_seating",
-    "AgentRow",
-    "hand_means",
-    "summarize",
+    "score_seatings",
     "format_table",
-    "BestRow",
-    "best_estimates",
     "format_best",
     "write_results",
     "write_json",
@@ -72,36 +70,30 @@ def read_seating(plan: MatchPlan, index: int) -> SeatingResult:
 # -- results ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AgentRow:
-    """One line of the results table; ``estimate`` is in chips per hand."""
-
-    bot: Bot
-    total_chips: float
-    estimate: Estimate
-
-
-def hand_means(results: Sequence[SeatingResult]) -> npt.NDArray[np.float64]:
-    """``[hands, bots]``: each hand averaged over the seatings that finished it;
-    hands no seating finished are left out."""
-    stacked = np.array([r.values for r in results])  # [seatings, hands, bots]
-    played = ~np.isnan(stacked[:, :, 0])
-    counts = played.sum(axis=0)
-    kept = counts > 0
-    sums = np.where(np.isnan(stacked), 0.0, stacked).sum(axis=0)
-    per_hand: npt.NDArray[np.float64] = sums[kept] / counts[kept, None]
-    return per_hand
-
-
-def summarize(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[AgentRow]:
-    """Per agent: chips over all seatings, and the (duplicate) per-hand mean.
+def score_seatings(
+    plan: MatchPlan, results: Sequence[SeatingResult], estimators: Sequence[Estimator] = DEFAULT_ESTIMATORS
+) -> MatchScore:
+    """The match's score (:func:`analysis.match_score.score_match`, with
+    ``estimators``) from the seatings' logs, the strategy spec of each agent of
+    ours its known policy (AIVAT applies to an agent whose strategy states one).
 
     Raises:
-        ValueError: fewer than two hands were played.
+        MatchError: a log the hand reader refuses, or duplicate seatings whose cards differ.
     """
-    per_hand = hand_means(results)
-    totals = [sum(r.totals[r.seating.index(b)] for r in results) for b in range(len(plan.bots))]
-    return [AgentRow(bot, float(totals[b]), mean_ci(per_hand[:, b])) for b, bot in enumerate(plan.bots)]
+    try:
+        tables = [
+            read_hands(plan.run_dir / f"{r.match_name}.log", plan.game) if r.hands_played else None for r in results
+        ]
+        policies = {bot.name: str(bot.spec) for bot in plan.bots if bot.spec is not None}
+        names = [bot.name for bot in plan.bots]
+        return score_match(tables, names, game=plan.game, hands=plan.hands, policies=policies, estimators=estimators)
+    except (HandsError, ScoreError) as error:
+        raise MatchError(str(error)) from None
+
+
+def _scored(plan: MatchPlan, score: MatchScore) -> list[tuple[Bot, PlayerScore]]:
+    """The agents and their scores (in the plan's order), where the headline estimate has two hands or more."""
+    return [(bot, player) for bot, player in zip(plan.bots, score.players) if player.estimate.values.size >= 2]
 
 
 def _title(plan: MatchPlan, results: Sequence[SeatingResult]) -> str:
@@ -116,116 +108,43 @@ def _title(plan: MatchPlan, results: Sequence[SeatingResult]) -> str:
     return f"{plan.game_arg}: {hands}, seed {plan.seed}, {kind}run dir {plan.run_dir}"
 
 
-def format_table(plan: MatchPlan, rows: Sequence[AgentRow], unit: Unit, results: Sequence[SeatingResult] = ()) -> str:
-    """The title line, then one row per agent; every column as wide as its widest cell."""
+def format_table(plan: MatchPlan, score: MatchScore, results: Sequence[SeatingResult]) -> str:
+    """The title line, then one row per agent (its chips and the score's headline
+    estimate: duplicate or raw); every column as wide as its widest cell."""
+    unit = unit_of(plan.game)
     header = ("agent", "strategy", "total chips", unit.name, "95% CI")
     cells = [header]
-    for row in rows:
-        estimate = row.estimate.scaled(unit.per_chip)
+    for bot, player in _scored(plan, score):
+        estimate = player.estimate.estimate.scaled(unit.per_chip)
         cells.append(
-            (
-                row.bot.name,
-                str(row.bot.spec),
-                format_chips(row.total_chips),
-                f"{estimate.mean:.3f}",
-                f"±{estimate.half_width:.3f}",
-            )
+            (bot.name, str(bot.spec), format_chips(player.chips), f"{estimate.mean:.3f}", f"±{estimate.half_width:.3f}")
         )
     # agent and strategy are left-aligned, the numbers right-aligned
     lines = [_title(plan, results), *table_lines(cells, left=(0, 1))]
     return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class BestRow:
-    """An agent's best available estimate (:func:`best_estimates`), chips per hand."""
-
-    bot: Bot
-    estimator: str
-    estimate: Estimate
-
-
-def _per_hand_mean(hand_id: npt.NDArray[np.int64], values: npt.NDArray[np.float64]) -> Estimate:
-    """The mean, with its interval, of each hand's values averaged over the
-    seatings that played it (one seating: the values themselves)."""
-    _, index = np.unique(hand_id, return_inverse=True)
-    averaged = np.bincount(index, weights=values) / np.bincount(index)
-    return mean_ci(averaged)
-
-
-def best_estimates(plan: MatchPlan, results: Sequence[SeatingResult]) -> list[BestRow]:
-    """Each agent's lowest-variance unbiased estimate that the match allows,
-    from the seatings' logs; empty when none beats the money of the table.
-
-    * no-limit: **all-in adjusted** (:mod:`analysis.allin`): hands all in
-      before the board was complete valued at their expectation over the rest;
-    * two-player limit games whose public tree can be built (Kuhn, Leduc):
-      **AIVAT** (:func:`analysis.estimators.aivat_column`; hold'em's equity value
-      function costs too much per hand for the end of every match: ``arena
-      analyze --strategy`` has it) for an agent whose strategy
-      states its policy, with the value function of that strategy against
-      itself, fixed before the match; where both agents' strategies do, the one
-      with the narrower interval; the other agent's is its negative (``-aivat
-      of NAME``: the game is zero-sum), so the two rows agree.
-
-    With ``--duplicate`` each hand's values are averaged over the seatings first,
-    as in the table. Logs the estimators cannot read give no rows."""
-    from analysis.allin import AllInError, adjusted_hands
-    from analysis.estimators import EstimatorError, aivat_column
-    from analysis.hand_files import read_hands
-    from analysis.hands import HandsError, concat
-
-    try:
-        tables = [read_hands(plan.run_dir / f"{r.match_name}.log", plan.game) for r in results if r.hands_played]
-        every = concat(tables)
-    except HandsError:
-        return []
-    game = plan.game
-    if not game.is_limit:
-        try:
-            adjusted, _ = adjusted_hands(every)
-        except AllInError:
-            return []
-        rows = []
-        for bot in plan.bots:
-            chips = adjusted.name_values(bot.name)
-            played = ~np.isnan(chips)
-            rows.append(BestRow(bot, "all-in adjusted", _per_hand_mean(adjusted.hand_id[played], chips[played])))
-        return rows
-    if game.num_players != 2:
-        return []
-    columns: dict[int, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
-    for b, bot in enumerate(plan.bots):
-        try:
-            hands, column = aivat_column(every, bot.name, str(bot.spec), tree_only=True)
-        except EstimatorError:
-            continue
-        columns[b] = (hands.hand_id, column)
-    if not columns:
-        return []
-    estimates = {b: _per_hand_mean(*column) for b, column in columns.items()}
-    best = min(estimates, key=lambda b: estimates[b].half_width)
-    other = 1 - best
-    hand_id, column = columns[best]
-    negated = BestRow(plan.bots[other], f"-aivat of {plan.bots[best].name}", _per_hand_mean(hand_id, -column))
-    rows = [BestRow(plan.bots[best], "aivat", estimates[best]), negated]
-    return sorted(rows, key=lambda row: plan.bots.index(row.bot))
-
-
-def format_best(plan: MatchPlan, rows: Sequence[BestRow], unit: Unit) -> str:
-    """The lines :func:`best_estimates` adds below the results table."""
+def format_best(plan: MatchPlan, score: MatchScore) -> str:
+    """The lines below the results table: each agent's best lower-variance
+    estimate (:attr:`analysis.match_score.PlayerScore.best`); "" when none applies."""
+    unit = unit_of(plan.game)
     kind = "; each hand averaged over its seatings" if plan.duplicate else ""
     cells = [("agent", "best estimator", unit.name, "95% CI")]
-    for row in rows:
-        estimate = row.estimate.scaled(unit.per_chip)
-        cells.append((row.bot.name, row.estimator, f"{estimate.mean:.3f}", f"±{estimate.half_width:.3f}"))
+    for bot, player in zip(plan.bots, score.players):
+        if player.best is not None:
+            estimate = player.best.estimate.scaled(unit.per_chip)
+            cells.append((bot.name, player.best.estimator, f"{estimate.mean:.3f}", f"±{estimate.half_width:.3f}"))
+    if len(cells) == 1:
+        return ""
     title = f"best unbiased estimate beside the money (lower variance{kind}):"
     return "\n".join([title, *table_lines(cells, left=(0, 1))])
 
 
-def write_results(
-    plan: MatchPlan, outcome: Outcome, rows: Sequence[AgentRow], unit: Unit, best: Sequence[BestRow] = ()
-) -> None:
+def write_results(plan: MatchPlan, outcome: Outcome, score: MatchScore) -> None:
+    """``results.json``: the plan, each seating, and per agent the score's figures
+    (``agents``: chips and the headline estimate, listed once it has two hands;
+    ``best_estimates``: each agent's best lower-variance estimate)."""
+    unit = unit_of(plan.game)
     partial = not all(r.complete for r in outcome.results)
     document = {
         "game": plan.game_arg,
@@ -246,18 +165,20 @@ def write_results(
         ],
         "agents": [
             {
-                "name": row.bot.name,
-                "strategy": str(row.bot.spec),
-                "seed": row.bot.seed,
-                "total_chips": row.total_chips,
-                **_estimate_fields(row.estimate, unit),
+                "name": bot.name,
+                "strategy": str(bot.spec),
+                "seed": bot.seed,
+                "total_chips": player.chips,
+                **_estimate_fields(player.estimate.estimate, unit),
             }
-            for row in rows
+            for bot, player in _scored(plan, score)
+        ],
+        "best_estimates": [
+            {"name": bot.name, "estimator": player.best.estimator, **_estimate_fields(player.best.estimate, unit)}
+            for bot, player in zip(plan.bots, score.players)
+            if player.best is not None
         ],
     }
-    document["best_estimates"] = [
-        {"name": row.bot.name, "estimator": row.estimator, **_estimate_fields(row.estimate, unit)} for row in best
-    ]
     write_json(plan.run_dir / "results.json", document)
 
 

@@ -27,7 +27,7 @@ from arena.match import (
     agent_command,
     agent_seed,
     run_plan,
-    summarize,
+    score_seatings,
 )
 from arena.tournament.external import forfeit_charges, play_seatings
 from arena.tournament.config import Config, Entrant
@@ -153,11 +153,11 @@ def play_match(job: MatchJob) -> MatchRecord:
     results = outcome.results
     if outcome.interrupted or not all(r.complete for r in results):
         raise MatchInterrupted(f"{job.key}: interrupted (see {plan.run_dir})")
-    rows = summarize(plan, results)
+    score = score_seatings(plan, results, estimators=())  # a tournament ranks by chips: no estimator needed
     return MatchRecord(
         key=job.key,
         players=job.players,
-        values=tuple(row.total_chips for row in rows),
+        values=tuple(player.chips for player in score.players),
         hands=job.hands * len(plan.seatings),
         seatings=tuple(r.seating for r in results),
         seat_values=tuple(tuple(r.totals) for r in results),

@@ -1,0 +1,331 @@
+"""One way to score a match: :func:`score_match` turns the hands of a match's
+seatings (as read from their logs) and its players' names into every figure
+the project shows for it — ``arena match``'s table and ``results.json``, the
+hosted match's ``result`` and page, the leaderboard and tournaments — so that
+none of them computes a mean of its own and they agree to the last digit.
+
+Per player, in chips per hand (:meth:`MatchScore.to_json` scales to the game's unit):
+
+* **raw**: its result in every hand of every seating that finished it;
+* **duplicate** (several seatings of the same cards, the seats permuted:
+  :mod:`analysis.duplicate`): its result in each hand averaged over the
+  seatings, over the hands *every* seating finished (a hand only some seatings
+  finished would weigh some seats more than others); the seatings must hold the
+  same cards in those hands;
+* **estimators**: the lower-variance unbiased ones that apply, each a
+  :data:`Estimator` (pluggable: a caller passes its own list): the all-in
+  adjusted value in no-limit games (:mod:`analysis.allin`) and AIVAT where a
+  player's policy is known and the public tree gives exact values (Kuhn, Leduc:
+  :func:`analysis.estimators.aivat_column`). A hand's value is averaged over the
+  seatings as the duplicate one is;
+* **best**: of the estimators, the one with the narrowest interval (None when
+  none applies); **estimate**, the headline figure, is the duplicate estimate
+  where there is one of two hands or more, else the raw one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from analysis.breakdown import estimate
+from analysis.duplicate import DuplicateError, pair
+from analysis.hands import Hands, HandsError, concat
+from poker.gamedef import Game
+from poker.stats import Estimate, Unit, unit_of
+
+__all__ = [
+    "ScoreError",
+    "Estimated",
+    "PlayerScore",
+    "SeatingScore",
+    "MatchScore",
+    "Estimator",
+    "Alternative",
+    "allin_adjusted",
+    "aivat_of_known_policies",
+    "DEFAULT_ESTIMATORS",
+    "score_match",
+    "estimate_json",
+]
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+class ScoreError(ValueError):
+    """Seatings that cannot be scored as one match: other games, names not in the
+    hands, or duplicate seatings whose cards differ (the message says where)."""
+
+
+@dataclass(frozen=True)
+class Estimated:
+    """One estimator's value of each hand for one player (chips), and its estimate."""
+
+    estimator: str
+    hand_id: IntArray
+    values: FloatArray
+
+    @property
+    def estimate(self) -> Estimate:
+        """Mean and 95% interval (a NaN half-width under two hands)."""
+        return estimate(self.values)
+
+
+@dataclass(frozen=True)
+class PlayerScore:
+    """A player's figures over the match (chips per hand; ``chips`` in total)."""
+
+    name: str
+    chips: float
+    raw: Estimated
+    duplicate: Estimated | None
+    estimators: tuple[Estimated, ...]
+
+    @property
+    def best(self) -> Estimated | None:
+        """The estimator with the narrowest interval; None when none applies."""
+        usable = [e for e in self.estimators if not math.isnan(e.estimate.half_width)]
+        return min(usable, key=lambda e: e.estimate.half_width) if usable else None
+
+    @property
+    def estimate(self) -> Estimated:
+        """The headline figure: the duplicate one of two hands or more, else the raw one."""
+        if self.duplicate is not None and self.duplicate.values.size >= 2:
+            return self.duplicate
+        return self.raw
+
+
+@dataclass(frozen=True)
+class SeatingScore:
+    """One seating: its finished hands and whether it is complete."""
+
+    hands: int
+    complete: bool
+
+
+@dataclass(frozen=True)
+class MatchScore:
+    """:func:`score_match`'s answer."""
+
+    game: Game
+    names: tuple[str, ...]
+    seatings: tuple[SeatingScore, ...]
+    players: tuple[PlayerScore, ...]
+
+    @property
+    def hands(self) -> int:
+        """Finished hands over every seating."""
+        return sum(seating.hands for seating in self.seatings)
+
+    @property
+    def complete(self) -> bool:
+        return all(seating.complete for seating in self.seatings)
+
+    def player(self, name: str) -> PlayerScore:
+        return next(p for p in self.players if p.name == name)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (the hosted match's ``result``), means and intervals in the
+        game's unit: ``hands``, ``seatings`` (``hands``, ``complete``), ``players``
+        (``name``, ``chips``, ``estimate`` the raw one, ``estimators``, ``best``),
+        ``duplicate`` (name -> estimate; None with one seating); every estimate
+        :func:`estimate_json`, None under two hands."""
+        unit = unit_of(self.game)
+        return {
+            "hands": self.hands,
+            "seatings": [{"hands": s.hands, "complete": s.complete} for s in self.seatings],
+            "players": [
+                {
+                    "name": p.name,
+                    "chips": p.chips,
+                    "estimate": estimate_json(p.raw, unit),
+                    "estimators": [estimate_json(e, unit, named=True) for e in p.estimators],
+                    "best": estimate_json(p.best, unit, named=True),
+                }
+                for p in self.players
+            ],
+            "duplicate": None if len(self.seatings) < 2 else {
+                p.name: estimate_json(p.duplicate, unit) for p in self.players
+            },
+        }
+
+
+def estimate_json(estimated: Estimated | None, unit: Unit, *, named: bool = False) -> dict[str, Any] | None:
+    """``mean``, 95% ``interval``, ``hands`` and ``unit`` (and ``estimator`` when
+    ``named``); None for no estimate or one under two hands."""
+    if estimated is None or estimated.values.size < 2:
+        return None
+    scaled = estimated.estimate.scaled(unit.per_chip)
+    document: dict[str, Any] = {"estimator": estimated.estimator} if named else {}
+    document.update(mean=scaled.mean, interval=[scaled.low, scaled.high], hands=scaled.n, unit=unit.name)
+    return document
+
+
+#: One way an estimator may score a match: per player, the estimator's name and
+#: its value of each row of the seatings' hands joined (NaN where it has none).
+Alternative = dict[str, tuple[str, FloatArray]]
+#: A lower-variance unbiased estimator: from the seatings' hands joined (seating
+#: by seating) and the known policies (name -> strategy spec), its alternatives
+#: (empty where it does not apply); :func:`score_match` keeps the narrowest.
+Estimator = Callable[[Hands, Mapping[str, str]], list[Alternative]]
+
+
+def allin_adjusted(every: Hands, policies: Mapping[str, str]) -> list[Alternative]:
+    """No-limit: each hand all in before the board was complete valued at its
+    expectation over the rest of the board (:mod:`analysis.allin`); needs no policy."""
+    from analysis.allin import AllInError, adjusted_hands
+
+    if every.game.is_limit:
+        return []
+    try:
+        adjusted, _ = adjusted_hands(every)
+    except AllInError:
+        return []
+    return [{name: ("all-in adjusted", adjusted.name_values(name)) for name in every.names}]
+
+
+def aivat_of_known_policies(every: Hands, policies: Mapping[str, str]) -> list[Alternative]:
+    """Two-player limit games whose public tree gives exact values: for each
+    player whose policy is known, AIVAT with that policy's value function (the
+    strategy against itself, fixed before the data); the other player's value
+    is its negative (``-aivat of NAME``: the game is zero-sum)."""
+    from analysis.estimators import EstimatorError, aivat_column
+
+    if not every.game.is_limit or every.game.num_players != 2:
+        return []
+    alternatives = []
+    for name in every.names:
+        if name not in policies:
+            continue
+        try:
+            hands, column = aivat_column(every, name, policies[name], tree_only=True)
+        except EstimatorError:
+            continue
+        if len(hands) != len(every):  # a player absent from some hands: not a two-player match of these names
+            continue
+        (other,) = [n for n in every.names if n != name]
+        alternatives.append({name: ("aivat", column), other: (f"-aivat of {name}", -column)})
+    return alternatives
+
+
+#: The estimators every match is scored with.
+DEFAULT_ESTIMATORS: Final[tuple[Estimator, ...]] = (allin_adjusted, aivat_of_known_policies)
+
+
+def _complete(table: Hands | None, hands: int) -> bool:
+    return table is not None and table.score is not None and len(table) == hands
+
+
+def _total(table: Hands, name: str) -> float:
+    """``name``'s chips in a seating: its SCORE line's where the log has one
+    (the dealer's own sum), else its hands' added in order, as the dealer adds them."""
+    if table.score is not None and name in table.score[1]:
+        return float(table.score[0][table.score[1].index(name)])
+    total = 0.0
+    for value in table.name_values(name).tolist():
+        if not math.isnan(value):
+            total += value
+    return total
+
+
+def _duplicate_ids(tables: Sequence[Hands]) -> IntArray:
+    """The hands every seating finished, after checking that the seatings hold
+    the same cards and seat every player in every position once in them.
+
+    Raises:
+        ScoreError: they do not (:func:`analysis.duplicate.pair`).
+    """
+    common = tables[0].hand_id
+    for table in tables[1:]:
+        common = np.intersect1d(common, table.hand_id)
+    if not common.size:
+        return common.astype(np.int64)
+    try:
+        pair([table.take(np.isin(table.hand_id, common)) for table in tables])
+    except DuplicateError as problem:
+        raise ScoreError(str(problem)) from None
+    kept: IntArray = np.sort(common).astype(np.int64)
+    return kept
+
+
+def _averaged(label: str, hand_id: IntArray, values: FloatArray, kept: IntArray | None) -> Estimated:
+    """Each hand's values averaged over the rows that hold it, in seating order
+    (``kept``: only those hands, ascending; None: every hand the rows hold)."""
+    played = ~np.isnan(values)
+    ids, column = hand_id[played], values[played]
+    if kept is not None:
+        inside = np.isin(ids, kept)
+        ids, column = ids[inside], column[inside]
+    unique, index = np.unique(ids, return_inverse=True)
+    averaged: FloatArray = np.bincount(index, weights=column, minlength=unique.size) / np.bincount(index, minlength=unique.size)
+    return Estimated(label, unique.astype(np.int64), averaged)
+
+
+def score_match(
+    seatings: Sequence[Hands | None],
+    names: Sequence[str],
+    *,
+    game: Game,
+    hands: int,
+    policies: Mapping[str, str] | None = None,
+    estimators: Sequence[Estimator] = DEFAULT_ESTIMATORS,
+) -> MatchScore:
+    """Score a match from each seating's hands (in seating order; None for a
+    seating with no log yet) of ``game``. ``names`` are the players, in the order
+    of the answer; ``hands`` the hands a seating plays when complete (a complete
+    seating also has its SCORE line); ``policies`` maps a player's name to the
+    strategy spec it plays where its policy is known (the estimators that need
+    one apply to it alone); ``estimators`` replace :data:`DEFAULT_ESTIMATORS`.
+
+    Several seatings are a duplicate match: the duplicate estimate and every
+    estimator's per-hand average are over the hands every seating finished.
+
+    Raises:
+        ScoreError: a seating of another game, a name that holds two positions in
+            a hand, or duplicate seatings whose cards or players differ.
+    """
+    names = tuple(names)
+    for table in seatings:
+        if table is not None and table.game != game:
+            raise ScoreError(f"{table.source} is not a log of the match's game")
+    played = [table for table in seatings if table is not None and len(table)]
+    seating_scores = tuple(
+        SeatingScore(len(table) if table is not None else 0, _complete(table, hands)) for table in seatings
+    )
+    if not played:
+        empty = Estimated("raw", np.zeros(0, dtype=np.int64), np.zeros(0))
+        nobody = tuple(PlayerScore(name, 0.0, empty, None if len(seatings) < 2 else empty, ()) for name in names)
+        return MatchScore(game, names, seating_scores, nobody)
+    try:
+        every = concat(played)
+        columns = {name: every.name_values(name) for name in names}
+    except HandsError as problem:
+        raise ScoreError(str(problem)) from None
+    kept: IntArray | None = None
+    if len(seatings) > 1:
+        kept = _duplicate_ids(played) if len(played) == len(seatings) else np.zeros(0, dtype=np.int64)
+    found: list[dict[str, Estimated]] = []  # per estimator that applies, its narrowest alternative
+    for estimator in estimators:
+        alternatives = [
+            {name: _averaged(label, every.hand_id, column, kept) for name, (label, column) in alternative.items()}
+            for alternative in estimator(every, policies or {})
+        ]
+        widths = [(sum(e.estimate.half_width for e in scored.values()), k) for k, scored in enumerate(alternatives)]
+        usable = [width for width in widths if not math.isnan(width[0])]
+        if usable:
+            found.append(alternatives[min(usable)[1]])
+    players = []
+    for name in names:
+        column = columns[name]
+        mask = ~np.isnan(column)
+        raw = Estimated("raw", every.hand_id[mask].astype(np.int64), column[mask])
+        duplicate = None if kept is None else _averaged("duplicate", every.hand_id, column, kept)
+        extra = tuple(scored[name] for scored in found if name in scored)
+        players.append(PlayerScore(name, sum(_total(table, name) for table in played), raw, duplicate, extra))
+    return MatchScore(game, names, seating_scores, tuple(players))
