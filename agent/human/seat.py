@@ -13,9 +13,13 @@ Everything a frontend sends goes through :func:`parse_message` (size, JSON
 shape, types) and :meth:`HumanSeat.act` (the decision it answers must be the
 open one, and the action legal by :meth:`poker.state.State.verify`), so a
 message can be refused but never take the seat down. Legality, raise bounds and
-results all come from :mod:`poker`; the ½-pot and pot shortcuts are the
-sizes :class:`strategies.cfr.tree.public.BettingAbstraction` gives those
-fractions, clamped into :meth:`~poker.state.State.raise_bounds`.
+results all come from :mod:`poker`; the streets, their amounts and the bet
+presets from :mod:`agent.human.streets`, so a frontend only draws numbers it
+is sent.
+
+The seat also keeps every seat's clock as it sees it (a turn begins with the
+view that puts a seat to act and ends with the next view), so a table can show
+the time left for the bots too; the dealer's own clock is the one that counts.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any, Final
 import trio
 
 from agent.client import AgentError, play
+from agent.human.streets import big_blind, describe, raise_presets, round_names, street_base, streets, verb
 from poker.cards import card_to_text
 from poker.gamedef import Game
 from poker.hand_name import hand_name
@@ -36,7 +41,6 @@ from poker.protocol import MatchState
 from poker.state import CALL, FOLD, Action, ActionType, IllegalActionError, State
 from poker.stats import mean_ci, unit_of
 from strategies.base import Strategy
-from strategies.cfr.tree.public import BettingAbstraction
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
@@ -63,10 +67,6 @@ _ACTION_WORDS: Final = {"fold": ActionType.FOLD, "call": ActionType.CALL, "check
 _MAX_SIZE: Final = 2**31
 _TYPED: Final = re.compile(r"(f|fold|c|call|k|check|r|raise) *(\d{1,12})?")
 _LETTERS: Final = {"f": "fold", "c": "call", "k": "check", "r": "raise"}
-#: The pot-fraction shortcuts, sized as the bots' betting abstractions size them
-#: (of the pot after calling, clamped into the legal range).
-_HALF_POT: Final = BettingAbstraction((0.5,), all_in=False)
-_POT: Final = BettingAbstraction((1.0,), all_in=False)
 
 
 class MessageError(ValueError):
@@ -141,10 +141,12 @@ def _is_int(value: object) -> bool:
 def parse_action(text: str, state: State) -> Action:
     """A person's typed action for ``state``: ``f``/``fold``, ``c``/``call``/
     ``k``/``check``, ``r``/``raise`` (limit), ``r N``/``rN``/``raise N`` (no-limit:
-    raise to N chips). Legality is checked by :meth:`HumanSeat.act`, not here.
+    bet or raise to N chips in front this street, as a table counts them; the
+    action carries the hand total the dealer wants). Legality is checked by
+    :meth:`HumanSeat.act`, not here.
 
     Raises:
-        MessageError: none of those shapes.
+        MessageError: none of those shapes, or a size outside the legal range.
     """
     match = _TYPED.fullmatch(text.strip().lower())
     if match is None:
@@ -154,14 +156,14 @@ def parse_action(text: str, state: State) -> Action:
         raise MessageError(f"{match[1]} takes no amount here")
     if kind is not ActionType.RAISE or state.game.is_limit:
         return Action(kind)
+    bounds, base = state.raise_bounds(), street_base(state)
+    where = "" if bounds is None else f" ({bounds[0] - base}..{bounds[1] - base})"
     if match[2] is None:
-        bounds = state.raise_bounds()
-        where = f" ({bounds[0]}..{bounds[1]})" if bounds else ""
-        raise MessageError(f"say how much: r N raises to N chips{where}")
+        raise MessageError(f"say how much: r N raises to N chips this street{where}")
     size = int(match[2])
-    if size >= _MAX_SIZE:
-        raise MessageError(f"{size} chips is more than any stack")
-    return Action.raise_to(size)
+    if bounds is not None and not bounds[0] <= size + base <= bounds[1]:
+        raise MessageError(f"{size} chips is outside the legal range{where}")
+    return Action.raise_to(size + base)
 
 
 def betting_words(final: State) -> list[list[tuple[int, str, int]]]:
@@ -190,7 +192,6 @@ def betting_words(final: State) -> list[list[tuple[int, str, int]]]:
 class _Decision:
     number: int
     view: MatchState
-    started: float  # trio time
     answer: trio.Event
     action: Action = CALL
 
@@ -233,8 +234,13 @@ class HumanSeat:
         self._decisions = 0
         self._values: list[float] = []
         self._history: list[dict[str, Any]] = []
-        self._used_hand_s = 0.0
-        self._used_match_s = 0.0
+        self.round_names = round_names(game)
+        # each seat's clock as this seat sees it: seconds used this hand and
+        # this match, and whose turn began when (by the dealer's seat numbers)
+        self._used_hand_s = [0.0] * game.num_players
+        self._used_match_s = [0.0] * game.num_players
+        self._turn: tuple[int, float] | None = None
+        self._turn_key: tuple[int, int] | None = None  # (hand, actions taken) of the view that began it
         self._hand_id: int | None = None
 
     # -- the connection ------------------------------------------------------
@@ -260,9 +266,19 @@ class HumanSeat:
 
     def observe(self, view: MatchState) -> None:
         """Every view the dealer sends this seat."""
-        if view.hand_id != self._hand_id:
-            self._hand_id = view.hand_id
-            self._used_hand_s = 0.0
+        state = view.state
+        key = (view.hand_id, sum(len(actions) for actions in state.actions))
+        if key != self._turn_key:  # someone acted or a hand began: the last turn is over
+            now = trio.current_time()
+            if self._turn is not None:
+                seat, started = self._turn
+                self._used_hand_s[seat] += now - started
+                self._used_match_s[seat] += now - started
+            if view.hand_id != self._hand_id:
+                self._hand_id = view.hand_id
+                self._used_hand_s = [0.0] * self.game.num_players
+            self._turn_key = key
+            self._turn = None if state.finished else (self.seat_of(view, state.current_player()), now)
         self._view = view
         if view.state.finished:
             self._finished = view
@@ -275,7 +291,7 @@ class HumanSeat:
     async def decide(self, view: MatchState) -> Action:
         """The ``decide`` hook: open a decision and wait for the person."""
         self._decisions += 1
-        decision = _Decision(self._decisions, view, trio.current_time(), trio.Event())
+        decision = _Decision(self._decisions, view, trio.Event())
         self._decision = decision
         self._notify()
         await decision.answer.wait()
@@ -311,9 +327,6 @@ class HumanSeat:
             state.verify(action)
         except IllegalActionError as error:
             raise MessageError(str(error)) from None
-        elapsed = trio.current_time() - open_.started
-        self._used_hand_s += elapsed
-        self._used_match_s += elapsed
         open_.action = action
         self._decision = None
         self._finished = None  # acting means the person is on the new hand
@@ -376,7 +389,12 @@ class HumanSeat:
                 "limit": self.game.is_limit,
                 "hole_cards": self.game.num_hole_cards,
                 "rounds": self.game.num_rounds,
+                "round_names": list(self.round_names),
                 "board_cards": list(self.game.num_board_cards),
+                # the unit a table may count in: None where every seat antes the same
+                "big_blind": big_blind(self.game),
+                # stacks reset to this every hand (the ACPC rule); None in limit games
+                "stack": None if self.game.is_limit else self.game.stack[self.seat],
             },
             "hands": self.hands,
             "over": self.over.is_set(),
@@ -393,13 +411,18 @@ class HumanSeat:
     def clock_ms(self) -> int | None:
         """Milliseconds left for the open decision under the dealer's tightest
         limit (this response, this hand, the whole match), or None."""
-        if self._decision is None:
-            return None
-        elapsed = trio.current_time() - self._decision.started
+        return None if self._decision is None else self.seat_clock_ms(self.seat)
+
+    def seat_clock_ms(self, seat: int) -> int:
+        """Milliseconds ``seat`` has under the dealer's tightest limit: what is
+        left of its turn if it is to act, else what its next turn may take."""
+        elapsed = 0.0
+        if self._turn is not None and self._turn[0] == seat:
+            elapsed = trio.current_time() - self._turn[1]
         left = min(
             self.limits.response_ms / 1000,
-            self.limits.hand_ms / 1000 - self._used_hand_s,
-            self.limits.match_ms / 1000 - self._used_match_s,
+            self.limits.hand_ms / 1000 - self._used_hand_s[seat],
+            self.limits.match_ms / 1000 - self._used_match_s[seat],
         )
         return max(0, int((left - elapsed) * 1000))
 
@@ -433,6 +456,7 @@ class HumanSeat:
         # games order every round after the first from the button's left).
         button = (game.first_player[-1] - 1) % n
         shown = [state.is_showdown() and not state.folded[p] and bool(view.hole[p]) for p in range(n)]
+        live = view is self._view  # a finished hand kept on screen has no clocks: the next one's run
         players = [
             {
                 "name": self.names[self.seat_of(view, p)],
@@ -448,6 +472,7 @@ class HumanSeat:
                 "all_in": not state.folded[p] and state.is_all_in(p) and not game.is_limit,
                 "to_act": p == to_act,
                 "value": None if values is None else float(values[p]),
+                "clock_ms": self.seat_clock_ms(self.seat_of(view, p)) if live else None,
             }
             for p in positions
         ]
@@ -460,15 +485,24 @@ class HumanSeat:
             "pot": sum(state.spent),
             "round": state.round,
             "players": players,
-            "betting": self._betting(view),
+            "streets": self._streets(view, positions),
         }
 
-    def _betting(self, view: MatchState) -> list[list[dict[str, str]]]:
-        """Each round's actions in words (:func:`betting_words`), by seat name."""
-        return [
-            [{"name": self.names[self.seat_of(view, position)], "text": text} for position, text, _ in words]
-            for words in betting_words(view.state)
-        ]
+    def _streets(self, view: MatchState, positions: list[int]) -> list[dict[str, Any]]:
+        """Each round so far (:func:`agent.human.streets.streets`): its name, its
+        actions (``player`` indexes the hand's ``players``; ``text`` in chips) and
+        each player's chips in front at its end, in ``players`` order."""
+        index = {position: i for i, position in enumerate(positions)}
+        result = []
+        for round_, street in enumerate(streets(view.state)):
+            actions = []
+            for step in street.steps:
+                name = self.names[self.seat_of(view, step.position)]
+                actions.append({"player": index[step.position], "name": name, "action": step.action, "verb": verb(name, step),
+                                "amount": step.amount, "all_in": step.all_in, "text": describe(name, step)})
+            front = [street.front[p] for p in positions]
+            result.append({"name": self.round_names[round_], "actions": actions, "front": front})
+        return result
 
     def _legal(self, decision: _Decision) -> dict[str, Any]:
         state = decision.view.state
@@ -476,13 +510,17 @@ class HumanSeat:
         bounds = state.raise_bounds()
         raise_: dict[str, Any] | None = None
         if bounds is not None:
+            # hand totals, as the dealer wants them; a table shows them less
+            # ``base``, the street's chips (agent.human.streets)
             low, high = bounds
+            base = street_base(state)
             raise_ = {
                 "min": low,
                 "max": high,
-                "half_pot": _HALF_POT.raise_to_sizes(state)[0],
-                "pot": _POT.raise_to_sizes(state)[0],
-                "all_in": high,
+                "base": base,
+                "verb": "raise" if state.max_spent > base else "bet",
+                "presets": [] if self.game.is_limit else [[label, size] for label, size in raise_presets(state)],
+                "step": big_blind(self.game) or 1,  # the slider moves a big blind at a time
             }
         return {
             "decision": decision.number,
@@ -504,6 +542,10 @@ class HumanSeat:
             "cards": [card_to_text(c) for c in view.hole[view.viewer]],
             "board": [card_to_text(c) for c in view.board[: self.game.total_board_cards(state.round)]],
             "betting": state.betting_string(),
+            "streets": [  # the readable history: who did what, street by street
+                {"name": street["name"], "actions": [{k: v for k, v in a.items() if k != "player"} for a in street["actions"]]}
+                for street in self._streets(view, list(range(self.game.num_players)))
+            ],
             "folded": state.folded[view.viewer],
             "shown": shown,
             "value": float(values[view.viewer]),

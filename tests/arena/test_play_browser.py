@@ -9,7 +9,9 @@ outcome is known in advance (worked out from :class:`poker.deal.Dealer`):
   hand 2 you hold Qs, always-call As, board Ks (you lose); with ``--seat 2``
   you hold Ks in hand 1 and As in hand 2;
 * leduc.nolimit, seed 5: hand 1 you hold As, always-call Ks, board Qs;
-* leduc.limit.3p, seed 2: hand 1 you hold Jh against Ah and Qs, board Js.
+* leduc.limit.3p, seed 2: hand 1 you hold Jh against Ah and Qs, board Js;
+* holdem.nolimit (HUNL, blinds 50/100, stacks 20,000), seed 5, ``--seat 2``:
+  hand 1 you hold 6d Qc as the small blind, board Ah 4s 6h Ts Ac.
 
 Position 0 acts first in every round of these games; the dealer moves the
 button, so you act first in hand 1 and (heads-up) last in hand 2.
@@ -116,18 +118,29 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#me .card")).to_have_attribute("data-card", "Qs")
     expect(page.locator("#opponents .card.back")).to_have_count(1)  # the bot's card, face down
     your_turn(page)
+    expect(page.locator("#opponents .seat-clock")).to_have_text("10:00")  # the bot's clock, while yours runs
     expect(page.locator("#btn-fold")).to_be_hidden()  # nothing to call: folding is not offered
     expect(page.locator("#btn-call")).to_have_text("Check")
     expect(page.locator("#raise-box")).to_be_hidden()  # limit: one raise size, no slider
-    expect(page.locator("#keys")).to_have_text("keys: f fold · c check/call · r raise · n/Enter next hand")  # no sizes
+    expect(page.locator("#keys")).to_have_text("keys: f fold · c check/call · r bet/raise · n/Enter next hand")  # no sizes
+    expect(page.locator("#note")).to_be_hidden()  # limit: no stacks to reset
+    expect(page.locator("#btn-units")).to_be_hidden()  # antes, no blinds: chips only
+    expect(page.locator("#pot")).to_have_text("pre-flop · pot 2")
+    expect(page.locator("#me .front")).to_have_text("1")  # your ante, in front of you
     expect(page.locator("#clock")).to_have_text(re.compile(r"(10:00|9:5\d) left"))  # 10 minutes an action
     expect(page.locator("#opponents .dealer")).to_have_count(1)  # the bot acts second: it has the button
     expect(page.locator("#me .dealer")).to_have_count(0)
     page.keyboard.press("r")
+    # the bot's call comes with the flop: its bubble and chips stay up a moment before the card
+    expect(page.locator("#opponents .bubble")).to_have_text("calls 2")
+    expect(page.locator("#opponents .front")).to_have_text("3")
+    expect(page.locator("#board .card")).to_have_count(0)
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
-    expect(page.locator("#betting")).to_contain_text("round 1: you raise to 3, always-call call 2")
+    expect(page.locator("#opponents .bubble")).to_have_text("")  # a new street: no actions yet
+    expect(page.locator("#pot")).to_have_text("flop · pot 6")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 3, always-call calls 2")
     your_turn(page)
-    expect(page.locator("#btn-raise")).to_have_text("Raise to 7")
+    expect(page.locator("#btn-raise")).to_have_text("Bet 4")  # the flop's chips: 3 each were in before it
     page.click("#btn-raise")
     expect(page.locator("#banner")).to_have_text("You won 7 at showdown")
     expect(page.locator("#opponents .card")).to_have_attribute("data-card", "Ks")
@@ -143,10 +156,12 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#me .dealer")).to_have_count(1)  # the dealer moved the button
     your_turn(page)
     page.keyboard.press("c")
-    expect(page.locator("#betting")).to_contain_text("round 2: always-call check")
+    expect(page.locator("#betting")).to_contain_text("flop: K♠ always-call checks")
+    expect(page.locator("#opponents .bubble")).to_have_text("checks")  # the bot acted first: its bubble is up
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#banner")).to_have_text("You lost 1 at showdown")
+    expect(page.locator("#history li").first).to_contain_text("pre-flop: always-call checks, you check; flop: always-call checks, you check")
     expect(page.locator("#opponents .card")).to_have_attribute("data-card", "As")
     expect(page.locator("#status")).to_have_text("The match is over.")
     expect(page.locator("#result")).to_have_text("+6 chips over 2 hands · 95% interval after 30 hands")
@@ -162,17 +177,20 @@ def test_no_limit_raise_chosen_on_the_slider(start: Callable[..., PlayProcess], 
     play = start("leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
     page.goto(play.url())
     your_turn(page)
-    expect(page.locator("#keys")).to_contain_text("r raise · digits type a raise-to amount · h ½ pot · p pot · a all-in")
+    expect(page.locator("#keys")).to_contain_text("r bet/raise · digits type an amount · m h t p x a min, ½, ⅔, pot, 2.5×, all-in")
+    expect(page.locator("#note")).to_have_text("Stacks reset to 1200 chips at the start of every hand (the ACPC rule).")
     slider = page.locator("#raise-slider")
-    expect(slider).to_have_attribute("min", "200")
-    expect(slider).to_have_attribute("max", "1200")
-    page.click("#btn-pot")  # nothing to call, 200 in the pot: a pot-sized raise goes to 100 + 200
+    expect(slider).to_have_attribute("min", "0")
+    expect(slider).to_have_attribute("max", "1000")  # a notch a chip from 200 to 1200
+    expect(page.locator("#presets button")).to_have_text(["min", "½ pot", "⅔ pot", "pot", "2.5×", "all-in"])
+    page.click("#presets [data-preset='pot']")  # nothing to call, 200 in the pot: a pot-sized raise goes to 100 + 200
     expect(page.locator("#raise-to")).to_have_value("300")
-    slider.fill("650")
+    expect(slider).to_have_value("100")
+    slider.fill("450")
     expect(page.locator("#raise-to")).to_have_value("650")
     expect(page.locator("#btn-raise")).to_have_text("Raise to 650")
     page.click("#btn-raise")
-    expect(page.locator("#betting")).to_contain_text("round 1: you raise to 650, always-call call 550")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 650, always-call calls 550")
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#banner")).to_have_text("You won 650 at showdown")
@@ -184,7 +202,7 @@ def test_no_limit_raise_chosen_on_the_slider(start: Callable[..., PlayProcess], 
     expect(page.locator("#raise-to")).to_have_value("200")
     page.keyboard.type("1300")  # digits type an amount into the box: above the stack, refused on the page
     page.keyboard.press("Enter")
-    expect(page.locator("#error")).to_have_text("raise to a whole number from 200 to 1200")
+    expect(page.locator("#error")).to_have_text("raise to an amount from 200 to 1200")
     page.fill("#raise-to", "")
     page.keyboard.type("1200")
     page.keyboard.press("Enter")
@@ -201,7 +219,7 @@ def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) 
     page.goto(play.url())
     your_turn(page)
     expect(page.locator("#clock")).to_have_text(re.compile(r"0:(30|2\d) left"))  # the dealer's 30 s per action
-    expect(page.locator("#betting")).to_contain_text("round 1: always-raise raise to 3")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: always-raise raises to 3")
     expect(page.locator("#btn-call")).to_have_text("Call 2")
     page.keyboard.press("f")
     expect(page.locator("#banner")).to_have_text("You lost 1 (you folded)")
@@ -211,7 +229,7 @@ def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) 
     your_turn(page)
     expect(page.locator("#btn-call")).to_have_text("Check")
     page.keyboard.press("c")
-    expect(page.locator("#betting")).to_contain_text("always-raise raise to 3")
+    expect(page.locator("#betting")).to_contain_text("you check, always-raise raises to 3")
     your_turn(page)
     page.keyboard.press("f")
     expect(page.locator("#status")).to_have_text("The match is over.")
@@ -240,7 +258,7 @@ def test_a_dropped_connection_and_a_reload_mid_hand_resume(start: Callable[..., 
     expect(page.locator("#hand-number")).to_have_text("hand 1 of 2")
     expect(page.locator("#me .card")).to_have_attribute("data-card", "Qs")
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
-    expect(page.locator("#betting")).to_contain_text("round 1: you raise to 3, always-call call 2")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 3, always-call calls 2")
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#banner")).to_have_text("You won 3 at showdown")
@@ -250,7 +268,7 @@ def test_a_dropped_connection_and_a_reload_mid_hand_resume(start: Callable[..., 
     page.keyboard.press("n")
     your_turn(page)
     page.keyboard.press("c")
-    expect(page.locator("#betting")).to_contain_text("round 2: always-call check")
+    expect(page.locator("#betting")).to_contain_text("flop: K♠ always-call checks")
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#status")).to_have_text("The match is over.")
@@ -360,18 +378,49 @@ def test_a_page_without_its_token_says_so(start: Callable[..., PlayProcess], pag
     your_turn(page)
 
 
-def test_a_narrow_window_puts_the_panel_below_the_table(
-    start: Callable[..., PlayProcess], page: Page, tmp_path: Path
-) -> None:
-    """At 420 px wide (a phone) the side panel goes below the felt instead of
-    over it, and the felt keeps the window's width."""
-    play = start("leduc", "--opponent", "always-call", "--hands", "1", "--seed", "11")
-    page.set_viewport_size({"width": 420, "height": 800})
+def test_hunl_on_a_phone_in_big_blinds(start: Callable[..., PlayProcess], page: Page, tmp_path: Path) -> None:
+    """HUNL at 390x844 on a touch screen: amounts in big blinds (chips on the
+    toggle), the presets set the slider, the side panel goes below the felt,
+    nothing sticks out sideways, and no keyboard hints."""
+    play = start("holdem.nolimit", "--opponent", "always-call", "--hands", "1", "--seed", "5", "--seat", "2")
+    page.set_viewport_size({"width": 390, "height": 844})
+    cdp = page.context.new_cdp_session(page)  # a phone's pointer: coarse, no hover
+    cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
     page.goto(play.url())
     your_turn(page)
+    expect(page.locator("#note")).to_have_text("Stacks reset to 20000 chips (200 BB) at the start of every hand (the ACPC rule).")
+    expect(page.locator("#keys")).to_be_hidden()
+    expect(page.locator("#pot")).to_have_text("pre-flop · pot 1.5 BB")
+    expect(page.locator("#opponents .front")).to_have_text("1 BB")  # the blinds, in front of each seat
+    expect(page.locator("#me .front")).to_have_text("0.5 BB")
+    expect(page.locator("#btn-call")).to_have_text("Call 0.5 BB")
+    expect(page.locator("#btn-raise")).to_have_text("Raise to 2 BB")  # the minimum
+    slider = page.locator("#raise-slider")
+    expect(slider).to_have_attribute("max", "198")  # a big blind a notch, 2 BB to 200 BB
+    for preset, box, notch in [("pot", "3", "1"), ("2.5×", "2.5", "1"), ("all-in", "200", "198"), ("½ pot", "2", "0")]:
+        page.click(f"#presets [data-preset='{preset}']")
+        expect(page.locator("#raise-to")).to_have_value(box)
+        expect(slider).to_have_value(notch)
+    slider.fill("4")
+    expect(page.locator("#btn-raise")).to_have_text("Raise to 6 BB")
     felt, panel = page.locator("#felt").bounding_box(), page.locator("aside").bounding_box()
     assert felt is not None and panel is not None
     assert panel["y"] >= felt["y"] + felt["height"], (felt, panel)  # below, not over
-    assert felt["width"] > 360 and panel["width"] > 360, (felt, panel)
-    assert page.evaluate("document.documentElement.scrollWidth") <= 420  # nothing sticks out sideways
-    page.screenshot(path=str(tmp_path / "table-420.png"), full_page=True)
+    assert felt["width"] > 340 and panel["width"] > 340, (felt, panel)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing sticks out sideways
+    page.screenshot(path=str(tmp_path / "table-390.png"), full_page=True)
+    page.click("#btn-units")  # chips instead
+    expect(page.locator("#btn-call")).to_have_text("Call 50")
+    expect(page.locator("#raise-to")).to_have_value("600")
+    page.click("#btn-raise")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 600, always-call calls 500")
+    page.click("#btn-units")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 6 BB, always-call calls 5 BB")
+    for _ in range(3):  # check it down: flop, turn, river
+        your_turn(page)
+        page.click("#btn-call")
+    expect(page.locator("#status")).to_have_text("The match is over.")
+    expect(page.locator("#history li")).to_contain_text("river: always-call checks, you check")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    finish(page, play)
+    assert play.states() == ["STATE:0:r600c/cc/cc/cc:3h7d|6dQc/Ah4s6h/Ts/Ac:-600|600:always-call|you"]

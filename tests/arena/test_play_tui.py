@@ -33,33 +33,39 @@ def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture
     script = "x\nr 5000\nf\nr650\nc\nr1200\n"
     status, out, err, play = run_tui(tmp_path, script, "leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
     assert status == 0, err
-    lines = [re.sub(r", \d+ s left\.", ", N s left.", line) for line in out.splitlines()]
-    assert lines[:22] == [
+    # the clock counts from the dealer's 10 minutes; its deadline is the wall clock's
+    assert re.search(r"^   pot 200, (10:00|9:5\d) to answer \(until \d\d:\d\d:\d\d\); type your move and press Enter:$", out, re.M)
+    lines = [re.sub(r", \d+:\d\d to answer \(until \d\d:\d\d:\d\d\);", ", CLOCK;", line) for line in out.splitlines()]
+    assert lines[:26] == [
+        "-- every hand starts with 1200 chips a seat (the ACPC rule: stacks reset)",
         "-- hand 1 of 2: you hold A♠ against always-call",
-        "   pot 200, N s left. Your move: c check | r N raise to N (200..1200; pot 300) | q quit",
+        "   pot 200, CLOCK; type your move and press Enter:",
+        "   c check | r N raise to N (200..1200; pot 300) | q quit",
         "   ! not an action: 'x'; type f, c, or r (r N raises to N in no-limit)",
-        "   ! raise to 5000 chips is outside the legal range 200..1200 in round 1",
+        "   ! 5000 chips is outside the legal range (200..1200)",
         "   ! fold is not legal when a check is free",
-        "   you: raise to 650",
-        "   always-call: call 550",
-        "   board: Q♠",
-        "   pot 1300, N s left. Your move: c check | r N raise to N (750..1200; pot 1200) | q quit",
-        "   you: check",
-        "   always-call: check",
+        "   you raise to 650",
+        "   always-call calls 550",
+        "   flop: Q♠",
+        "   pot 1300, CLOCK; type your move and press Enter:",
+        "   c check | r N bet N (100..550; pot 550) | q quit",  # the flop's chips: 650 in before it
+        "   you check",
+        "   always-call checks",
         "   always-call shows K♠ (king-queen high)",
         "   you won 650 with ace-queen high (total +650 over 1 hand)",
         "-- hand 2 of 2: you hold K♥ against always-call",
-        "   always-call: check",
-        "   pot 200, N s left. Your move: c check | r N raise to N (200..1200; pot 300) | q quit",
-        "   you: raise to 1200",
-        "   always-call: call 1100",
-        "   board: A♥",
+        "   always-call checks",
+        "   pot 200, CLOCK; type your move and press Enter:",
+        "   c check | r N raise to N (200..1200; pot 300) | q quit",
+        "   you raise to 1200 (all-in)",
+        "   always-call calls 1100 (all-in)",
+        "   flop: A♥",
         "   always-call shows Q♠ (ace-queen high)",
         "   you won 1200 with ace-king high (total +1850 over 2 hands)",  # two hands are too few for an interval
         "-- match over after 2 hands: you +1850 chips (a 95% interval needs 30 hands)",
     ]
-    assert lines[22] == f"arena play: 2 of 2 hands played; logs in {play.run_dir} (arena analyze {play.run_dir})"
-    assert re.fullmatch(r"you +1850 +925\.000 +±539\.000", lines[24])
+    assert lines[26] == f"arena play: 2 of 2 hands played; logs in {play.run_dir} (arena analyze {play.run_dir})"
+    assert re.fullmatch(r"you +1850 +925\.000 +±539\.000", lines[28])
     assert play.states() == [
         "STATE:0:r650c/cc:As|Ks/Qs:650|-650:you|always-call",
         "STATE:1:cr1200c/:Qs|Kh/Ah:-1200|1200:always-call|you",
@@ -70,6 +76,40 @@ def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture
         table = capsys.readouterr().out.splitlines()
         assert table[0] == "leduc.nolimit.2p: 2 hands in 1 log, chips/hand"
         assert re.fullmatch(r"you +2 +925\.000 +388\.909 +±539\.000", table[2]), table
+
+
+def test_a_no_limit_hold_em_table_fits_80_columns(tmp_path: Path) -> None:
+    """HUNL's prompt, with its 20,000-chip stacks, once wrapped at 100 columns:
+    every line now fits 80, and the streets have their names (an all-in on the
+    flop still shows the turn, then the river). You are the small blind."""
+    script = "r 300\nr 19700\n"
+    status, out, err, play = run_tui(
+        tmp_path, script, "holdem.nolimit", "--opponent", "always-call", "--hands", "1", "--seed", "5", "--seat", "2"
+    )
+    assert status == 0, err
+    lines = out.splitlines()
+    assert max(map(len, lines[: lines.index(next(l for l in lines if l.startswith("arena play:")))])) <= 80, out
+    assert lines[0] == "-- every hand starts with 20000 chips a seat (the ACPC rule: stacks reset)"
+    assert lines[3] == "   f fold | c call 50 | r N raise to N (200..20000; pot 300) | q quit"
+    assert "   c check | r N bet N (100..19700; pot 600) | q quit" in lines  # the flop's chips
+    assert lines[lines.index("   you bet 19700 (all-in)") :][:5] == [
+        "   you bet 19700 (all-in)",
+        "   always-call calls 19700 (all-in)",
+        "   turn: A♥ 4♠ 6♥ T♠",
+        "   river: A♥ 4♠ 6♥ T♠ A♣",
+        "   always-call shows 3♥ 7♦ (pair of aces)",
+    ]
+    assert play.states()[0].startswith("STATE:0:r300c/cr20000c//:")
+
+
+def test_the_clock_is_recalled_before_it_runs_out(tmp_path: Path) -> None:
+    """With 12 s an action, a prompt left unanswered says "10 s left" once 2 s
+    have gone, then the dealer's clock ends the match."""
+    status, out, err, play = run_tui(
+        tmp_path, None, "leduc", "--opponent", "always-call", "--hands", "1", "--seed", "11", "--t-response", "12000"
+    )
+    assert status == 1
+    assert "   c check | r raise to 3 | q quit\n   ! 10 s left to answer\n" in out, out
 
 
 def test_a_hold_em_run_leaves_its_hands_as_phh(tmp_path: Path) -> None:

@@ -2,7 +2,11 @@
 // JSON message ("type": "table") after every change; this page only draws it
 // and sends back {"type": "act", ...} or {"type": "next"}. Nothing is kept here
 // that the server does not also hold, so a reload or a reconnect resumes the
-// hand exactly: the page simply draws the next table it receives.
+// hand exactly: the page simply draws the next table it receives. Every number
+// (street amounts, chips in front, raise bounds and presets, clocks) comes from
+// the seat (agent/human/seat.py, agent/human/streets.py); the page only shows
+// chips as big blinds when asked to, and adds the street's base to the amount
+// picked, since the dealer wants a raise as the hand's total.
 "use strict";
 
 const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
@@ -10,15 +14,44 @@ const RED = { d: true, h: true };
 const $ = (id) => document.getElementById(id);
 const token = new URLSearchParams(location.search).get("token") || "";
 const POLICY_VIOLATION = 1008; // the close code of a refused token (agent/human/web.py)
+// How long the last actions of a street stay on the table before its next
+// cards: a bot answers in milliseconds, and its call would otherwise arrive
+// together with the flop and never be seen.
+const PAUSE_MS = 900;
+// The presets the keyboard reaches (labels as the seat sends them).
+const PRESET_KEYS = { m: "min", h: "½ pot", t: "⅔ pot", p: "pot", x: "2.5×", a: "all-in" };
+const UNITS_KEY = "arena-play-units";
 
 let socket = null;
-let table = null;
+let table = null; // the latest table received
+let drawn = null; // the latest table drawn in full (what a pause compares with)
+let pause = null; // {street, timer} while a closed street's last actions are shown
 let retries = 0;
 let connections = 0; // how many times this page has (re)connected
 let clockDeadline = null;
+let seatClocks = []; // [{node, deadline, ms}] of the seats' clocks drawn
 let raiseDecision = null; // the decision the raise box was filled for
 let sent = null; // the decision an action was sent for (buttons wait for the answer)
 let nextSent = false; // "next" was sent for the finished hand on the table
+let inBigBlinds = remembered(UNITS_KEY) !== "chips";
+
+// The person's display choices outlive a reload where the browser keeps
+// storage (not in every private window: then they last as long as the page).
+function remembered(key) {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function remember(key, value) {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // nothing kept: the choice lasts as long as the page
+  }
+}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -27,12 +60,13 @@ function el(tag, className, text) {
   return node;
 }
 
+// Ten is "T" here as in the history and the logs.
 function cardNode(text) {
   if (!text) return el("span", "card back");
   const node = el("span", "card" + (RED[text[1]] ? " red" : ""));
   node.dataset.card = text;
   node.title = text;
-  node.append(el("span", "rank", text[0] === "T" ? "10" : text[0]), el("span", "suit", SUITS[text[1]]));
+  node.append(el("span", "rank", text[0]), el("span", "suit", SUITS[text[1]]));
   return node;
 }
 
@@ -42,9 +76,29 @@ function miniCards(cards) {
   return span;
 }
 
-function signed(x) {
-  const r = Math.round(x * 1000) / 1000;
-  return (r > 0 ? "+" : "") + r;
+function round3(x) {
+  return Math.round(x * 1000) / 1000;
+}
+
+// -- amounts: chips, or big blinds where the game has blinds ------------------
+
+function bigBlind() {
+  return table && table.game.big_blind;
+}
+
+function amount(chips) {
+  const bb = bigBlind();
+  if (bb && inBigBlinds) return `${Math.round((chips / bb) * 100) / 100} BB`;
+  return `${round3(chips)}`;
+}
+
+function signedAmount(chips) {
+  return (chips > 0 ? "+" : chips < 0 ? "-" : "") + amount(Math.abs(chips));
+}
+
+function clockText(ms) {
+  const seconds = Math.ceil(ms / 1000);
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
 }
 
 // -- connection ---------------------------------------------------------------
@@ -62,10 +116,7 @@ function connect() {
   socket.onmessage = (event) => {
     const message = JSON.parse(event.data);
     if (message.type === "table") {
-      table = message;
-      sent = null;
-      nextSent = false;
-      render();
+      receive(message);
     } else if (message.type === "error") {
       sent = null;
       nextSent = false;
@@ -109,6 +160,47 @@ function send(message) {
   return false;
 }
 
+// A new table: drawn at once, unless it closes a street whose last actions by
+// another seat were never drawn; then that street stays up for PAUSE_MS first.
+function receive(message) {
+  table = message;
+  sent = null;
+  nextSent = false;
+  const clock = message.clock_ms;
+  clockDeadline = clock === null ? null : performance.now() + clock;
+  if (pause !== null) return; // the pause draws the latest table when it ends
+  const street = closedStreet(drawn, message);
+  drawn = message;
+  if (street === null) {
+    render();
+    return;
+  }
+  pause = { street, timer: setTimeout(endPause, PAUSE_MS) };
+  render();
+}
+
+function endPause() {
+  pause = null;
+  drawn = table;
+  render();
+}
+
+function lastStreetWithActions(hand) {
+  let street = hand.streets.length - 1;
+  while (street > 0 && !hand.streets[street].actions.length) street--;
+  return street;
+}
+
+function closedStreet(before, after) {
+  if (!before || !before.hand || !after.hand || before.hand.id !== after.hand.id) return null;
+  const hand = after.hand;
+  const street = lastStreetWithActions(hand);
+  if (street >= hand.round) return null; // still on the table in the new one
+  const seen = before.hand.streets[street] ? before.hand.streets[street].actions.length : 0;
+  const fresh = hand.streets[street].actions.slice(seen);
+  return fresh.some((a) => !hand.players[a.player].you) ? street : null;
+}
+
 // -- drawing ------------------------------------------------------------------
 
 function render() {
@@ -116,25 +208,64 @@ function render() {
   $("title").textContent = t.title;
   const hand = t.hand;
   $("hand-number").textContent = hand ? `hand ${hand.number} of ${t.hands}` : "waiting for the dealer…";
-  const r = t.result;
-  let result = `${signed(r.total)} chips over ${r.hands} hand${r.hands === 1 ? "" : "s"}`;
-  if (r.ci95 !== null) result += ` · ${signed(r.mean)} ± ${Math.round(r.ci95 * 1000) / 1000} ${r.unit} (95%)`;
-  else if (r.hands > 0) result += ` · 95% interval after ${r.interval_hands} hands`;
-  $("result").textContent = result;
+  document.body.classList.toggle("no-limit", !t.game.limit);
+  renderUnits(t.game);
+  renderResult(t.result);
+  renderNote(t.game);
   renderKeys(t.game);
   renderTable(t, hand);
-  renderBetting(hand);
+  renderBetting(t, hand);
   renderHistory(t.history);
   renderActions();
-  clockDeadline = t.clock_ms === null ? null : performance.now() + t.clock_ms;
   tick();
 }
 
-function playerNode(p, hand, holeCards) {
+function renderUnits(game) {
+  const button = $("btn-units");
+  button.hidden = !game.big_blind;
+  button.textContent = inBigBlinds ? "show chips" : "show BB";
+}
+
+function renderResult(r) {
+  let result = `${signedAmount(r.total)}${bigBlind() && inBigBlinds ? "" : " chips"} over ${r.hands} hand${r.hands === 1 ? "" : "s"}`;
+  if (r.ci95 !== null) result += ` · ${r.mean > 0 ? "+" : ""}${round3(r.mean)} ± ${round3(r.ci95)} ${r.unit} (95%)`;
+  else if (r.hands > 0) result += ` · 95% interval after ${r.interval_hands} hands`;
+  $("result").textContent = result;
+}
+
+// No-limit stacks are the game's at the start of every hand, whatever the
+// hands before won or lost: a player from an online room expects them to carry.
+function renderNote(game) {
+  const note = $("note");
+  note.hidden = game.stack === null;
+  if (game.stack !== null) {
+    const bb = game.big_blind ? ` (${game.stack / game.big_blind} BB)` : "";
+    note.textContent = `Stacks reset to ${game.stack} chips${bb} at the start of every hand (the ACPC rule).`;
+  }
+}
+
+// The street drawn: the one a pause holds, else the current one; on a finished
+// hand the last one anybody acted on, so its actions stay in view.
+function streetShown(hand) {
+  if (pause !== null) return pause.street;
+  return hand.finished ? lastStreetWithActions(hand) : hand.round;
+}
+
+function boardThrough(t, street) {
+  return t.game.board_cards.slice(0, street + 1).reduce((a, b) => a + b, 0);
+}
+
+function playerNode(t, hand, p, i, street) {
   const node = el("div", "player");
   node.dataset.name = p.name;
-  if (p.to_act) node.classList.add("to-act");
+  if (p.to_act && pause === null) node.classList.add("to-act");
   if (p.folded) node.classList.add("folded");
+  const actions = hand.streets[street].actions.filter((a) => a.player === i);
+  const last = actions[actions.length - 1];
+  const bubble = el("div", "bubble", last ? bubbleText(last) : "");
+  if (last) bubble.classList.add(last.action);
+  else bubble.classList.add("empty");
+  node.append(bubble);
   node.append(el("div", "name", p.you && p.name !== "you" ? `${p.name} (you)` : p.name));
   if (p.button) {
     const button = el("span", "dealer", "D");
@@ -143,24 +274,46 @@ function playerNode(p, hand, holeCards) {
   }
   const cards = el("div", "cards");
   if (p.cards.length) p.cards.forEach((c) => cards.append(cardNode(c)));
-  else if (!p.folded) for (let i = 0; i < holeCards; i++) cards.append(cardNode(null));
+  else if (!p.folded) for (let j = 0; j < t.game.hole_cards; j++) cards.append(cardNode(null));
   node.append(cards);
-  let info = `in pot ${p.spent}`;
-  if (p.stack !== null) info += ` · stack ${p.stack}`;
-  if (p.folded) info += " · folded";
-  else if (p.all_in) info += " · all-in";
-  node.append(el("div", "info", info));
-  if (p.best !== null) node.append(el("div", "best", p.best));
-  if (p.value !== null) {
-    node.append(el("div", "value " + (p.value > 0 ? "pos" : p.value < 0 ? "neg" : ""), signed(p.value)));
+  const info = el("div", "info");
+  if (p.stack !== null) info.append(`stack ${amount(p.stack)}`);
+  else if (p.folded) info.append("folded");
+  if (p.stack !== null && p.all_in) info.append(" · all-in");
+  if (p.clock_ms !== null) {
+    const clock = el("span", "seat-clock", clockText(p.clock_ms));
+    clock.title = p.to_act ? "time left for this action" : "time this seat has for its next action";
+    const running = p.to_act && pause === null;
+    seatClocks.push({ node: clock, ms: p.clock_ms, deadline: running ? performance.now() + p.clock_ms : null });
+    if (running) clock.classList.add("running");
+    info.append(info.childNodes.length ? " · " : "", "time ", clock);
   }
+  node.append(info);
+  node.append(el("div", "best", p.best !== null ? p.best : ""));
+  const value = el("div", "value", p.value !== null ? signedAmount(p.value) : "");
+  if (p.value !== null) value.classList.add(p.value > 0 ? "pos" : p.value < 0 ? "neg" : "even");
+  node.append(value);
+  const front = hand.streets[street].front[i];
+  const chips = el("div", "front", front > 0 ? amount(front) : "");
+  chips.title = "chips in front: put in this street";
+  if (front <= 0) chips.classList.add("empty");
+  node.append(chips);
   return node;
+}
+
+function bubbleText(a) {
+  return a.verb + (a.amount ? ` ${amount(a.amount)}` : "") + (a.all_in ? " (all-in)" : "");
+}
+
+function actionText(a) {
+  return `${a.name} ${bubbleText(a)}`;
 }
 
 function renderTable(t, hand) {
   const opponents = $("opponents");
   const me = $("me");
   const board = $("board");
+  seatClocks = [];
   opponents.replaceChildren();
   me.replaceChildren();
   board.replaceChildren();
@@ -169,28 +322,32 @@ function renderTable(t, hand) {
   $("banner").className = "";
   if (!hand) return;
   $("felt").classList.toggle("many", hand.players.length > 3);
+  const street = streetShown(hand);
   const you = hand.players.findIndex((p) => p.you);
   // opponents in seat order starting after you, so the table reads clockwise
-  const order = hand.players.slice(you + 1).concat(hand.players.slice(0, you));
-  order.forEach((p) => opponents.append(playerNode(p, hand, t.game.hole_cards)));
-  me.append(playerNode(hand.players[you], hand, t.game.hole_cards));
-  hand.board.forEach((c) => board.append(cardNode(c)));
-  $("pot").textContent = `pot ${hand.pot}`;
+  const order = [...hand.players.keys()].slice(you + 1).concat([...hand.players.keys()].slice(0, you));
+  order.forEach((i) => opponents.append(playerNode(t, hand, hand.players[i], i, street)));
+  me.append(playerNode(t, hand, hand.players[you], you, street));
+  hand.board.slice(0, boardThrough(t, street)).forEach((c) => board.append(cardNode(c)));
+  const pot = $("pot");
+  pot.append(el("span", "street", hand.streets[street].name), ` · pot ${amount(hand.pot)}`);
   const mine = hand.players[you];
-  if (hand.finished) {
+  if (hand.finished && pause === null) {
     const v = mine.value;
     const banner = $("banner");
     const how = hand.showdown ? "at showdown" : mine.folded ? "(you folded)" : "(they folded)";
-    banner.textContent = v > 0 ? `You won ${v} ${how}` : v < 0 ? `You lost ${-v} ${how}` : `Split pot ${how}`;
+    const size = amount(Math.abs(v));
+    banner.textContent = v > 0 ? `You won ${size} ${how}` : v < 0 ? `You lost ${size} ${how}` : `Split pot ${how}`;
     banner.className = v > 0 ? "won" : v < 0 ? "lost" : "";
   }
 }
 
-// The key hints of what this game allows: no raise sizes in a limit game.
+// The key hints of what this game allows: no raise sizes in a limit game
+// (hidden on touch screens, which have no keys: table.css).
 function renderKeys(game) {
-  const keys = [["f", "fold"], ["c", "check/call"], ["r", "raise"]];
+  const keys = [["f", "fold"], ["c", "check/call"], ["r", "bet/raise"]];
   if (!game.limit) {
-    keys.push(["digits", "type a raise-to amount"], ["h", "½ pot"], ["p", "pot"], ["a", "all-in"]);
+    keys.push(["digits", "type an amount"], ["m h t p x a", "min, ½, ⅔, pot, 2.5×, all-in"]);
   }
   keys.push(["n/Enter", "next hand"]);
   const box = $("keys");
@@ -198,14 +355,18 @@ function renderKeys(game) {
   keys.forEach(([key, what], i) => box.append(i ? " · " : " ", el("b", "", key), ` ${what}`));
 }
 
-function renderBetting(hand) {
+// The hand so far, street by street, as a hand history reads.
+function renderBetting(t, hand) {
   const box = $("betting");
   box.replaceChildren();
   if (!hand) return;
-  hand.betting.forEach((round, i) => {
+  hand.streets.forEach((street, i) => {
+    if (pause !== null && i > pause.street) return;
     const line = el("div", "round");
-    line.append(el("b", "", `round ${i + 1}: `));
-    line.append(round.length ? round.map((a) => `${a.name} ${a.text}`).join(", ") : "—");
+    line.append(el("b", "", `${street.name}: `));
+    const dealt = hand.board.slice(boardThrough(t, i - 1), boardThrough(t, i));
+    if (i > 0 && dealt.length) line.append(miniCards(dealt), " ");
+    line.append(street.actions.length ? street.actions.map(actionText).join(", ") : "—");
     box.append(line);
   });
 }
@@ -215,11 +376,19 @@ function renderHistory(history) {
   list.replaceChildren();
   history.forEach((h) => {
     const item = el("li");
-    item.append(`#${h.hand} `, miniCards(h.cards));
-    if (h.board.length) item.append(" | ", miniCards(h.board));
-    item.append(` ${h.betting} `);
-    h.shown.forEach((s) => item.append(` ${s.name} `, miniCards(s.cards)));
-    item.append(" ", el("span", h.value > 0 ? "pos" : h.value < 0 ? "neg" : "", signed(h.value)));
+    const head = el("div", "head");
+    head.append(`#${h.hand} `, miniCards(h.cards));
+    if (h.board.length) head.append(" | ", miniCards(h.board));
+    h.shown.forEach((s) => head.append(` · ${s.name} `, miniCards(s.cards)));
+    head.append(" ", el("span", h.value > 0 ? "pos" : h.value < 0 ? "neg" : "", signedAmount(h.value)));
+    item.append(head);
+    const story = h.streets
+      .filter((s) => s.actions.length)
+      .map((s) => `${s.name}: ${s.actions.map(actionText).join(", ")}`)
+      .join("; ");
+    const words = el("div", "story", story);
+    words.title = h.betting; // the ACPC betting, as the logs have it
+    item.append(words);
     list.append(item);
   });
 }
@@ -227,13 +396,15 @@ function renderHistory(history) {
 function renderActions() {
   const t = table;
   if (!t) return;
-  const legal = t.legal;
+  const legal = pause === null ? t.legal : null;
   const waiting = sent !== null;
   $("actions").hidden = legal === null;
-  $("btn-next").hidden = !t.waiting_next;
+  $("btn-next").hidden = !t.waiting_next || pause !== null;
   const status = $("status");
   if (t.over) {
     status.textContent = "The match is over." + (t.message ? " " + t.message : "");
+  } else if (pause !== null) {
+    status.textContent = "";
   } else if (t.waiting_next) {
     status.textContent = "Hand finished.";
   } else if (legal) {
@@ -249,62 +420,121 @@ function renderActions() {
     return;
   }
   $("btn-fold").hidden = !legal.fold;
-  $("btn-call").textContent = legal.call ? `Call ${legal.call}` : "Check";
+  $("btn-call").textContent = legal.call ? `Call ${amount(legal.call)}` : "Check";
   const raise = legal.raise;
   $("btn-raise").hidden = raise === null;
   const noLimit = raise !== null && !t.game.limit;
   $("raise-box").hidden = !noLimit;
+  if (noLimit) renderPresets(raise);
   if (raise !== null && raiseDecision !== legal.decision) {
     raiseDecision = legal.decision;
     const slider = $("raise-slider");
-    slider.min = raise.min;
-    slider.max = raise.max;
+    slider.min = 0;
+    slider.max = sliderSteps(raise);
     slider.step = 1;
-    setRaise(raise.min);
+    setRaise(raise.min - raise.base);
   }
-  if (raise !== null) $("btn-raise").textContent = `Raise to ${noLimit ? raiseValue() : raise.min}`;
+  if (raise !== null) labelRaise(noLimit ? raiseValue() : raise.min - raise.base);
   for (const id of ["btn-fold", "btn-call", "btn-raise"]) $(id).disabled = waiting;
 }
 
-function raiseValue() {
-  return parseInt($("raise-to").value, 10);
+function renderPresets(raise) {
+  const box = $("presets");
+  box.replaceChildren();
+  const keyOf = Object.fromEntries(Object.entries(PRESET_KEYS).map(([key, label]) => [label, key]));
+  raise.presets.forEach(([label, to]) => {
+    const button = el("button", "preset", label);
+    button.type = "button";
+    button.dataset.preset = label;
+    button.title = `${raise.verb} ${raise.verb === "raise" ? "to " : ""}${amount(to - raise.base)}` + (keyOf[label] ? ` (key ${keyOf[label]})` : "");
+    button.onclick = () => setRaise(to - raise.base);
+    box.append(button);
+  });
 }
 
-function setRaise(value) {
-  $("raise-to").value = value;
-  $("raise-slider").value = value;
-  if (table && table.legal && table.legal.raise) $("btn-raise").textContent = `Raise to ${value}`;
+// The slider moves a big blind (the seat's step) at a time from the minimum;
+// its last notch is all-in, which the steps may not reach exactly.
+function sliderSteps(raise) {
+  return Math.ceil((raise.max - raise.min) / raise.step);
+}
+
+function sliderAmount(raise, notch) {
+  return notch >= sliderSteps(raise) ? raise.max - raise.base : raise.min - raise.base + notch * raise.step;
+}
+
+function sliderNotch(raise, street) {
+  return Math.min(sliderSteps(raise), Math.max(0, Math.round((street + raise.base - raise.min) / raise.step)));
+}
+
+function currentRaise() {
+  return table && table.legal && table.legal.raise;
+}
+
+// The box counts in the unit shown (big blinds or chips); its value in chips,
+// NaN when it is not a whole number of chips.
+function raiseValue() {
+  const typed = Number($("raise-to").value);
+  const bb = bigBlind();
+  const chips = bb && inBigBlinds ? Math.round(typed * bb) : typed;
+  return $("raise-to").value.trim() !== "" && Number.isInteger(chips) ? chips : NaN;
+}
+
+function setBox(chips) {
+  const bb = bigBlind();
+  $("raise-to").value = bb && inBigBlinds ? Math.round((chips / bb) * 100) / 100 : chips;
+}
+
+function labelRaise(street) {
+  const raise = currentRaise();
+  if (!raise) return;
+  const verb = raise.verb === "raise" ? "Raise to" : "Bet";
+  $("btn-raise").textContent = Number.isInteger(street) ? `${verb} ${amount(street)}` : verb;
+}
+
+function setRaise(street) {
+  const raise = currentRaise();
+  setBox(street);
+  if (raise) $("raise-slider").value = sliderNotch(raise, street);
+  labelRaise(street);
 }
 
 function tick() {
   const clock = $("clock");
-  if (clockDeadline === null) {
+  const now = performance.now();
+  seatClocks.forEach((c) => {
+    if (c.deadline !== null) c.node.textContent = clockText(Math.max(0, c.deadline - now));
+  });
+  if (clockDeadline === null || pause !== null || (table && table.waiting_next)) {
     clock.hidden = true;
     return;
   }
-  const left = Math.max(0, clockDeadline - performance.now());
+  const left = Math.max(0, clockDeadline - now);
   const seconds = Math.ceil(left / 1000);
   clock.hidden = false;
-  clock.textContent = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")} left`;
+  clock.textContent = `${clockText(left)} left`;
   clock.classList.toggle("low", seconds <= 15);
 }
 
 // -- acting -------------------------------------------------------------------
 
 function act(action) {
-  const legal = table && table.legal;
+  const legal = pause === null && table && table.legal;
   if (!legal || sent !== null) return;
   const message = { type: "act", decision: legal.decision, action: action };
   if (action === "fold" && !legal.fold) return;
   if (action === "raise") {
-    if (!legal.raise) return;
+    const raise = legal.raise;
+    if (!raise) return;
     if (!table.game.limit) {
-      const size = raiseValue();
-      if (!Number.isInteger(size) || size < legal.raise.min || size > legal.raise.max) {
-        $("error").textContent = `raise to a whole number from ${legal.raise.min} to ${legal.raise.max}`;
+      const street = raiseValue();
+      const low = raise.min - raise.base;
+      const high = raise.max - raise.base;
+      if (!Number.isInteger(street) || street < low || street > high) {
+        const what = raise.verb === "raise" ? "raise to" : "bet";
+        $("error").textContent = `${what} an amount from ${amount(low)} to ${amount(high)}`;
         return;
       }
-      message.size = size;
+      message.size = street + raise.base; // the dealer counts the hand's total
     }
   }
   $("error").textContent = "";
@@ -315,28 +545,40 @@ function act(action) {
 }
 
 function next() {
-  if (table && table.waiting_next && !nextSent && send({ type: "next" })) nextSent = true;
+  if (table && table.waiting_next && pause === null && !nextSent && send({ type: "next" })) nextSent = true;
 }
 
-function shortcut(which) {
-  const raise = table && table.legal && table.legal.raise;
-  if (raise && !table.game.limit) setRaise(raise[which]);
+function preset(label) {
+  const raise = currentRaise();
+  if (!raise || table.game.limit) return;
+  const found = raise.presets.find(([name]) => name === label);
+  if (found) setRaise(found[1] - raise.base);
 }
 
 $("btn-fold").onclick = () => act("fold");
 $("btn-call").onclick = () => act("call");
 $("btn-raise").onclick = () => act("raise");
 $("btn-next").onclick = next;
-$("btn-half").onclick = () => shortcut("half_pot");
-$("btn-pot").onclick = () => shortcut("pot");
-$("btn-allin").onclick = () => shortcut("all_in");
-$("raise-slider").oninput = () => setRaise($("raise-slider").value);
+$("btn-units").onclick = () => {
+  const raise = currentRaise();
+  const street = raiseValue(); // in the unit still shown
+  inBigBlinds = !inBigBlinds;
+  remember(UNITS_KEY, inBigBlinds ? "bb" : "chips");
+  if (table) render();
+  if (raise && Number.isInteger(street)) setRaise(street); // the same amount, in the new unit
+};
+$("raise-slider").oninput = () => {
+  const raise = currentRaise();
+  if (!raise) return;
+  const street = sliderAmount(raise, parseInt($("raise-slider").value, 10));
+  setBox(street);
+  labelRaise(street);
+};
 $("raise-to").oninput = () => {
-  const value = raiseValue();
-  if (Number.isInteger(value)) {
-    $("raise-slider").value = value;
-    $("btn-raise").textContent = `Raise to ${value}`;
-  }
+  const raise = currentRaise();
+  const street = raiseValue();
+  if (raise && Number.isInteger(street)) $("raise-slider").value = sliderNotch(raise, street);
+  labelRaise(street);
 };
 
 document.addEventListener("keydown", (event) => {
@@ -360,10 +602,8 @@ document.addEventListener("keydown", (event) => {
   if (key === "f") act("fold");
   else if (key === "c" || key === "k") act("call");
   else if (key === "r") act("raise");
-  else if (key === "h") shortcut("half_pot");
-  else if (key === "p") shortcut("pot");
-  else if (key === "a") shortcut("all_in");
-  else if (/^[0-9]$/.test(key) && table && table.legal && table.legal.raise && !table.game.limit) {
+  else if (PRESET_KEYS[key]) preset(PRESET_KEYS[key]);
+  else if (/^[0-9]$/.test(key) && currentRaise() && !table.game.limit) {
     event.preventDefault();
     const box = $("raise-to");
     box.value = key;

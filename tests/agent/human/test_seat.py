@@ -119,7 +119,16 @@ def test_typed_actions() -> None:
         assert str(refused.value) == why
     with pytest.raises(MessageError) as refused:
         parse_action("r", no_limit)
-    assert str(refused.value) == "say how much: r N raises to N chips (200..1200)"
+    assert str(refused.value) == "say how much: r N raises to N chips this street (200..1200)"
+    # on the flop after r650 c, N counts this street's chips: the dealer gets the hand total
+    flop = no_limit.apply(Action.raise_to(650)).apply(Action(ActionType.CALL))
+    assert parse_action("r 100", flop) == Action.raise_to(750)
+    assert parse_action("r550", flop) == Action.raise_to(1200)
+    for text, why in [("r 99", "99 chips is outside the legal range (100..550)"),
+                      ("r", "say how much: r N raises to N chips this street (100..550)")]:
+        with pytest.raises(MessageError) as refused:
+            parse_action(text, flop)
+        assert str(refused.value) == why
 
 
 async def _match(
@@ -163,9 +172,15 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
             "decision": decision,
             "fold": False,
             "call": 0,
-            "raise": {"min": 200, "max": 1200, "half_pot": 200, "pot": 300, "all_in": 1200},
+            "raise": {"min": 200, "max": 1200, "base": 0, "verb": "raise", "step": 1, "presets": [
+                ["min", 200], ["½ pot", 200], ["⅔ pot", 233], ["pot", 300], ["2.5×", 250], ["all-in", 1200]]},
         }
         assert 0 < table["clock_ms"] <= 60_000
+        # both seats' clocks: yours runs, the bot's is its whole allowance
+        you, bot = table["hand"]["players"]
+        assert 0 < you["clock_ms"] <= 60_000 and bot["clock_ms"] == 60_000
+        assert table["game"]["round_names"] == ["pre-flop", "flop"] and table["game"]["big_blind"] is None
+        assert table["game"]["stack"] == 1200
         with pytest.raises(MessageError) as refused:
             seat.next_hand()  # nothing finished yet
         assert str(refused.value) == "there is no finished hand to move on from"
@@ -186,6 +201,9 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
         with pytest.raises(MessageError, match="it is not your turn"):
             seat.act(decision, ActionType.CALL)
         decision = await _next_decision(seat)
+        flop = seat.snapshot()["legal"]["raise"]  # the flop: the street's chips start at 650
+        assert (flop["min"], flop["base"], flop["verb"]) == (750, 650, "bet")
+        assert flop["presets"] == [["min", 750], ["½ pot", 1200], ["⅔ pot", 1200], ["pot", 1200], ["all-in", 1200]]
         seat.act(decision, ActionType.CALL)  # round 2: check; the bot checks: showdown
         while seat.decision in (None, decision):  # hand 2: the bot checks first, then it is your turn...
             await seat.wait_change(seat.version)
@@ -210,10 +228,15 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
         ("you", ["As"], 650.0, "ace-queen high", False),
         ("bot", ["Ks"], -650.0, "king-queen high", True),  # Leduc: the second to act has the button
     ]
-    assert showdown["betting"] == [  # type: ignore[index]
-        [{"name": "you", "text": "raise to 650"}, {"name": "bot", "text": "call 550"}],
-        [{"name": "you", "text": "check"}, {"name": "bot", "text": "check"}],
+    assert showdown["streets"] == [  # type: ignore[index]
+        {"name": "pre-flop", "front": [650, 650], "actions": [
+            {"player": 0, "name": "you", "action": "raise", "verb": "raise to", "amount": 650, "all_in": False, "text": "you raise to 650"},
+            {"player": 1, "name": "bot", "action": "call", "verb": "calls", "amount": 550, "all_in": False, "text": "bot calls 550"}]},
+        {"name": "flop", "front": [0, 0], "actions": [
+            {"player": 0, "name": "you", "action": "check", "verb": "check", "amount": 0, "all_in": False, "text": "you check"},
+            {"player": 1, "name": "bot", "action": "check", "verb": "checks", "amount": 0, "all_in": False, "text": "bot checks"}]},
     ]
+    assert all(p["clock_ms"] is None for p in showdown["players"])  # type: ignore[index]  # a finished hand: no clocks
     final = seat.snapshot()
     assert final["over"] and final["legal"] is None and final["clock_ms"] is None
     assert final["result"] == {  # two hands are too few for an interval
@@ -226,6 +249,8 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
     assert final["history"][1] == {
         "hand": 1, "cards": ["As"], "board": ["Qs"], "betting": "r650c/cc", "folded": False,
         "shown": [{"name": "bot", "cards": ["Ks"]}], "value": 650.0,
+        "streets": [{"name": name, "actions": [{k: v for k, v in a.items() if k != "player"} for a in street["actions"]]}
+                    for name, street in zip(("pre-flop", "flop"), showdown["streets"])],  # type: ignore[index]
     }
 
 
@@ -238,7 +263,7 @@ async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Pa
         seat.act(await _next_decision(seat), ActionType.CALL)
         decision = await _next_decision(seat)
         assert seat.snapshot()["legal"] == {"decision": decision, "fold": True, "call": 2, "raise": {
-            "min": 5, "max": 5, "half_pot": 5, "pot": 5, "all_in": 5}}
+            "min": 5, "max": 5, "base": 0, "verb": "raise", "presets": [], "step": 1}}  # limit: one size, no presets
         with pytest.raises(MessageError) as refused:
             seat.act(decision, ActionType.RAISE, 5)
         assert str(refused.value) == "size is only for a no-limit raise, not in a limit game"
@@ -252,10 +277,11 @@ async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Pa
         ("always-raise", ["Ah"], False, 8.0, "ace-jack high", False),
         ("always-call", ["Qs"], False, -7.0, "queen-jack high", True),
     ]
-    assert hand["showdown"] and hand["betting"][1] == [
-        {"name": "always-raise", "text": "raise to 7"},
-        {"name": "always-call", "text": "call 4"},
+    assert hand["showdown"] and [a["text"] for a in hand["streets"][1]["actions"]] == [
+        "always-raise bets 4",  # the flop's chips: 3 before it, 7 in all
+        "always-call calls 4",
     ]
+    assert hand["streets"][1]["front"] == [0, 4, 4]  # you folded on the pre-flop
     assert seat.snapshot()["history"][0]["folded"] is True
 
 
