@@ -422,8 +422,10 @@ def test_sigterm_stops_as_ctrl_c_does_and_resume_finishes(tmp_path: Path) -> Non
     Ctrl-C gives, with no warning, and its pool workers stop too; it was status 143,
     a multiprocessing warning, and workers that played on."""
     config = tmp_path / "long.toml"
+    # 6 matches of 300 hands on 2 workers: SIGTERM, sent as the first starts, lands
+    # mid-tournament (a tournament that finished first would exit 0 and fail here).
     bots = "a = \"always-call\"\nb = \"random\"\nc = \"always-raise\"\n"
-    config.write_text(f'game = "leduc"\nhands = 2000\nseed = 1\nseries = 2\nworkers = 2\noutput = "out"\n[bots]\n{bots}')
+    config.write_text(f'game = "leduc"\nhands = 300\nseed = 1\nseries = 2\nworkers = 2\noutput = "out"\n[bots]\n{bots}')
     command = [sys.executable, "-m", "arena", "tournament", str(config), "--bootstrap", "0"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     runner = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True, stderr=subprocess.PIPE, text=True)
