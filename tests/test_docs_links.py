@@ -1,7 +1,8 @@
 """Every relative link of the README and the manual (``docs/*.md``) leads somewhere:
 to a file of the repository and, with ``#anchor``, to a heading of that page (GitHub's
 anchors: lower case, punctuation dropped, spaces as hyphens). The project stands on its
-own, so the pages cite no file a clone lacks."""
+own, so the pages cite no file a clone lacks. And the README stays a front door: short,
+with the detail in the manual."""
 
 from __future__ import annotations
 
@@ -66,3 +67,11 @@ def test_the_pages_cite_nothing_a_clone_lacks(page: Path) -> None:
     text = page.read_text()
     cited = re.findall(r"SPEC(?:\.md)?[ ]§|\bseed[ ]00\d\b|\bthe[ ]digest\b|\.\./shared", text)
     assert cited == []
+
+
+def test_the_readme_stays_a_front_door() -> None:
+    """The README is what it is, the two commands, a short tour and pointers into docs/
+    (issue 43): at most 200 lines, none over 200 characters; the rest belongs in the manual."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines: move detail into docs/"
+    assert [n for n, line in enumerate(lines, 1) if len(line) > 200] == [], "README.md lines over 200 characters"

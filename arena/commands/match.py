@@ -12,8 +12,9 @@ the mean result per hand in the game's unit with its 95% interval
 (:mod:`poker.stats`). The dealer runs quiet (``-q``), so its ``.err`` holds
 only the header, warnings and errors; the table is followed by the number of
 WARNING lines, if any. When the match allows an unbiased estimator with less
-variance than the money (:func:`best_estimates`: all-in adjusted in no-limit
-games; AIVAT in Kuhn and Leduc when an agent's strategy states its policy),
+variance than the money (:mod:`analysis.match_score`, which scores every match:
+all-in adjusted in no-limit games; AIVAT in Kuhn and Leduc when an agent's
+strategy states its policy),
 each agent's best one follows with its 95% interval (also in ``results.json``,
 ``"best_estimates"``). The progress bar follows the STATE lines the dealer
 appends to its ``.log``.

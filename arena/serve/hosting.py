@@ -493,11 +493,12 @@ class Host:
                 if event.get("event") == "connected" and event.get("seat") == live.seating:
                     joined = True
                     break
-        return self._result(live.row, live.names), joined
+        return self.scoring.result(live.row, live.names, over=False), joined
 
     def _result(self, row: MatchRow, names: tuple[str, str]) -> dict[str, Any]:
-        """The match's ``result`` as its seatings' logs stand (:meth:`arena.serve.scoring.Scoring.result`)."""
-        return self.scoring.result(row, names)
+        """The ``result`` of a match that is over, from its seatings' logs, with
+        the estimators that need the bot's policy (:meth:`arena.serve.scoring.Scoring.result`)."""
+        return self.scoring.result(row, names, over=True)
 
     # -- the leaderboard -----------------------------------------------------
 

@@ -35,10 +35,6 @@ from starlette.websockets import WebSocket
 
 from agent.human.seat import betting_words
 from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
-from analysis.document import analyze
-from analysis.estimators import EstimatorError, estimator_table
-from analysis.hands import HandsError, concat
-from analysis.logs import read_log as read_hands
 from arena.serve.hosting import HISTORIES, Host, history_problem
 from arena.serve.httpkit import RequestError, api_route, error, session_user
 from arena.serve.store import User
@@ -56,8 +52,6 @@ GAMES: Final = tuple(sorted(
     {stem: min((n for n, s in game_names().items() if s == stem), key=len)
      for stem in set(game_names().values()) if ".2p" in stem}.values()
 ))
-#: Analyses of finished matches kept in memory (each is made again when dropped).
-MAX_ANALYSES: Final = 256
 #: Hands one replay request returns.
 REPLAY_CHUNK: Final = 100
 #: What a table's WebSocket says when its session has gone.
@@ -81,7 +75,6 @@ class Web:
         self.host = host
         self.tables = Tables(host)
         self.tournaments = Tournaments(host.config.data, host.config.dask)
-        self.analyses: dict[str, dict[str, Any]] = {}
         self.files = {name: (WEB_STATIC / name).read_bytes() for name in _WEB_FILES}
         self.table_files = {name: (STATIC / name).read_bytes() for name in _TABLE_FILES}
         # arena play's page, with a way back to the lobby
@@ -325,22 +318,6 @@ def _estimate_cell(estimate: dict[str, Any] | None) -> str:
     return f'<td>{_number(estimate["mean"])}</td><td>[{_number(low)}, {_number(high)}]</td>'
 
 
-def _analysis(game_name: str, bot: str, opponent: str, paths: list[Path]) -> dict[str, Any]:
-    """``arena analyze``'s document of the match's logs, with the estimators of
-    the hosted bot's side (its policy is known: AIVAT) where they apply."""
-    tables = [read_hands(path, load_game(game_name), skip_damaged=True) for path in paths if path.is_file()]
-    every = concat(tables)
-    if not len(every):
-        return {"hands": 0}
-    document = analyze(tables, every)
-    try:
-        rows, described = estimator_table(every, bot, opponent)
-        document["estimators"] = {"player": bot, "rows": rows, "values": described}
-    except EstimatorError as problem:
-        document["estimators"] = {"player": bot, "error": str(problem)}
-    return document
-
-
 async def _match(request: Request, user: User) -> Response:
     web = _web(request)
     match_id = request.path_params["id"]
@@ -350,16 +327,6 @@ async def _match(request: Request, user: User) -> Response:
     names = web.host.seat_names(row, user.name)
     result = described["result"] or {}
     over = described["status"] in ("finished", "aborted")
-    analysis = web.analyses.get(match_id)
-    if analysis is None and result.get("hands"):
-        try:
-            analysis = await trio.to_thread.run_sync(_analysis, row.game, names[1], row.opponent, web.host.seating_paths(row))
-        except (HandsError, LogError, ValueError) as problem:
-            analysis = {"error": str(problem)}
-        if over:
-            if len(web.analyses) >= MAX_ANALYSES:
-                del web.analyses[next(iter(web.analyses))]  # the oldest
-            web.analyses[match_id] = analysis
     players = "".join(
         f'<tr><td>{escape(p["name"])}</td><td>{p["chips"]:+g}</td>{_estimate_cell(p["estimate"])}</tr>'
         for p in result.get("players", [])
@@ -379,7 +346,7 @@ async def _match(request: Request, user: User) -> Response:
         + f'<h2>Result</h2><p id="hands-played">{result.get("hands", 0)} hands played</p>'
         f'<table id="result"><tr><th>player</th><th>chips</th><th>mean ({unit})</th><th>95% interval</th></tr>{players}</table>'
         + duplicate
-        + _analysis_html(analysis)
+        + _estimators_html(result, row.opponent, over)
         + f'<h2>Downloads</h2><p><a href="/matches/{match_id}/log" id="download-log">ACPC log</a> · '
         f'<a href="/matches/{match_id}/hands" id="download-hands">hands (msgpack)</a>{_history_links(match_id, row.game)}</p>'
         + _REPLAYER.format(id=match_id, chunk=REPLAY_CHUNK)
@@ -412,35 +379,35 @@ _REPLAYER: Final = """<h2>Replayer</h2>
 <script src="/web/replay.js"></script>"""
 
 
-def _analysis_html(analysis: dict[str, Any] | None) -> str:
-    if not analysis or not analysis.get("hands"):
+_BEST: Final = ' class="best"'
+
+
+def _estimators_html(result: dict[str, Any], bot: str, over: bool) -> str:
+    """The lower-variance estimates of the match's score (the ``result``'s
+    ``estimators``, each player's ``best`` marked), or why there are none."""
+    if not result.get("hands"):
         return ""
-    if "error" in analysis and "players" not in analysis:
-        return f'<h2>Analysis</h2><p class="error">{escape(analysis["error"])}</p>'
-    unit = escape(analysis["unit"])
     rows = "".join(
-        f'<tr><td>{escape(p["name"])}</td><td>{p["hands"]}</td><td>{_number(p["mean"])}</td>'
-        f'<td>{"–" if p["ci95"] is None else "±" + format(p["ci95"], ".3f")}</td></tr>'
-        for p in analysis["players"]
+        f'<tr{_BEST if e == p["best"] else ""}><td>{escape(p["name"])}</td><td>{escape(e["estimator"])}</td>'
+        f'{_estimate_cell(e)}<td>{e["hands"]}</td></tr>'
+        for p in result.get("players", [])
+        for e in p.get("estimators", [])
     )
-    html = (f'<h2>Analysis</h2><table id="analysis"><tr><th>player</th><th>hands</th><th>mean ({unit})</th>'
-            f"<th>95% interval</th></tr>{rows}</table>")
-    if analysis.get("allin"):
-        html += "<p>No-limit: the all-in adjusted estimate is in <code>arena analyze</code>'s report of the log.</p>"
-    estimators = analysis.get("estimators")
-    if estimators and "rows" in estimators:
-        lines = "".join(
-            f'<tr><td>{escape(r["name"])}</td><td>{_number(r["mean"])}</td><td>±{r["ci95"]:.3f}</td><td>{r["std"]:.3f}</td></tr>'
-            for r in estimators["rows"]
+    if rows:
+        return (
+            '<h2>Lower-variance estimates</h2><table id="estimators"><tr><th>player</th><th>estimator</th><th>mean</th>'
+            f'<th>95% interval</th><th>hands</th></tr>{rows}</table>'
+            f'<p class="note">AIVAT is on the side of {escape(bot)}, whose policy is known, with the value function of'
+            " that policy against itself, fixed before the match; yours is its negative. The all-in adjusted value (no-limit)"
+            " values each hand all in before the board was complete at its expectation over the rest of the board."
+            " The narrowest is marked; a duplicate match averages each hand over its seatings first.</p>"
         )
-        html += (
-            f'<h3>Lower-variance estimates of {escape(estimators["player"])} (the hosted bot, whose policy is known)</h3>'
-            f'<table id="estimators"><tr><th>estimator</th><th>mean ({unit})</th><th>95% interval</th><th>std</th></tr>{lines}</table>'
-            f'<p class="note">AIVAT\'s values: {escape(estimators["values"])}. The user\'s result is the negation.</p>'
-        )
-    elif estimators:
-        html += f'<p class="note" id="no-estimators">No lower-variance estimate here: {escape(estimators["error"])}</p>'
-    return html
+    if not over:
+        return '<p class="note" id="no-estimators">The lower-variance estimates are computed when the match is over.</p>'
+    return (
+        '<p class="note" id="no-estimators">No lower-variance estimate applies here: AIVAT needs a two-player limit'
+        " game whose public tree fits (Kuhn, Leduc) and a bot whose policy is known; the all-in adjustment, a no-limit game.</p>"
+    )
 
 
 async def _download(request: Request, user: User) -> Response:

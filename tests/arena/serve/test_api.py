@@ -84,8 +84,10 @@ def test_a_duplicate_match_played_through_the_ports(service: Service) -> None:
     (entry,) = board["entries"]
     assert (entry["user"], entry["bot"], entry["hands"], entry["rank"], entry["ranked"]) == ("alice", "always-call", 20, 1, True)
     assert entry["duplicate"]["mean"] == 0.0 and entry["estimate"] == entry["duplicate"]
-    # AIVAT on the hosted bot's side: with both always calling only the cards decide, and it corrects for them.
-    assert entry["aivat"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 20, "unit": "chips/hand"}
+    # AIVAT on the hosted bot's side: with both always calling only the cards decide, and it corrects for them
+    # (each hand averaged over the two seatings, as the duplicate value is).
+    assert entry["aivat"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 10, "unit": "chips/hand"}
+    assert [p["best"]["estimator"] for p in result["players"]] == ["-aivat of always-call", "aivat"]
     assert board["rankings"]["game"] == "kuhn.limit.2p"
     assert sorted(board["rankings"]["bankroll"]) == ["alice", "bot:always-call"] and board["rankings"]["matches"] == 1
 
