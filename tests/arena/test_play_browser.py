@@ -103,6 +103,12 @@ def your_turn(page: Page) -> None:
     expect(page.locator("#status")).to_have_text("Your turn.")
 
 
+def layout(page: Page) -> list[tuple[float, float]]:
+    """Where the felt, the seats and the controls are, and their sizes: what must not move between hands."""
+    boxes = [page.locator(selector).bounding_box() for selector in ("#felt", "#opponents .player", "#me .player", "#controls")]
+    return [(box["y"] + page.evaluate("window.scrollY"), box["height"]) for box in boxes if box is not None]
+
+
 def finish(page: Page, play: PlayProcess) -> str:
     """Close the page: the command, done with its match, then exits."""
     page.close()
@@ -127,6 +133,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#btn-units")).to_be_hidden()  # antes, no blinds: chips only
     expect(page.locator("#pot")).to_have_text("pre-flop · pot 2")
     expect(page.locator("#me .front")).to_have_text("1")  # your ante, in front of you
+    at_first = layout(page)
     expect(page.locator("#clock")).to_have_text(re.compile(r"(10:00|9:5\d) left"))  # 10 minutes an action
     expect(page.locator("#opponents .dealer")).to_have_count(1)  # the bot acts second: it has the button
     expect(page.locator("#me .dealer")).to_have_count(0)
@@ -143,6 +150,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#btn-raise")).to_have_text("Bet 4")  # the flop's chips: 3 each were in before it
     page.click("#btn-raise")
     expect(page.locator("#banner")).to_have_text("You won 7 at showdown")
+    assert layout(page) == at_first  # the result screen, with its hand names and values, keeps the table in place
     expect(page.locator("#opponents .card")).to_have_attribute("data-card", "Ks")
     expect(page.locator("#me .best")).to_have_text("pair of queens")
     expect(page.locator("#opponents .best")).to_have_text("king-queen high")
@@ -155,6 +163,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#clock")).to_be_visible()
     expect(page.locator("#me .dealer")).to_have_count(1)  # the dealer moved the button
     your_turn(page)
+    assert layout(page) == at_first
     page.keyboard.press("c")
     expect(page.locator("#betting")).to_contain_text("flop: K♠ always-call checks")
     expect(page.locator("#opponents .bubble")).to_have_text("checks")  # the bot acted first: its bubble is up

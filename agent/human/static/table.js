@@ -276,19 +276,21 @@ function playerNode(t, hand, p, i, street) {
   if (p.cards.length) p.cards.forEach((c) => cards.append(cardNode(c)));
   else if (!p.folded) for (let j = 0; j < t.game.hole_cards; j++) cards.append(cardNode(null));
   node.append(cards);
-  const info = el("div", "info");
-  if (p.stack !== null) info.append(`stack ${amount(p.stack)}`);
-  else if (p.folded) info.append("folded");
-  if (p.stack !== null && p.all_in) info.append(" · all-in");
+  let info = p.stack !== null ? `stack ${amount(p.stack)}` : "";
+  if (p.folded) info += info ? " · folded" : "folded";
+  else if (p.all_in) info += " · all-in";
+  node.append(el("div", "info", info));
+  // every seat's clock: counting down for the seat to act, else what it has for its next action
+  const time = el("div", "time");
   if (p.clock_ms !== null) {
     const clock = el("span", "seat-clock", clockText(p.clock_ms));
-    clock.title = p.to_act ? "time left for this action" : "time this seat has for its next action";
     const running = p.to_act && pause === null;
+    time.title = running ? "time left for this action" : "time this seat has for its next action";
     seatClocks.push({ node: clock, ms: p.clock_ms, deadline: running ? performance.now() + p.clock_ms : null });
     if (running) clock.classList.add("running");
-    info.append(info.childNodes.length ? " · " : "", "time ", clock);
+    time.append("time ", clock);
   }
-  node.append(info);
+  node.append(time);
   node.append(el("div", "best", p.best !== null ? p.best : ""));
   const value = el("div", "value", p.value !== null ? signedAmount(p.value) : "");
   if (p.value !== null) value.classList.add(p.value > 0 ? "pos" : p.value < 0 ? "neg" : "even");
