@@ -43,12 +43,15 @@ $(WARM_STAMP): $(TEST_STAMP) $(KERNELS)
 match: $(RUN_STAMP)
 	$(VENV)/bin/arena match hulhe --hands 3000 --seed 7 --duplicate random always-raise
 
-# The whole test suite (what CI runs).
+# The whole test suite (what CI runs), one pytest-xdist worker per core this process may use
+# (nproc: not psutil's count of the host's, which a container can exceed); `make test JOBS=0`: one process.
+JOBS ?= $(shell env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc 2>/dev/null || echo 1)
 test: $(WARM_STAMP) browser
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/python -m pytest -n $(JOBS)
 
 # Debian's Chromium for the browser tests of `arena play` (Playwright drives it; no browser
-# download). Installed only where we may (root with apt-get); elsewhere those tests skip, saying why.
+# download). Installed only where we may (root with apt-get); elsewhere those tests skip, saying why
+# (in CI, ARENA_CI=1, they fail instead).
 browser:
 	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing Debian's chromium for the browser tests"; \

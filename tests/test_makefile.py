@@ -19,6 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 pytestmark = pytest.mark.skipif(shutil.which("make") is None or shutil.which("bash") is None, reason="needs make and bash")
+#: What ``make test`` runs: the suite with a pytest-xdist worker per core (``nproc``).
+SUITE = f"python -m pytest -n {len(os.sched_getaffinity(0))}"
 
 # A python that logs "python ARGS" (and arena "arena ARGS") to $FAKE_LOG; `-m venv DIR`
 # also makes DIR/bin/python and DIR/bin/arena, copies of itself. Also the `chromium`,
@@ -83,7 +85,7 @@ def test_make_test_upgrades_the_venv_of_make_match(clone: Path) -> None:
     assert not any("-m venv" in call for call in calls)  # the same venv, not a new one
     assert _installs(calls) == [".[test]"]
     assert "arena warmup" in calls  # the suite uses every kernel: compiled once, ahead
-    assert calls[-1] == "python -m pytest"
+    assert calls[-1] == SUITE
 
 
 def test_a_changed_kernel_is_compiled_again_before_the_suite(clone: Path) -> None:
@@ -94,10 +96,10 @@ def test_a_changed_kernel_is_compiled_again_before_the_suite(clone: Path) -> Non
     kernel.parent.mkdir(parents=True)
     kernel.write_text("@njit(cache=True)\ndef kernel():\n    pass\n")
     _make(clone, "test")
-    assert _make(clone, "test") == ["python -m pytest"]
+    assert _make(clone, "test") == [SUITE]
     later = kernel.stat().st_mtime + 60
     os.utime(kernel, (later, later))
-    assert _make(clone, "test") == ["arena warmup", "python -m pytest"]
+    assert _make(clone, "test") == ["arena warmup", SUITE]
 
 
 def test_make_match_after_make_test_installs_nothing(clone: Path) -> None:

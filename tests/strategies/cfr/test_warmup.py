@@ -28,9 +28,6 @@ from arena.commands import warmup
 from strategies.cfr import compile_notice
 from strategies.resolve.agent import ResolvingStrategy
 
-#: One worker runs the module, so that the full warm-up (:func:`warmed`) runs once.
-pytestmark = pytest.mark.xdist_group("warmup")
-
 
 def _fresh_kernel(module: str) -> Any:
     """A new (never compiled) dispatcher that claims to live in ``module``."""
