@@ -31,7 +31,7 @@ from analysis.hands import Hands
 from poker.cards import cards_to_text
 from poker.stats import Estimate
 
-__all__ = ["DuplicateError", "DuplicateSet", "pair", "find_duplicates", "seat_order", "combined_estimates"]
+__all__ = ["DuplicateError", "DuplicateSet", "pair", "seating_means", "find_duplicates", "seat_order", "combined_estimates"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -150,11 +150,29 @@ def pair(tables: Sequence[Hands]) -> DuplicateSet:
         raise DuplicateError(
             f"hand {ordered[0].hand_id[row]}: the logs do not put every player in every position once ({seatings})"
         )
-    stacked = np.zeros((len(ordered), n, players))
-    for k, (table, index) in enumerate(zip(ordered, ids)):
-        np.put_along_axis(stacked[k], index, table.values, axis=1)
-    values: FloatArray = stacked.sum(axis=0) / len(ordered)
+    every_id = np.concatenate([table.hand_id for table in ordered])
+    values = np.empty((n, players))
+    for j, name in enumerate(names):
+        _, values[:, j] = seating_means(every_id, np.concatenate([table.name_values(name) for table in ordered]))
     return DuplicateSet(tuple(ordered), names, ordered[0].hand_id.copy(), values)
+
+
+def seating_means(
+    hand_id: IntArray, values: FloatArray, kept: IntArray | None = None
+) -> tuple[IntArray, FloatArray]:
+    """Each hand's values averaged over the rows (the seatings) that hold it:
+    the hands, ascending, and their means. ``values`` NaN (a player not in the
+    hand) are left out; ``kept``: only those hands. The seatings are added in
+    the order of the rows, so the same seatings in the same order give the
+    same means to the last bit wherever a duplicate value is needed."""
+    played = ~np.isnan(values)
+    ids, column = hand_id[played], values[played]
+    if kept is not None:
+        inside = np.isin(ids, kept)
+        ids, column = ids[inside], column[inside]
+    unique, index = np.unique(ids, return_inverse=True)
+    means: FloatArray = np.bincount(index, weights=column, minlength=unique.size) / np.bincount(index, minlength=unique.size)
+    return unique.astype(np.int64), means
 
 
 def find_duplicates(tables: Sequence[Hands]) -> tuple[list[DuplicateSet], list[Hands]]:

@@ -34,7 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.breakdown import estimate
-from analysis.duplicate import DuplicateError, pair
+from analysis.duplicate import DuplicateError, pair, seating_means
 from analysis.hands import Hands, HandsError, concat
 from poker.gamedef import Game
 from poker.stats import Estimate, Unit, unit_of
@@ -255,16 +255,8 @@ def _duplicate_ids(tables: Sequence[Hands]) -> IntArray:
 
 
 def _averaged(label: str, hand_id: IntArray, values: FloatArray, kept: IntArray | None) -> Estimated:
-    """Each hand's values averaged over the rows that hold it, in seating order
-    (``kept``: only those hands, ascending; None: every hand the rows hold)."""
-    played = ~np.isnan(values)
-    ids, column = hand_id[played], values[played]
-    if kept is not None:
-        inside = np.isin(ids, kept)
-        ids, column = ids[inside], column[inside]
-    unique, index = np.unique(ids, return_inverse=True)
-    averaged: FloatArray = np.bincount(index, weights=column, minlength=unique.size) / np.bincount(index, minlength=unique.size)
-    return Estimated(label, unique.astype(np.int64), averaged)
+    """Each hand's values averaged over the seatings that hold it (:func:`analysis.duplicate.seating_means`)."""
+    return Estimated(label, *seating_means(hand_id, values, kept))
 
 
 def score_match(
