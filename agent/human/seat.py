@@ -24,8 +24,10 @@ the time left for the bots too; the dealer's own clock is the one that counts.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -45,6 +47,7 @@ from strategies.base import Strategy
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "HISTORY_HANDS",
+    "GRAPH_POINTS",
     "MIN_INTERVAL_HANDS",
     "Limits",
     "MessageError",
@@ -60,6 +63,8 @@ __all__ = [
 MAX_MESSAGE_BYTES: Final = 1024
 #: Finished hands kept for the history panel (the log keeps them all).
 HISTORY_HANDS: Final = 100
+#: Points of the session graph at most (a long match is sampled evenly).
+GRAPH_POINTS: Final = 200
 #: Hands before the running result shows a 95% interval: the normal
 #: approximation behind it wants about 30 (two equal results would read "± 0").
 MIN_INTERVAL_HANDS: Final = 30
@@ -405,6 +410,7 @@ class HumanSeat:
             # the clock of the decision shown: none over a finished hand
             "clock_ms": None if decision is None else self.clock_ms(),
             "result": self.result(),
+            "graph": self.graph(),
             "history": self._history[::-1],
         }
 
@@ -440,6 +446,17 @@ class HumanSeat:
             "ci95": None if estimate is None else estimate.half_width,
             "interval_hands": MIN_INTERVAL_HANDS,
         }
+
+    def graph(self) -> list[tuple[int, float]]:
+        """The session graph: (hands played, running total in chips) after each
+        finished hand, at most :data:`GRAPH_POINTS` of them, evenly spaced, the
+        last hand always included."""
+        totals = list(itertools.accumulate(self._values))
+        count = len(totals)
+        picks: Iterable[int] = range(count)
+        if count > GRAPH_POINTS:
+            picks = sorted({round(i * (count - 1) / (GRAPH_POINTS - 1)) for i in range(GRAPH_POINTS)})
+        return [(i + 1, totals[i]) for i in picks]
 
     def seat_of(self, view: MatchState, position: int) -> int:
         """The seat at ``position`` in the hand of ``view`` (the dealer moves the button)."""

@@ -156,6 +156,8 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#opponents .best")).to_have_text("king-queen high")
     expect(page.locator("#result")).to_have_text("+7 chips over 1 hand · 95% interval after 30 hands")
     expect(page.locator("#history li")).to_have_count(1)
+    expect(page.locator("#figures")).to_have_text("1 hand · net +7 chips · a 95% interval after 30 hands")
+    expect(page.locator("#graph polyline")).to_have_attribute("points", "0.0,58.0 200.0,2.0")  # from 0 to +7 after hand 1
     page.wait_for_timeout(1000)  # hand 2 has begun behind the finished one: the bot checked, your turn is open
     expect(page.locator("#clock")).to_be_hidden()  # but its clock is not this screen's
     page.keyboard.press("n")
@@ -403,6 +405,11 @@ def test_hunl_on_a_phone_in_big_blinds(start: Callable[..., PlayProcess], page: 
     expect(page.locator("#opponents .front")).to_have_text("1 BB")  # the blinds, in front of each seat
     expect(page.locator("#me .front")).to_have_text("0.5 BB")
     expect(page.locator("#btn-call")).to_have_text("Call 0.5 BB")
+    queen = page.locator("#me .card[data-card='Qc']")
+    expect(queen).to_have_css("color", "rgb(17, 17, 17)")  # two colours: clubs black
+    page.click("#btn-colours")
+    expect(queen).to_have_css("color", "rgb(18, 122, 52)")  # four: clubs green
+    expect(page.locator("#me .card[data-card='6d']")).to_have_css("color", "rgb(29, 85, 196)")  # diamonds blue
     expect(page.locator("#btn-raise")).to_have_text("Raise to 2 BB")  # the minimum
     slider = page.locator("#raise-slider")
     expect(slider).to_have_attribute("max", "198")  # a big blind a notch, 2 BB to 200 BB
@@ -421,6 +428,8 @@ def test_hunl_on_a_phone_in_big_blinds(start: Callable[..., PlayProcess], page: 
     page.click("#btn-units")  # chips instead
     expect(page.locator("#btn-call")).to_have_text("Call 50")
     expect(page.locator("#raise-to")).to_have_value("600")
+    assert page.evaluate("beeps") == 0  # sound is off unless turned on
+    page.click("#btn-sound")
     page.click("#btn-raise")
     expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 600, always-call calls 500")
     page.click("#btn-units")
@@ -429,6 +438,7 @@ def test_hunl_on_a_phone_in_big_blinds(start: Callable[..., PlayProcess], page: 
         your_turn(page)
         page.click("#btn-call")
     expect(page.locator("#status")).to_have_text("The match is over.")
+    assert page.evaluate("beeps") == 3  # a tone at each of your turns since: flop, turn, river
     expect(page.locator("#history li")).to_contain_text("river: always-call checks, you check")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finish(page, play)

@@ -21,6 +21,8 @@ const PAUSE_MS = 900;
 // The presets the keyboard reaches (labels as the seat sends them).
 const PRESET_KEYS = { m: "min", h: "½ pot", t: "⅔ pot", p: "pot", x: "2.5×", a: "all-in" };
 const UNITS_KEY = "arena-play-units";
+const COLOURS_KEY = "arena-play-four-colours";
+const SOUND_KEY = "arena-play-sound";
 
 let socket = null;
 let table = null; // the latest table received
@@ -34,6 +36,11 @@ let raiseDecision = null; // the decision the raise box was filled for
 let sent = null; // the decision an action was sent for (buttons wait for the answer)
 let nextSent = false; // "next" was sent for the finished hand on the table
 let inBigBlinds = remembered(UNITS_KEY) !== "chips";
+let fourColours = remembered(COLOURS_KEY) === "on";
+let sound = remembered(SOUND_KEY) === "on"; // off unless the person turns it on
+let audio = null; // the AudioContext, made on the click that turns sound on (browsers want a gesture)
+let beeped = null; // the decision the tone was played for
+let beeps = 0; // tones played (the tests read it)
 
 // The person's display choices outlive a reload where the browser keeps
 // storage (not in every private window: then they last as long as the page).
@@ -63,7 +70,7 @@ function el(tag, className, text) {
 // Ten is "T" here as in the history and the logs.
 function cardNode(text) {
   if (!text) return el("span", "card back");
-  const node = el("span", "card" + (RED[text[1]] ? " red" : ""));
+  const node = el("span", `card suit-${text[1]}` + (RED[text[1]] ? " red" : ""));
   node.dataset.card = text;
   node.title = text;
   node.append(el("span", "rank", text[0]), el("span", "suit", SUITS[text[1]]));
@@ -72,7 +79,7 @@ function cardNode(text) {
 
 function miniCards(cards) {
   const span = el("span");
-  cards.forEach((c) => span.append(el("span", "mini" + (RED[c[1]] ? " red" : ""), c[0] + SUITS[c[1]])));
+  cards.forEach((c) => span.append(el("span", `mini suit-${c[1]}` + (RED[c[1]] ? " red" : ""), c[0] + SUITS[c[1]])));
   return span;
 }
 
@@ -205,12 +212,15 @@ function closedStreet(before, after) {
 
 function render() {
   const t = table;
+  renderSettings();
+  ring(t);
   $("title").textContent = t.title;
   const hand = t.hand;
   $("hand-number").textContent = hand ? `hand ${hand.number} of ${t.hands}` : "waiting for the dealer…";
   document.body.classList.toggle("no-limit", !t.game.limit);
   renderUnits(t.game);
   renderResult(t.result);
+  renderSession(t);
   renderNote(t.game);
   renderKeys(t.game);
   renderTable(t, hand);
@@ -231,6 +241,69 @@ function renderResult(r) {
   if (r.ci95 !== null) result += ` · ${r.mean > 0 ? "+" : ""}${round3(r.mean)} ± ${round3(r.ci95)} ${r.unit} (95%)`;
   else if (r.hands > 0) result += ` · 95% interval after ${r.interval_hands} hands`;
   $("result").textContent = result;
+}
+
+// The session: hands, net, the win rate with its interval once it has one
+// (BB/100 where the game has blinds), and the running total as a line.
+function renderSession(t) {
+  const r = t.result;
+  const net = `net ${signedAmount(r.total)}${bigBlind() && inBigBlinds ? "" : " chips"}`;
+  const figures = [`${r.hands} hand${r.hands === 1 ? "" : "s"}`, net];
+  if (r.ci95 !== null) {
+    // mbb/g is a thousandth of a big blind a hand: BB/100 is a tenth of it
+    const [mean, ci, unit] = r.unit === "mbb/g" ? [r.mean / 10, r.ci95 / 10, "BB/100"] : [r.mean, r.ci95, r.unit];
+    figures.push(`${mean > 0 ? "+" : ""}${round3(mean)} ± ${round3(ci)} ${unit} (95%)`);
+  } else if (r.hands > 0) {
+    figures.push(`a 95% interval after ${r.interval_hands} hands`);
+  }
+  $("figures").textContent = figures.join(" · ");
+  drawGraph(t.graph);
+}
+
+function drawGraph(points) {
+  const svg = $("graph");
+  svg.replaceChildren();
+  if (!points.length) return;
+  const ns = "http://www.w3.org/2000/svg";
+  const all = [[0, 0], ...points];
+  const low = Math.min(0, ...all.map((p) => p[1]));
+  const high = Math.max(0, ...all.map((p) => p[1]));
+  const span = high - low || 1;
+  const last = all[all.length - 1][0] || 1;
+  const x = (hand) => (hand / last) * 200;
+  const y = (total) => 58 - ((total - low) / span) * 56;
+  const zero = document.createElementNS(ns, "line");
+  zero.setAttribute("class", "zero");
+  zero.setAttribute("x1", "0");
+  zero.setAttribute("x2", "200");
+  zero.setAttribute("y1", String(y(0)));
+  zero.setAttribute("y2", String(y(0)));
+  const line = document.createElementNS(ns, "polyline");
+  line.setAttribute("class", points[points.length - 1][1] >= 0 ? "up" : "down");
+  line.setAttribute("points", all.map(([hand, total]) => `${x(hand).toFixed(1)},${y(total).toFixed(1)}`).join(" "));
+  svg.append(zero, line);
+}
+
+function renderSettings() {
+  document.body.classList.toggle("four-colour", fourColours);
+  $("btn-colours").setAttribute("aria-pressed", String(fourColours));
+  $("btn-sound").setAttribute("aria-pressed", String(sound));
+}
+
+// A short tone when a decision opens for the person (once a decision, sound on).
+function ring(t) {
+  const open = t.legal && !t.waiting_next && pause === null ? t.legal.decision : null;
+  if (open === null || open === beeped) return;
+  beeped = open;
+  if (!sound || audio === null) return;
+  const tone = audio.createOscillator();
+  const gain = audio.createGain();
+  tone.frequency.value = 660;
+  gain.gain.value = 0.15;
+  tone.connect(gain).connect(audio.destination);
+  tone.start();
+  tone.stop(audio.currentTime + 0.12);
+  beeps += 1;
 }
 
 // No-limit stacks are the game's at the start of every hand, whatever the
@@ -568,6 +641,17 @@ $("btn-units").onclick = () => {
   remember(UNITS_KEY, inBigBlinds ? "bb" : "chips");
   if (table) render();
   if (raise && Number.isInteger(street)) setRaise(street); // the same amount, in the new unit
+};
+$("btn-colours").onclick = () => {
+  fourColours = !fourColours;
+  remember(COLOURS_KEY, fourColours ? "on" : "off");
+  renderSettings();
+};
+$("btn-sound").onclick = () => {
+  sound = !sound;
+  remember(SOUND_KEY, sound ? "on" : "off");
+  if (sound && audio === null) audio = new AudioContext();
+  renderSettings();
 };
 $("raise-slider").oninput = () => {
   const raise = currentRaise();

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from agent.client import play
 from agent.human.seat import (
+    GRAPH_POINTS,
     MAX_MESSAGE_BYTES,
     MIN_INTERVAL_HANDS,
     Act,
@@ -242,6 +243,7 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
     assert final["result"] == {  # two hands are too few for an interval
         "hands": 2, "total": 1850.0, "unit": "chips/hand", "mean": None, "ci95": None, "interval_hands": 30
     }
+    assert final["graph"] == [(1, 650.0), (2, 1850.0)]  # the running total after each hand
     with pytest.raises(MessageError) as refused:
         seat.next_hand()
     assert str(refused.value) == "the match is over: there is no next hand"
@@ -309,6 +311,17 @@ async def test_the_interval_waits_for_enough_hands(tmp_path: Path) -> None:
     final, estimate = seat.result(), mean_ci(values)
     assert final["hands"] == MIN_INTERVAL_HANDS and len(set(values)) > 1
     assert final["mean"] == pytest.approx(estimate.mean) and final["ci95"] == pytest.approx(estimate.half_width)
+
+
+def test_a_long_session_graph_is_sampled_evenly() -> None:
+    """Past GRAPH_POINTS hands the graph keeps GRAPH_POINTS points, evenly
+    spaced, the first and the last hand among them, each its running total."""
+    seat = HumanSeat(LEDUC, ("you", "bot"), 0, hands=1000, limits=LIMITS, title="test")
+    seat._values = [1.0, -2.0] * 500  # what observe() appends, hand by hand
+    graph = seat.graph()
+    assert len(graph) == GRAPH_POINTS and graph[0] == (1, 1.0) and graph[-1] == (1000, -500.0)
+    assert all(total == (hand % 2) - (hand // 2) for hand, total in graph)
+    assert {b[0] - a[0] for a, b in zip(graph, graph[1:])} <= {5, 6}
 
 
 def test_red_suits_in_a_terminal() -> None:
