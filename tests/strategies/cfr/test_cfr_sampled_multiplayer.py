@@ -17,7 +17,7 @@ import pytest
 from arena.commands import match
 from arena.commands import solve as cli
 from poker.deal import private_hands
-from poker.gamedef import load_game
+from poker.gamedef import format_game, load_game, parse_game
 from poker.protocol import MatchState
 from poker.state import CALL, Action, ActionType, State
 from strategies.base import PublicState
@@ -168,27 +168,31 @@ def test_three_player_match_over_tcp(leduc_cut: Path, tmp_path: Path) -> None:
     assert results
 
 
-@pytest.mark.slow  # about 30 s: the 2-bucket hold'em abstraction is built in an empty cache
 def test_holdem_policy_from_a_tiny_abstraction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """3p limit hold'em with 2 imperfect-recall buckets and one raise a round:
     a few hundred iterations, then the policy of every hand at a river decision
-    is its bucket's row (hands clashing with the board uniform)."""
+    is its bucket's row (hands clashing with the board uniform). The deck keeps its
+    6 highest ranks (24 cards): the abstraction is built in an empty cache in about
+    2 s instead of 30 s for 52 cards, through the same hold'em code."""
     monkeypatch.setenv("ACPC_ARENA_CACHE", str(tmp_path))
-    table = make_table(HOLDEM3P, "ehs2:2:imperfect", (1, 1, 1, 1))
+    game = parse_game(format_game(HOLDEM3P).replace("numRanks = 13", "numRanks = 6"))
+    assert len(game.deck()) == 24
+    table = make_table(game, "ehs2:2:imperfect", (1, 1, 1, 1))
     solver = SampledCFR(table, seed=0)
     solver.run(300)
     strategy = solver.average_strategy()
-    state = State(HOLDEM3P)
+    state = State(game)
     while state.round < 3:  # everyone calls to the river
         state = state.apply(CALL)
     assert state.round == 3 and not state.finished
-    board = (0, 5, 10, 15, 20)
+    board = tuple(game.deck()[i] for i in (0, 5, 10, 15, 20))
     rows = policy_rows(table, strategy, state, board)
     buckets = table.hand_buckets(3, board)
     located = table.graph.locate(state)
     assert located is not None
     first = table.first_row(located)
     ok = buckets >= 0
+    assert ok.any() and not ok.all()  # both kinds of hand: bucketed, and clashing with the board
     assert np.array_equal(rows[ok][:, :2], strategy[first + buckets[ok], :2].astype(np.float64))
     assert rows.shape[1] == 2 and np.allclose(rows[~ok], 1 / 2)  # check or bet: nobody has bet
 
