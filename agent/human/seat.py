@@ -63,6 +63,8 @@ __all__ = [
 MAX_MESSAGE_BYTES: Final = 1024
 #: Finished hands kept for the history panel (the log keeps them all).
 HISTORY_HANDS: Final = 100
+#: What the history keeps of each action (the table's replay needs more).
+_TOLD: Final = ("name", "action", "verb", "amount", "all_in", "text")
 #: Points of the session graph at most (a long match is sampled evenly).
 GRAPH_POINTS: Final = 200
 #: Hands before the running result shows a 95% interval: the normal
@@ -507,8 +509,9 @@ class HumanSeat:
 
     def _streets(self, view: MatchState, positions: list[int]) -> list[dict[str, Any]]:
         """Each round so far (:func:`agent.human.streets.streets`): its name, its
-        actions (``player`` indexes the hand's ``players``; ``text`` in chips) and
-        each player's chips in front at its end, in ``players`` order."""
+        actions (``player`` indexes the hand's ``players``; ``text`` in chips;
+        ``front`` and ``pot`` the table after it) and each player's chips in
+        front at its end, in ``players`` order."""
         index = {position: i for i, position in enumerate(positions)}
         result = []
         for round_, street in enumerate(streets(view.state)):
@@ -516,7 +519,8 @@ class HumanSeat:
             for step in street.steps:
                 name = self.names[self.seat_of(view, step.position)]
                 actions.append({"player": index[step.position], "name": name, "action": step.action, "verb": verb(name, step),
-                                "amount": step.amount, "all_in": step.all_in, "text": describe(name, step)})
+                                "amount": step.amount, "all_in": step.all_in, "text": describe(name, step),
+                                "front": [step.front[p] for p in positions], "pot": step.pot})
             front = [street.front[p] for p in positions]
             result.append({"name": self.round_names[round_], "actions": actions, "front": front})
         return result
@@ -560,7 +564,7 @@ class HumanSeat:
             "board": [card_to_text(c) for c in view.board[: self.game.total_board_cards(state.round)]],
             "betting": state.betting_string(),
             "streets": [  # the readable history: who did what, street by street
-                {"name": street["name"], "actions": [{k: v for k, v in a.items() if k != "player"} for a in street["actions"]]}
+                {"name": street["name"], "actions": [{k: a[k] for k in _TOLD} for a in street["actions"]]}
                 for street in self._streets(view, list(range(self.game.num_players)))
             ],
             "folded": state.folded[view.viewer],

@@ -61,12 +61,16 @@ def big_blind(game: Game) -> int | None:
 class Step:
     """One action: who (``position`` in the hand), what (fold, check, call, bet,
     raise), ``amount`` in street chips (paid for a call, the street total for a
-    bet or raise, 0 otherwise), and whether it left the player all-in."""
+    bet or raise, 0 otherwise), whether it left the player all-in, and the table
+    after it: each position's chips in front (``front``) and the ``pot`` (a
+    replay draws these)."""
 
     position: int
     action: str
     amount: int
     all_in: bool
+    front: tuple[int, ...]
+    pot: int
 
 
 @dataclass(frozen=True)
@@ -99,11 +103,14 @@ def streets(final: State) -> list[Street]:
             else:
                 kind, amount = ("raise" if street_max else "bet"), paid
             all_in = amount > 0 and not final.game.is_limit and state.is_all_in(position)
-            steps.append(Step(position, kind, amount, all_in))
-        # the live players' chips beyond the base: folded ones keep what they left in front
-        front = tuple(max(0, spent - base) for spent in state.spent)
-        result.append(Street(base, tuple(steps), front))
+            steps.append(Step(position, kind, amount, all_in, _front(state, base), sum(state.spent)))
+        result.append(Street(base, tuple(steps), _front(state, base)))
     return result
+
+
+def _front(state: State, base: int) -> tuple[int, ...]:
+    """Each position's chips beyond the street's base (folded ones keep what they left in front)."""
+    return tuple(max(0, spent - base) for spent in state.spent)
 
 
 def street_base(state: State) -> int:

@@ -128,7 +128,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#btn-fold")).to_be_hidden()  # nothing to call: folding is not offered
     expect(page.locator("#btn-call")).to_have_text("Check")
     expect(page.locator("#raise-box")).to_be_hidden()  # limit: one raise size, no slider
-    expect(page.locator("#keys")).to_have_text("keys: f fold · c check/call · r bet/raise · n/Enter next hand")  # no sizes
+    expect(page.locator("#keys")).to_have_text("keys: f fold · c check/call · r bet/raise · n/Enter next hand · y replay it")  # no sizes
     expect(page.locator("#note")).to_be_hidden()  # limit: no stacks to reset
     expect(page.locator("#btn-units")).to_be_hidden()  # antes, no blinds: chips only
     expect(page.locator("#pot")).to_have_text("pre-flop · pot 2")
@@ -157,6 +157,19 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#result")).to_have_text("+7 chips over 1 hand · 95% interval after 30 hands")
     expect(page.locator("#history li")).to_have_count(1)
     expect(page.locator("#figures")).to_have_text("1 hand · net +7 chips · a 95% interval after 30 hands")
+    page.click("#btn-replay")  # the hand again, action by action, on the felt
+    expect(page.locator("#status")).to_have_text("Replay of hand 1: 0 of 4 actions")
+    expect(page.locator("#opponents .card.back")).to_have_count(1)  # the bot's card face down again
+    expect(page.locator("#board .card")).to_have_count(0)
+    expect(page.locator("#status")).to_have_text("Replay of hand 1: 2 of 4 actions")
+    expect(page.locator("#opponents .bubble")).to_have_text("calls 2")
+    expect(page.locator("#pot")).to_have_text("pre-flop · pot 6")
+    expect(page.locator("#status")).to_have_text("Replay of hand 1: 3 of 4 actions")
+    expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
+    expect(page.locator("#me .bubble")).to_have_text("bet 4")
+    expect(page.locator("#opponents .front")).to_have_text("")
+    expect(page.locator("#banner")).to_have_text("You won 7 at showdown")  # the end: the hand as it finished
+    expect(page.locator("#status")).to_have_text("Hand finished.")
     expect(page.locator("#graph polyline")).to_have_attribute("points", "0.0,58.0 200.0,2.0")  # from 0 to +7 after hand 1
     page.wait_for_timeout(1000)  # hand 2 has begun behind the finished one: the bot checked, your turn is open
     expect(page.locator("#clock")).to_be_hidden()  # but its clock is not this screen's

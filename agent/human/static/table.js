@@ -18,6 +18,8 @@ const POLICY_VIOLATION = 1008; // the close code of a refused token (agent/human
 // cards: a bot answers in milliseconds, and its call would otherwise arrive
 // together with the flop and never be seen.
 const PAUSE_MS = 900;
+// How long each action of a replayed hand stays up.
+const REPLAY_MS = 800;
 // The presets the keyboard reaches (labels as the seat sends them).
 const PRESET_KEYS = { m: "min", h: "½ pot", t: "⅔ pot", p: "pot", x: "2.5×", a: "all-in" };
 const UNITS_KEY = "arena-play-units";
@@ -28,6 +30,7 @@ let socket = null;
 let table = null; // the latest table received
 let drawn = null; // the latest table drawn in full (what a pause compares with)
 let pause = null; // {street, timer} while a closed street's last actions are shown
+let replay = null; // {hand, step, timer} while the finished hand is replayed on the felt
 let retries = 0;
 let connections = 0; // how many times this page has (re)connected
 let clockDeadline = null;
@@ -175,6 +178,7 @@ function receive(message) {
   nextSent = false;
   const clock = message.clock_ms;
   clockDeadline = clock === null ? null : performance.now() + clock;
+  if (replay !== null && (!message.hand || message.hand.id !== replay.hand.id)) stopReplay(); // the table moved on
   if (pause !== null) return; // the pause draws the latest table when it ends
   const street = closedStreet(drawn, message);
   drawn = message;
@@ -215,7 +219,7 @@ function render() {
   renderSettings();
   ring(t);
   $("title").textContent = t.title;
-  const hand = t.hand;
+  const hand = replay !== null ? handAt(replay.hand, replay.step) : t.hand;
   $("hand-number").textContent = hand ? `hand ${hand.number} of ${t.hands}` : "waiting for the dealer…";
   document.body.classList.toggle("no-limit", !t.game.limit);
   renderUnits(t.game);
@@ -315,6 +319,63 @@ function renderNote(game) {
     const bb = game.big_blind ? ` (${game.stack / game.big_blind} BB)` : "";
     note.textContent = `Stacks reset to ${game.stack} chips${bb} at the start of every hand (the ACPC rule).`;
   }
+}
+
+// -- the replay of a finished hand ---------------------------------------------
+
+function replaySteps(hand) {
+  return hand.streets.reduce((count, street) => count + street.actions.length, 0);
+}
+
+// The finished ``hand`` as it stood after its first ``step`` actions, drawn
+// from the table the seat sent after each (its chips in front and its pot):
+// the opponents' cards face down, the board through the street acted on.
+function handAt(hand, step) {
+  let left = step;
+  let round = 0;
+  const blinds = hand.players.map((p) => p.blind);
+  const streets = hand.streets.map((street, i) => {
+    const taken = Math.min(left, street.actions.length);
+    left -= taken;
+    if (taken > 0) round = i;
+    const front = taken ? street.actions[taken - 1].front : i === 0 ? blinds : blinds.map(() => 0);
+    return { name: street.name, actions: street.actions.slice(0, taken), front };
+  });
+  const done = streets.flatMap((street) => street.actions);
+  const last = done[done.length - 1];
+  const players = hand.players.map((p, i) => ({
+    ...p,
+    cards: p.you ? p.cards : [],
+    folded: done.some((a) => a.player === i && a.action === "fold"),
+    all_in: done.some((a) => a.player === i && a.all_in),
+    stack: null,
+    best: null,
+    value: null,
+    to_act: false,
+    clock_ms: null,
+  }));
+  const pot = last ? last.pot : blinds.reduce((a, b) => a + b, 0);
+  return { ...hand, streets, players, round, pot, finished: false, showdown: false };
+}
+
+function startReplay() {
+  const hand = table && table.hand;
+  if (!hand || !hand.finished || pause !== null) return;
+  stopReplay();
+  replay = { hand, step: 0, timer: setInterval(stepReplay, REPLAY_MS) };
+  render();
+}
+
+function stepReplay() {
+  replay.step += 1;
+  if (replay.step > replaySteps(replay.hand)) stopReplay();
+  render();
+}
+
+function stopReplay() {
+  if (replay === null) return;
+  clearInterval(replay.timer);
+  replay = null;
 }
 
 // The street drawn: the one a pause holds, else the current one; on a finished
@@ -424,7 +485,7 @@ function renderKeys(game) {
   if (!game.limit) {
     keys.push(["digits", "type an amount"], ["m h t p x a", "min, ½, ⅔, pot, 2.5×, all-in"]);
   }
-  keys.push(["n/Enter", "next hand"]);
+  keys.push(["n/Enter", "next hand"], ["y", "replay it"]);
   const box = $("keys");
   box.replaceChildren("keys:");
   keys.forEach(([key, what], i) => box.append(i ? " · " : " ", el("b", "", key), ` ${what}`));
@@ -473,10 +534,15 @@ function renderActions() {
   if (!t) return;
   const legal = pause === null ? t.legal : null;
   const waiting = sent !== null;
-  $("actions").hidden = legal === null;
+  $("actions").hidden = legal === null || replay !== null;
   $("btn-next").hidden = !t.waiting_next || pause !== null;
+  const replayable = t.hand !== null && t.hand.finished && pause === null;
+  $("btn-replay").hidden = !replayable;
+  $("btn-replay").firstChild.textContent = replay !== null ? "Stop the replay " : "Replay the hand ";
   const status = $("status");
-  if (t.over) {
+  if (replay !== null) {
+    status.textContent = `Replay of hand ${replay.hand.number}: ${replay.step} of ${replaySteps(replay.hand)} actions`;
+  } else if (t.over) {
     status.textContent = "The match is over." + (t.message ? " " + t.message : "");
   } else if (pause !== null) {
     status.textContent = "";
@@ -620,7 +686,19 @@ function act(action) {
 }
 
 function next() {
-  if (table && table.waiting_next && pause === null && !nextSent && send({ type: "next" })) nextSent = true;
+  if (table && table.waiting_next && pause === null && !nextSent && send({ type: "next" })) {
+    nextSent = true;
+    stopReplay();
+  }
+}
+
+function toggleReplay() {
+  if (replay !== null) {
+    stopReplay();
+    render();
+  } else {
+    startReplay();
+  }
 }
 
 function preset(label) {
@@ -634,6 +712,7 @@ $("btn-fold").onclick = () => act("fold");
 $("btn-call").onclick = () => act("call");
 $("btn-raise").onclick = () => act("raise");
 $("btn-next").onclick = next;
+$("btn-replay").onclick = toggleReplay;
 $("btn-units").onclick = () => {
   const raise = currentRaise();
   const street = raiseValue(); // in the unit still shown
@@ -683,6 +762,10 @@ document.addEventListener("keydown", (event) => {
   if (table && table.waiting_next && (key === "n" || key === "enter" || key === " ")) {
     event.preventDefault();
     next();
+    return;
+  }
+  if (key === "y") {
+    toggleReplay();
     return;
   }
   if (key === "f") act("fold");

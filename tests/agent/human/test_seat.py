@@ -231,11 +231,15 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
     ]
     assert showdown["streets"] == [  # type: ignore[index]
         {"name": "pre-flop", "front": [650, 650], "actions": [
-            {"player": 0, "name": "you", "action": "raise", "verb": "raise to", "amount": 650, "all_in": False, "text": "you raise to 650"},
-            {"player": 1, "name": "bot", "action": "call", "verb": "calls", "amount": 550, "all_in": False, "text": "bot calls 550"}]},
+            {"player": 0, "name": "you", "action": "raise", "verb": "raise to", "amount": 650, "all_in": False, "text": "you raise to 650",
+             "front": [650, 100], "pot": 750},
+            {"player": 1, "name": "bot", "action": "call", "verb": "calls", "amount": 550, "all_in": False, "text": "bot calls 550",
+             "front": [650, 650], "pot": 1300}]},
         {"name": "flop", "front": [0, 0], "actions": [
-            {"player": 0, "name": "you", "action": "check", "verb": "check", "amount": 0, "all_in": False, "text": "you check"},
-            {"player": 1, "name": "bot", "action": "check", "verb": "checks", "amount": 0, "all_in": False, "text": "bot checks"}]},
+            {"player": 0, "name": "you", "action": "check", "verb": "check", "amount": 0, "all_in": False, "text": "you check",
+             "front": [0, 0], "pot": 1300},
+            {"player": 1, "name": "bot", "action": "check", "verb": "checks", "amount": 0, "all_in": False, "text": "bot checks",
+             "front": [0, 0], "pot": 1300}]},
     ]
     assert all(p["clock_ms"] is None for p in showdown["players"])  # type: ignore[index]  # a finished hand: no clocks
     final = seat.snapshot()
@@ -251,7 +255,8 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
     assert final["history"][1] == {
         "hand": 1, "cards": ["As"], "board": ["Qs"], "betting": "r650c/cc", "folded": False,
         "shown": [{"name": "bot", "cards": ["Ks"]}], "value": 650.0,
-        "streets": [{"name": name, "actions": [{k: v for k, v in a.items() if k != "player"} for a in street["actions"]]}
+        "streets": [{"name": name, "actions": [{k: a[k] for k in ("name", "action", "verb", "amount", "all_in", "text")}
+                                               for a in street["actions"]]}
                     for name, street in zip(("pre-flop", "flop"), showdown["streets"])],  # type: ignore[index]
     }
 
