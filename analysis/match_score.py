@@ -1,8 +1,9 @@
 """One way to score a match: :func:`score_match` turns the hands of a match's
 seatings (as read from their logs) and its players' names into every figure
 the project shows for it — ``arena match``'s table and ``results.json``, the
-hosted match's ``result`` and page, the leaderboard and tournaments — so that
-none of them computes a mean of its own and they agree to the last digit.
+hosted match's ``result`` and page, the leaderboard, tournaments' chips and
+``arena play``'s closing table — so that none of them computes a mean of its
+own and they agree to the last digit.
 
 Per player, in chips per hand (:meth:`MatchScore.to_json` scales to the game's unit):
 
@@ -59,8 +60,9 @@ IntArray = npt.NDArray[np.int64]
 
 
 class ScoreError(ValueError):
-    """Seatings that cannot be scored as one match: other games, names not in the
-    hands, or duplicate seatings whose cards differ (the message says where)."""
+    """Seatings that cannot be scored as one match: a log of another game, a name
+    that holds two positions in a hand, or duplicate seatings whose cards or
+    players differ (the message says where)."""
 
 
 @dataclass(frozen=True)
