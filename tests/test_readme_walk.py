@@ -45,7 +45,7 @@ _RUNNABLE = ("arena ", "printf ")
 #: A synopsis, not an example: placeholders in capitals.
 _TEMPLATE = re.compile(r"\b(GAME|HOST|PORT|NAME|matchName)\b")
 #: The sentence beside a block that says why the walk does not run it or compare its output.
-_NOTE = re.compile(r"\b(?:[Nn]ot )?(?:[Rr]un|compared) by the tests\b")
+_NOTE = re.compile(r"\b(?:[Rr]un|compared) by the tests\b")  # "not run by …", "run by … with free ports"
 _NOT_RUN = re.compile(r"\b[Nn]ot run by the tests\b")
 _NOT_COMPARED = re.compile(r"\bnot compared by the tests\b", flags=re.I)
 #: How many lines of prose beside a block (before it, or after it and its output) a note may be.
