@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final
 
 import numpy as np
@@ -73,9 +74,10 @@ class Estimated:
     hand_id: IntArray
     values: FloatArray
 
-    @property
+    @cached_property
     def estimate(self) -> Estimate:
-        """Mean and 95% interval (a NaN half-width under two hands)."""
+        """Mean and 95% interval (a NaN half-width under two hands); made once, as
+        the best estimator is chosen by it and every reader shows it."""
         return estimate(self.values)
 
 
