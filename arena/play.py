@@ -1,9 +1,11 @@
-"""A person at a table against bots, in this one process (trio): our dealer
-(:func:`dealer.server.serve_match`), one agent task per opponent, the person's
-seat (:class:`agent.human.seat.HumanSeat`, an ACPC client like any agent) and
-either the web table (:mod:`agent.human.web`) or the terminal table
-(:mod:`agent.human.tui`). ``arena play`` (:mod:`arena.commands.play`) is its
-front end.
+"""A person at a table against bots, in this one process (trio): a
+:class:`~arena.match.MatchPlan` played through :func:`arena.match.play_seating`
+(our dealer, one agent task per opponent, each deciding in a worker thread so
+that a bot that thinks does not stall the table), with the person's seat
+(:class:`agent.human.seat.HumanSeat`, an ACPC client like any agent: a
+:class:`~arena.match.Person` seat) and either the web table
+(:mod:`agent.human.web`) or the terminal table (:mod:`agent.human.tui`).
+``arena play`` (:mod:`arena.commands.play`) is its front end.
 """
 
 from __future__ import annotations
@@ -16,44 +18,68 @@ from typing import Final
 
 import trio
 
-from agent.client import AgentError, play
 from agent.human.seat import HumanSeat, Limits
 from agent.human.tui import Quit, in_colour, read_stdin_line, run_tui
 from agent.human.web import Pages, new_token, serve_table
 from analysis.hand_files import read_hands
 from analysis.phh import phh_problem, write_phh
-from arena.match.seats import aborted_text
-from dealer.server import MatchConfig, MatchResult, serve_match
+from arena.match import Bot, InProcess, MatchPlan, Person, SeatingRun, Stop, play_seating
+from dealer.budget import TimeLimits
+from dealer.server import MatchResult
 from poker.gamedef import Game
-from poker.protocol import MatchState
-from poker.state import Action
-from strategies.base import Spec, Strategy
+from strategies.base import Spec
 
 __all__ = ["PlayPlan", "Session", "play_session", "write_phh_file", "HOST", "MATCH_NAME"]
 
 HOST: Final = "127.0.0.1"
 DEFAULT_HANDS: Final = 100
-DEFAULT_T_RESPONSE_MS: Final = 600_000
-DEFAULT_T_HAND_MS: Final = 1_800_000
-DEFAULT_T_PER_HAND_MS: Final = 600_000
 DEFAULT_LINGER_S: Final = 10.0
 _FINISH_S: Final = 5.0
+#: After the dealer aborted, the seconds before the seats still playing are
+#: stopped: a person's seat waits on the person, not on the connection.
+_ABORT_GRACE_S: Final = 1.0
 MATCH_NAME: Final = "match"
 
 
 @dataclass(frozen=True)
 class PlayPlan:
+    """A person's match: the bots in their seats (``opponents``: seat, spec,
+    seed) and the person in seat ``human``, under ``limits`` (the dealer's: a
+    person's, :data:`arena.match.PERSON_LIMITS`, unless told otherwise)."""
+
     game: Game
     game_arg: str
     hands: int
     seed: int
     names: tuple[str, ...]  # seat order
     human: int  # the person's seat
-    opponents: tuple[tuple[int, Spec, Strategy], ...]  # (seat, spec, strategy)
+    opponents: tuple[tuple[int, Spec, int], ...]  # (seat, spec, strategy seed)
     run_dir: Path
-    limits: Limits
-    t_hand_ms: int
-    t_per_hand_ms: int
+    limits: TimeLimits
+
+    def seat_limits(self) -> Limits:
+        """What the person's clock shows: the dealer's limits, the match's as a whole."""
+        return Limits(self.limits.response_ms, self.limits.hand_ms, self.limits.per_hand_ms * self.hands)
+
+    def match_plan(self, seat: HumanSeat) -> MatchPlan:
+        """The match, with ``seat`` in the person's place and each bot deciding in a worker thread."""
+        bots = {s: Bot(spec, self.names[s], seed, InProcess(spec, seed, threaded=True)) for s, spec, seed in self.opponents}
+        bots[self.human] = Bot.seated(self.names[self.human], Person(lambda names, index: seat))
+        return MatchPlan(
+            game=self.game,
+            game_arg=self.game_arg,
+            hands=self.hands,
+            seed=self.seed,
+            bots=tuple(bots[s] for s in range(len(self.names))),
+            seatings=(tuple(range(len(self.names))),),
+            run_dir=self.run_dir,
+            in_process=True,
+            limits=self.limits,
+            host=HOST,
+            match_names=(MATCH_NAME,),
+            tlog=False,
+            after_abort_s=_ABORT_GRACE_S,
+        )
 
 
 @dataclass
@@ -63,8 +89,8 @@ class Session:
     result: MatchResult | None = None
     failures: list[str] = field(default_factory=list)
     left: str | None = None  # why the person left early
-    dealer_scope: trio.CancelScope = field(default_factory=trio.CancelScope)
-    dealer_done: trio.Event = field(default_factory=trio.Event)
+    stop: Stop = field(default_factory=Stop)
+    done: trio.Event = field(default_factory=trio.Event)  # the seating is over
 
 
 async def play_session(plan: PlayPlan, tui: bool, fd: int | None, linger: float) -> Session:
@@ -72,7 +98,7 @@ async def play_session(plan: PlayPlan, tui: bool, fd: int | None, linger: float)
     (:func:`agent.human.web.bind_table`) or, with ``tui``, in this terminal; what happened."""
     session = Session()
     title = f"{plan.game_arg}, seed {plan.seed}"
-    seat = HumanSeat(plan.game, plan.names, plan.human, hands=plan.hands, limits=plan.limits, title=title)
+    seat = HumanSeat(plan.game, plan.names, plan.human, hands=plan.hands, limits=plan.seat_limits(), title=title)
     shutdown = trio.Event()
     pages = Pages()
     async with trio.open_nursery() as nursery:
@@ -80,27 +106,11 @@ async def play_session(plan: PlayPlan, tui: bool, fd: int | None, linger: float)
         if fd is not None:
             url: str = await nursery.start(serve_table, seat, fd, new_token(), pages, shutdown)
             print(f"arena play: your table is at {url}", flush=True)
-        config = MatchConfig(
-            match_name=MATCH_NAME,
-            game=plan.game,
-            game_path=plan.game_arg,
-            num_hands=plan.hands,
-            seed=plan.seed,
-            names=plan.names,
-            t_response_ms=plan.limits.response_ms,
-            t_hand_ms=plan.t_hand_ms,
-            t_per_hand_ms=plan.t_per_hand_ms,
-            log_dir=plan.run_dir,
-            quiet=True,
-        )
         try:
-            ports: tuple[int, ...] = await nursery.start(_dealer, config, plan.run_dir, session, seat)
-        except RuntimeError:
+            await nursery.start(_match, plan.match_plan(seat), session)
+        except RuntimeError:  # the dealer could not start: its result says why
             shutdown.set()
             return session
-        for seat_index, spec, strategy in plan.opponents:
-            nursery.start_soon(_bot, plan, seat_index, strategy, ports[seat_index], session)
-        nursery.start_soon(seat.run, HOST, ports[plan.human])
         if tui:
             await _terminal(seat, session)
             shutdown.set()
@@ -108,44 +118,31 @@ async def play_session(plan: PlayPlan, tui: bool, fd: int | None, linger: float)
             await seat.over.wait()
             await _linger(pages, linger, shutdown)
         with trio.move_on_after(_FINISH_S):  # the dealer closes the bots' connections as it ends
-            await session.dealer_done.wait()
+            await session.done.wait()
         nursery.cancel_scope.cancel()  # the signal watcher, and any bot still stuck
     return session
 
 
-async def _dealer(
-    config: MatchConfig,
-    run_dir: Path,
-    session: Session,
-    seat: HumanSeat,
-    *,
-    task_status: trio.TaskStatus[tuple[int, ...]] = trio.TASK_STATUS_IGNORED,
-) -> None:
+async def _match(plan: MatchPlan, session: Session, *, task_status: trio.TaskStatus[tuple[int, ...]] = trio.TASK_STATUS_IGNORED) -> None:
+    """Play the match; ``task_status.started`` once the dealer listens."""
     try:
-        with open(run_dir / f"{MATCH_NAME}.out", "w") as out, open(run_dir / f"{MATCH_NAME}.err", "w") as err:
-            with session.dealer_scope:
-                session.result = await serve_match(config, stdout=out, stderr=err, task_status=task_status)
+        run = await play_seating(plan, 0, stop=session.stop, task_status=task_status)
     finally:
-        session.dealer_done.set()
-    result = session.result
-    if result is not None and result.aborted:
-        seat.end(aborted_text(result))
-    elif session.left:
-        seat.end(session.left)
+        session.done.set()
+    session.result = run.result
+    session.failures += _failures(plan, run, session)
 
 
-async def _bot(plan: PlayPlan, seat: int, strategy: Strategy, port: int, session: Session) -> None:
-    """One bot's connection. Its decisions run in a worker thread, so a bot that
-    thinks for a while (a re-solving one) does not stall the web table."""
-
-    async def decide(view: MatchState) -> Action:
-        return await trio.to_thread.run_sync(strategy.act, view)
-
-    try:
-        await play(HOST, port, plan.game, strategy, decide=decide)
-    except (AgentError, OSError) as error:
-        if session.left is None and (session.result is None or not session.result.aborted):
-            session.failures.append(f"bot {plan.names[seat]} (seat {seat + 1}) failed: {error}")
+def _failures(plan: MatchPlan, run: SeatingRun, session: Session) -> list[str]:
+    """The bots that failed on their own: not those the person's leaving or the
+    dealer's abort cut off."""
+    if session.left is not None or (run.result is not None and run.result.aborted):
+        return []
+    return [
+        f"bot {plan.bots[end.seat].name} (seat {end.seat + 1}) failed: {end.detail}"
+        for end in run.ends
+        if end.status != 0 and plan.bots[end.seat].spec is not None
+    ]
 
 
 async def _terminal(seat: HumanSeat, session: Session) -> None:
@@ -161,9 +158,10 @@ async def _terminal(seat: HumanSeat, session: Session) -> None:
 
 
 def _leave(session: Session, seat: HumanSeat, why: str) -> None:
+    """The person left: the dealer stops (the log keeps every finished hand)."""
     if session.left is None:
         session.left = why
-    session.dealer_scope.cancel()
+        session.stop.signal()
     seat.end(why)
 
 
@@ -182,7 +180,7 @@ async def _linger(pages: Pages, linger: float, shutdown: trio.Event) -> None:
 async def _watch_signals(session: Session, seat: HumanSeat, shutdown: trio.Event) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async for _ in signals:
-            if not session.dealer_done.is_set():  # after the match, Ctrl-C just closes the table
+            if not session.done.is_set():  # after the match, Ctrl-C just closes the table
                 _leave(session, seat, "interrupted")
             shutdown.set()
 

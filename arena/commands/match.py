@@ -90,9 +90,7 @@ from arena.commands._kit import (
     parse,
 )
 from arena.match import (
-    DEFAULT_T_HAND_MS,
-    DEFAULT_T_PER_HAND_MS,
-    DEFAULT_T_RESPONSE_MS,
+    AGENT_LIMITS,
     NO_START_TIMEOUT,
     PLAN_FORMAT,
     Bot,
@@ -110,6 +108,7 @@ from arena.match import (
     write_json,
     write_results,
 )
+from dealer.budget import TimeLimits
 from dealer.lock import MatchInUseError, MatchLock
 from poker.gamedef import Game, GameDefError, format_game, load_game, parse_game
 from strategies.base import Spec, StrategyError, make_strategy
@@ -208,9 +207,9 @@ _OPTIONS: Final = (
     ("hands", "--hands", "hands", DEFAULT_HANDS),
     ("seed", "--seed", "seed", None),
     ("duplicate", "--duplicate", "duplicate", False),
-    ("t_response_ms", "--t-response", "t_response", DEFAULT_T_RESPONSE_MS),
-    ("t_hand_ms", "--t-hand", "t_hand", DEFAULT_T_HAND_MS),
-    ("t_per_hand_ms", "--t-per-hand", "t_per_hand", DEFAULT_T_PER_HAND_MS),
+    ("t_response_ms", "--t-response", "t_response", AGENT_LIMITS.response_ms),
+    ("t_hand_ms", "--t-hand", "t_hand", AGENT_LIMITS.hand_ms),
+    ("t_per_hand_ms", "--t-per-hand", "t_per_hand", AGENT_LIMITS.per_hand_ms),
     ("start_timeout_ms", "--start-timeout", "start_timeout", NO_START_TIMEOUT),
 )
 
@@ -238,8 +237,8 @@ def _build_plan(
     parsed = [Spec.parse(text) for text in specs]  # once: the plan carries the values to the seats
     names = seat_names(parsed)
     bots = tuple(Bot(spec, name, agent_seed(seed, i)) for i, (spec, name) in enumerate(zip(parsed, names)))
-    for bot in bots:
-        make_strategy(bot.spec, game, seed=bot.seed)  # fail now, not in a seat
+    for spec, bot in zip(parsed, bots):
+        make_strategy(spec, game, seed=bot.seed)  # fail now, not in a seat
     seats = range(game.num_players)
     seatings = tuple(itertools.permutations(seats)) if options["duplicate"] else (tuple(seats),)
     return MatchPlan(
@@ -251,10 +250,7 @@ def _build_plan(
         seatings=seatings,
         run_dir=run_dir,
         in_process=in_process,
-        t_response_ms=options["t_response_ms"],
-        t_hand_ms=options["t_hand_ms"],
-        t_per_hand_ms=options["t_per_hand_ms"],
-        start_timeout_ms=options["start_timeout_ms"],
+        limits=TimeLimits(options["t_response_ms"], options["t_hand_ms"], options["t_per_hand_ms"], options["start_timeout_ms"]),
         game_file=game_file,
     )
 
@@ -290,10 +286,10 @@ def _plan_document(plan: MatchPlan) -> dict[str, Any]:
         "hands": plan.hands,
         "seed": plan.seed,
         "duplicate": plan.duplicate,
-        "t_response_ms": plan.t_response_ms,
-        "t_hand_ms": plan.t_hand_ms,
-        "t_per_hand_ms": plan.t_per_hand_ms,
-        "start_timeout_ms": plan.start_timeout_ms,
+        "t_response_ms": plan.limits.response_ms,
+        "t_hand_ms": plan.limits.hand_ms,
+        "t_per_hand_ms": plan.limits.per_hand_ms,
+        "start_timeout_ms": plan.limits.start_timeout_ms,
         "names": [bot.name for bot in plan.bots],
         "agent_seeds": [bot.seed for bot in plan.bots],
     }

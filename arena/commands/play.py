@@ -30,6 +30,7 @@ log keeps every finished hand.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -37,12 +38,9 @@ from pathlib import Path
 
 import trio
 
-from agent.human.seat import Limits
 from agent.human.web import bind_table
-from poker.stats import format_chips, unit_of
-from analysis.hand_files import read_hands
+from poker.stats import format_chips, mean_ci, unit_of
 from analysis.hands import HandsError
-from analysis.match_score import ScoreError, score_match
 from analysis.tables import plural, table_lines
 from arena.commands._kit import (
     EXIT_FAILED,
@@ -58,13 +56,10 @@ from arena.commands._kit import (
     parse,
     whole,
 )
-from arena.match import aborted_text, agent_seed, seat_names
+from arena.match import PERSON_LIMITS, aborted_text, agent_seed, seat_names
 from arena.play import (
     DEFAULT_HANDS,
     DEFAULT_LINGER_S,
-    DEFAULT_T_HAND_MS,
-    DEFAULT_T_PER_HAND_MS,
-    DEFAULT_T_RESPONSE_MS,
     HOST,
     MATCH_NAME,
     PlayPlan,
@@ -72,6 +67,7 @@ from arena.play import (
     play_session,
     write_phh_file,
 )
+from dealer.log import LogError, read_log
 from poker.gamedef import GameDefError, load_game
 from strategies.base import Spec, StrategyError, make_strategy
 
@@ -102,9 +98,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--name", default="you", metavar="NAME", help="your name in the logs (default: you)")
     parser.add_argument("--seat", type=_positive, default=1, metavar="K", help="your seat, 1..players (default 1)")
     parser.add_argument("--run-dir", type=Path, metavar="DIR", help="default: runs/<time>-play-<game>-<seed>/")
-    parser.add_argument("--t-response", type=_positive, default=DEFAULT_T_RESPONSE_MS, metavar="MS", help="per action (default 600000)")
-    parser.add_argument("--t-hand", type=_positive, default=DEFAULT_T_HAND_MS, metavar="MS", help="per seat and hand (default 1800000)")
-    parser.add_argument("--t-per-hand", type=_positive, default=DEFAULT_T_PER_HAND_MS, metavar="MS", help="average per hand (default 600000)")
+    parser.add_argument(
+        "--t-response", type=_positive, default=PERSON_LIMITS.response_ms, metavar="MS",
+        help=f"per action (default {PERSON_LIMITS.response_ms})",
+    )
+    parser.add_argument(
+        "--t-hand", type=_positive, default=PERSON_LIMITS.hand_ms, metavar="MS",
+        help=f"per seat and hand (default {PERSON_LIMITS.hand_ms})",
+    )
+    parser.add_argument(
+        "--t-per-hand", type=_positive, default=PERSON_LIMITS.per_hand_ms, metavar="MS",
+        help=f"average per hand (default {PERSON_LIMITS.per_hand_ms})",
+    )
     parser.add_argument(
         "--linger", type=number(0, 86400, "a number of seconds"), default=DEFAULT_LINGER_S, metavar="S",
         help="after the match, exit once no page has been open for S seconds (default 10)",
@@ -128,14 +133,13 @@ def _plan(args: argparse.Namespace) -> PlayPlan:
     bot_names = [f"{name}-bot" if name == args.name else name for name in bot_names]
     names = tuple(bot_names[:human] + [args.name] + bot_names[human:])
     bot_seats = [s for s in range(n) if s != human]
-    opponents = tuple(
-        (seat, spec, make_strategy(spec, game, seed=agent_seed(seed, i)))
-        for i, (seat, spec) in enumerate(zip(bot_seats, specs))
-    )
+    opponents = tuple((seat, spec, agent_seed(seed, i)) for i, (seat, spec) in enumerate(zip(bot_seats, specs)))
+    for _, spec, bot_seed in opponents:
+        make_strategy(spec, game, seed=bot_seed).close()  # fail now, not in a seat
     stem = Path(args.game).name.removesuffix(".game")
     run_dir = args.run_dir or Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-play-{stem}-{seed}"
-    limits = Limits(args.t_response, args.t_hand, args.t_per_hand * args.hands)
-    return PlayPlan(game, args.game, args.hands, seed, names, human, opponents, run_dir, limits, args.t_hand, args.t_per_hand)
+    limits = dataclasses.replace(PERSON_LIMITS, response_ms=args.t_response, hand_ms=args.t_hand, per_hand_ms=args.t_per_hand)
+    return PlayPlan(game, args.game, args.hands, seed, names, human, opponents, run_dir, limits)
 
 
 def main(argv: list[str]) -> int:
@@ -168,16 +172,14 @@ def main(argv: list[str]) -> int:
 
 
 def _report(plan: PlayPlan, session: Session) -> int:
-    """The closing lines: each player's chips and mean with its interval (the
-    match's score, :func:`analysis.match_score.score_match`), where the logs are."""
+    """The closing lines: each player's chips and mean with its interval, where the logs are."""
     log = plan.run_dir / f"{MATCH_NAME}.log"
     unit = unit_of(plan.game)
     try:
-        table = read_hands(log, plan.game) if log.exists() else None
-        score = score_match([table], plan.names, game=plan.game, hands=plan.hands, estimators=())
-    except (HandsError, ScoreError) as error:
+        hands = read_log(log, plan.game).hands if log.exists() else ()
+    except LogError as error:
         return fail(PROG, error, EXIT_FAILED)
-    print(f"{PROG}: {score.hands} of {plural(plan.hands, 'hand')} played; logs in {plan.run_dir} (arena analyze {plan.run_dir})")
+    print(f"{PROG}: {len(hands)} of {plural(plan.hands, 'hand')} played; logs in {plan.run_dir} (arena analyze {plan.run_dir})")
     try:
         phh = write_phh_file(plan)
     except (HandsError, OSError) as error:
@@ -185,13 +187,14 @@ def _report(plan: PlayPlan, session: Session) -> int:
     else:
         if phh is not None:
             print(f"{PROG}: hand history (PHH) in {phh}")
-    if score.hands:
+    if hands:
         rows = [("player", "total chips", unit.name, "95% CI")]
-        for player in score.players:
-            estimate = player.raw.estimate.scaled(unit.per_chip) if player.raw.values.size >= 2 else None
+        for name in plan.names:
+            values = [line.values[line.names.index(name)] for line in hands]
+            estimate = mean_ci(values).scaled(unit.per_chip) if len(values) >= 2 else None
             mean = "-" if estimate is None else f"{estimate.mean:.3f}"
             ci = "-" if estimate is None else f"±{estimate.half_width:.3f}"
-            rows.append((player.name, format_chips(player.chips), mean, ci))
+            rows.append((name, format_chips(sum(values)), mean, ci))
         print("\n".join(table_lines(rows)))
     for failure in session.failures:
         print(f"{PROG}: error: {failure}", file=sys.stderr)

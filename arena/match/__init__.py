@@ -1,9 +1,11 @@
-"""A whole local match as a library: what it is (:mod:`arena.match.plan`), the
-seat runner that plays one seating of any match, with our strategies, commands
-or remote agents in its seats (:mod:`arena.match.seats`), a plan played
-through it (:mod:`arena.match.run`) and its results
-(:mod:`arena.match.results`). ``arena match`` (:mod:`arena.commands.match`) is
-its front end; tournaments play their matches through it too.
+"""A whole match as a library: what it is (:mod:`arena.match.plan`), the seat
+runner that plays one seating of any match, with our strategies, commands,
+remote agents or a person in its seats (:mod:`arena.match.seats`), a plan
+played through it (:mod:`arena.match.run`, the only place that turns a match
+into dealer runs) and its results (:mod:`arena.match.results`). ``arena
+match`` (:mod:`arena.commands.match`) is its front end; tournaments, ``arena
+play`` and the hosted arena with its web tables play their matches through it
+too.
 """
 
 from __future__ import annotations
@@ -19,18 +21,17 @@ from arena.match.plan import (
     resumed_seed as resumed_seed,
     components_path as components_path,
     agent_spec as agent_spec,
-    AGENT_EXIT_S as AGENT_EXIT_S,
-    AGENT_GONE_S as AGENT_GONE_S,
     PLAN_FORMAT as PLAN_FORMAT,
-    DEFAULT_T_RESPONSE_MS as DEFAULT_T_RESPONSE_MS,
-    DEFAULT_T_HAND_MS as DEFAULT_T_HAND_MS,
-    DEFAULT_T_PER_HAND_MS as DEFAULT_T_PER_HAND_MS,
+    AGENT_LIMITS as AGENT_LIMITS,
+    PERSON_LIMITS as PERSON_LIMITS,
     NO_START_TIMEOUT as NO_START_TIMEOUT,
 )
 from arena.match.seats import (
     InProcess as InProcess,
     Command as Command,
     Remote as Remote,
+    Person as Person,
+    PersonSeat as PersonSeat,
     Seat as Seat,
     agent_command as agent_command,
     SeatEnd as SeatEnd,
@@ -43,8 +44,12 @@ from arena.match.seats import (
     KEEP_BYTES as KEEP_BYTES,
     Stop as Stop,
     sigterm_as_interrupt as sigterm_as_interrupt,
+    AGENT_EXIT_S as AGENT_EXIT_S,
+    AGENT_GONE_S as AGENT_GONE_S,
 )
 from arena.match.run import (
+    seating_config as seating_config,
+    play_seating as play_seating,
     run_plan as run_plan,
     run_plan_with_signals as run_plan_with_signals,
 )

@@ -1,9 +1,16 @@
-"""What a match is before it is played: the plan (:class:`MatchPlan`: game, bots,
-seatings, limits, run directory), the bots with their seat names and seeds, a
-seating's result as its log has it, and the spec each agent is started with."""
+"""What a match is before it is played: the plan (:class:`MatchPlan`: game,
+players, seatings, limits, where its dealer listens, run directory), the players
+with their seat names and how each takes its seat, a seating's result as its
+log has it, and the spec each agent of ours is started with.
+
+Every caller that plays a match (``arena match``, tournaments, ``arena play``,
+the hosted arena and its web tables) describes it as a :class:`MatchPlan` and
+plays it through :mod:`arena.match.run`: the only place that turns a match
+into dealer runs."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +19,8 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
+from arena.match.seats import AGENT_EXIT_S, Seat
+from dealer.budget import TimeLimits
 from poker.gamedef import Game
 from strategies.base import Spec, StrategyError
 
@@ -26,25 +35,24 @@ __all__ = [
     "resumed_seed",
     "components_path",
     "agent_spec",
-    "AGENT_EXIT_S",
-    "AGENT_GONE_S",
     "PLAN_FORMAT",
-    "DEFAULT_T_RESPONSE_MS",
-    "DEFAULT_T_HAND_MS",
-    "DEFAULT_T_PER_HAND_MS",
+    "AGENT_LIMITS",
+    "PERSON_LIMITS",
     "NO_START_TIMEOUT",
 ]
 
 
-#: How long agents get to exit after the dealer is done (validate_submission.pl's 10 s).
-AGENT_EXIT_S: Final = 10.0
-#: How long the dealer may go on after an agent ended its connection (normally it is done).
-AGENT_GONE_S: Final = 5.0
 PLAN_FORMAT: Final = 1
-DEFAULT_T_RESPONSE_MS: Final = 600000
-DEFAULT_T_HAND_MS: Final = 600000
-DEFAULT_T_PER_HAND_MS: Final = 7000
 NO_START_TIMEOUT: Final = -1
+#: An agent's time limits, the one set of defaults: the reference dealer's own
+#: (600 s an action, 600 s a hand, 7 s a hand on average over the match; no
+#: limit on connecting), which ``arena match``, tournaments and the dealer use
+#: unless told otherwise.
+AGENT_LIMITS: Final = TimeLimits()
+#: A person's at a table (``arena play``, the hosted arena's web tables): the
+#: agent's, with thirty minutes a hand and ten a hand on average, as a person
+#: thinks and pauses where a program does not.
+PERSON_LIMITS: Final = dataclasses.replace(AGENT_LIMITS, hand_ms=1_800_000, per_hand_ms=600_000)
 
 
 class MatchError(Exception):
@@ -53,16 +61,42 @@ class MatchError(Exception):
 
 @dataclass(frozen=True)
 class Bot:
-    """One agent: its strategy spec, its seat name and its strategy seed."""
+    """One player of a match: its strategy spec and seed when it is one of ours
+    (``spec`` None: an external command, a remote agent or a person, whose
+    policy we do not know), its seat name, and how it takes its seat.
 
-    spec: Spec
+    ``seat`` None: our strategy as the plan says (in-process with
+    ``MatchPlan.in_process``, else ``python -m agent``), with a fresh seed when
+    it joins a resumed seating. Any other :data:`arena.match.seats.Seat` is
+    used as given, in every seating: a command (:class:`~arena.match.seats.Command`),
+    a remote agent on the seat's port (:class:`~arena.match.seats.Remote`), a
+    person at a table (:class:`~arena.match.seats.Person`), or one of ours
+    seated a particular way (:class:`~arena.match.seats.InProcess` with its
+    decisions in a worker thread; :func:`~arena.match.seats.agent_command`)."""
+
+    spec: Spec | None
     name: str
-    seed: int
+    seed: int = 0
+    seat: Seat | None = None
+
+    @classmethod
+    def seated(cls, name: str, seat: Seat) -> Bot:
+        """A player that is not one of our strategies: ``seat`` says who it is."""
+        return cls(None, name, seat=seat)
 
 
 @dataclass(frozen=True)
 class MatchPlan:
-    """Everything needed to play a match (and its duplicate seatings)."""
+    """Everything needed to play a match (and its duplicate seatings).
+
+    ``ports`` fixes, per seating, the port of each seat (0: any free one; empty:
+    every port free), for a caller that reserves them; ``match_names`` names
+    each seating's files (empty: ``match``, or ``match.K`` in duplicate).
+    ``tlog`` keeps the dealer's transaction log, which lets an interrupted
+    seating resume; ``match_deadline`` stops a seating that outlasts what its
+    limits allow (:meth:`dealer.server.MatchConfig.with_match_deadline`: a
+    match nobody watches); ``after_abort_s`` is how long agents get to exit
+    after the dealer aborted."""
 
     game: Game
     game_arg: str  # the GAME argument as given: a short name or a file path
@@ -72,11 +106,14 @@ class MatchPlan:
     seatings: tuple[tuple[int, ...], ...]  # per seating, the bot index in each seat
     run_dir: Path
     in_process: bool = False
-    t_response_ms: int = DEFAULT_T_RESPONSE_MS
-    t_hand_ms: int = DEFAULT_T_HAND_MS
-    t_per_hand_ms: int = DEFAULT_T_PER_HAND_MS
-    start_timeout_ms: int = NO_START_TIMEOUT
+    limits: TimeLimits = AGENT_LIMITS
     game_file: str | None = None  # absolute path when GAME is a file, for agents started elsewhere
+    host: str = "127.0.0.1"  # where the dealer listens
+    ports: tuple[tuple[int, ...], ...] = ()
+    match_names: tuple[str, ...] = ()
+    tlog: bool = True
+    match_deadline: bool = False
+    after_abort_s: float = AGENT_EXIT_S
 
     @property
     def duplicate(self) -> bool:
@@ -88,7 +125,13 @@ class MatchPlan:
         return self.game_file or self.game_arg
 
     def match_name(self, index: int) -> str:
+        if self.match_names:
+            return self.match_names[index]
         return "match" if len(self.seatings) == 1 else f"match.{index + 1}"
+
+    def seat_ports(self, index: int) -> tuple[int, ...]:
+        """Seating ``index``'s port of each seat (0: any free one)."""
+        return self.ports[index] if self.ports else (0,) * len(self.seatings[index])
 
 
 @dataclass(frozen=True)
@@ -154,10 +197,17 @@ def agent_spec(plan: MatchPlan, match_name: str, bot: Bot) -> Spec:
     """The spec an agent is started with: the bot's, plus ``log=`` for a
     portfolio that does not name its own file, so that every hand of the run
     says which component played it (:func:`components_path`). The ACPC
-    protocol has no channel for it: the choice is the agent's own state."""
-    if bot.spec.name != "portfolio" or bot.spec.has_option("log"):
-        return bot.spec
+    protocol has no channel for it: the choice is the agent's own state.
+
+    Raises:
+        MatchError: the bot is not one of ours (no spec).
+    """
+    spec = bot.spec
+    if spec is None:
+        raise MatchError(f"bot {bot.name} is not one of our strategies: it has no spec to start an agent with")
+    if spec.name != "portfolio" or spec.has_option("log"):
+        return spec
     try:
-        return bot.spec.with_option("log", str(components_path(plan.run_dir, match_name, bot.name).resolve()))
+        return spec.with_option("log", str(components_path(plan.run_dir, match_name, bot.name).resolve()))
     except StrategyError:  # a path with a ',' would split the spec's options: leave the portfolio unrecorded
-        return bot.spec
+        return spec

@@ -1,9 +1,15 @@
-"""Playing a :class:`~arena.match.plan.MatchPlan`: each seating in turn through
-the seat runner (:func:`arena.match.seats.run_seating`) with fresh agents of
-ours, resumed where its log stops, following the log for a progress bar and
-stopping cleanly on SIGINT/SIGTERM. Any failure (an agent's fault, a dealer
-that aborted) fails the match: :class:`~arena.match.plan.MatchError`, with the
-causes in one line."""
+"""Playing a :class:`~arena.match.plan.MatchPlan`: the only place that turns a
+match into dealer runs. :func:`seating_config` is a seating's dealer
+(:class:`dealer.server.MatchConfig`) and :func:`play_seating` plays it through
+the seat runner (:func:`arena.match.seats.run_seating`) with fresh agents,
+resumed where its log stops, and says what became of each seat: a caller with
+its own rules for a failure (a tournament's forfeits, the hosted arena's
+aborted matches, ``arena play``'s closing lines) plays seatings so.
+
+:func:`run_plan` plays every seating in turn, following the log for a
+progress bar and stopping cleanly on SIGINT/SIGTERM; any failure (an agent's
+fault, a dealer that aborted) fails the match:
+:class:`~arena.match.plan.MatchError`, with the causes in one line."""
 
 from __future__ import annotations
 
@@ -14,12 +20,12 @@ import trio
 from tqdm import tqdm
 
 from agent.cli import EXIT_CONNECTION
-from arena.match.plan import Bot, MatchError, MatchPlan, Outcome, SeatingResult, agent_spec, resumed_seed
+from arena.match.plan import MatchError, MatchPlan, Outcome, SeatingResult, agent_spec, resumed_seed
 from arena.match.results import read_seating
 from arena.match.seats import InProcess, Seat, SeatingRun, Stop, aborted_text, agent_command, run_seating, watch_signals
 from dealer.server import MatchConfig
 
-__all__ = ["run_plan", "run_plan_with_signals"]
+__all__ = ["seating_config", "play_seating", "run_plan", "run_plan_with_signals"]
 
 _POLL_S: Final = 0.2
 
@@ -58,8 +64,57 @@ async def run_plan_with_signals(plan: MatchPlan, progress: tqdm[Any] | None) -> 
     return outcome
 
 
+def _resuming(plan: MatchPlan, index: int) -> bool:
+    name = plan.match_name(index)
+    return (plan.run_dir / f"{name}.log").exists() or (plan.run_dir / f"{name}.tlog").exists()
+
+
+def seating_config(plan: MatchPlan, index: int) -> MatchConfig:
+    """The dealer of seating ``index``: its files in the run directory (appended
+    to, after the ``.tlog`` is replayed, where an earlier run left them)."""
+    config = MatchConfig(
+        match_name=plan.match_name(index),
+        game=plan.game,
+        game_path=plan.game_arg,
+        num_hands=plan.hands,
+        seed=plan.seed,
+        names=tuple(plan.bots[b].name for b in plan.seatings[index]),
+        ports=plan.seat_ports(index),
+        host=plan.host,
+        write_tlog=plan.tlog,
+        append=_resuming(plan, index),  # with the .tlog: replay it, then play on (dealer -a -T)
+        t_response_ms=plan.limits.response_ms,
+        t_hand_ms=plan.limits.hand_ms,
+        t_per_hand_ms=plan.limits.per_hand_ms,
+        start_timeout_ms=plan.limits.start_timeout_ms,
+        log_dir=plan.run_dir,
+        quiet=True,
+    )
+    return config.with_match_deadline() if plan.match_deadline else config
+
+
+async def play_seating(
+    plan: MatchPlan,
+    index: int,
+    *,
+    stop: Stop | None = None,
+    task_status: trio.TaskStatus[tuple[int, ...]] = trio.TASK_STATUS_IGNORED,
+) -> SeatingRun:
+    """Play seating ``index`` of ``plan`` with fresh agents, from where its log
+    stops; ``task_status.started(ports)`` once its dealer listens (see
+    :func:`arena.match.seats.run_seating`, whose run this returns).
+
+    Raises:
+        MatchError: the run directory's log cannot be read, or a bot of ours has no spec.
+        StrategyError: an in-process seat's strategy cannot be built.
+    """
+    first_hand = read_seating(plan, index).hands_played if _resuming(plan, index) else 0
+    config = seating_config(plan, index)
+    seats = [_seat(plan, config.match_name, b, first_hand) for b in plan.seatings[index]]
+    return await run_seating(config, seats, stop=stop, after_abort_s=plan.after_abort_s, task_status=task_status)
+
+
 async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None, stop: Stop) -> SeatingResult:
-    seating = plan.seatings[index]
     name = plan.match_name(index)
     log_path = plan.run_dir / f"{name}.log"
     err_path = plan.run_dir / f"{name}.err"
@@ -70,41 +125,19 @@ async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None, 
         progress.update(index * plan.hands + before.hands_played - progress.n)
     if before.complete:
         return before
-    resuming = log_path.exists() or (plan.run_dir / f"{name}.tlog").exists()
-    first_hand = before.hands_played
-    bots = [
-        plan.bots[b] if first_hand == 0 else Bot(plan.bots[b].spec, plan.bots[b].name, resumed_seed(plan.seed, b, first_hand))
-        for b in seating
-    ]
-    config = MatchConfig(
-        match_name=name,
-        game=plan.game,
-        game_path=plan.game_arg,
-        num_hands=plan.hands,
-        seed=plan.seed,
-        names=tuple(bot.name for bot in bots),
-        write_tlog=True,
-        append=resuming,  # with the .tlog: replay it, then play on (dealer -a -T)
-        t_response_ms=plan.t_response_ms,
-        t_hand_ms=plan.t_hand_ms,
-        t_per_hand_ms=plan.t_per_hand_ms,
-        start_timeout_ms=plan.start_timeout_ms,
-        log_dir=plan.run_dir,
-        quiet=True,
-    )
-    seats = [_seat(plan, name, bot) for bot in bots]
     log_start = log_path.stat().st_size if log_path.exists() else 0
     async with trio.open_nursery() as outer:
         if progress is not None:
             outer.start_soon(_follow_log, log_path, log_start, progress)
-        run = await run_seating(config, seats, stop=stop)
+        run = await play_seating(plan, index, stop=stop)
         outer.cancel_scope.cancel()
     after = read_seating(plan, index)
     if stop.interrupted:
         return after
     if progress is not None:
         progress.update((index + 1) * plan.hands - progress.n)
-    message = _failure(name, config.names, run, err_path)
+    names = tuple(plan.bots[b].name for b in plan.seatings[index])
+    message = _failure(name, names, run, err_path)
     if message is not None:
         raise MatchError(message)
     if not after.complete:
@@ -115,12 +148,18 @@ async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None, 
     return after
 
 
-def _seat(plan: MatchPlan, name: str, bot: Bot) -> Seat:
-    """A bot of the plan: a task here, or ``python -m agent`` with its output
-    in ``<match>.player<N>.std/.err`` (as play_match.pl), in a session of its
-    own (a Ctrl-C at the terminal reaches only us)."""
+def _seat(plan: MatchPlan, name: str, index: int, first_hand: int) -> Seat:
+    """Bot ``index`` of the plan: its own seat when it has one; else ours, a
+    task here or ``python -m agent`` with its output in
+    ``<match>.player<N>.std/.err`` (as play_match.pl), in a session of its own
+    (a Ctrl-C at the terminal reaches only us), with a fresh seed when it joins
+    a seating from hand ``first_hand`` > 0."""
+    bot = plan.bots[index]
+    if bot.seat is not None:
+        return bot.seat
+    seed = bot.seed if first_hand == 0 else resumed_seed(plan.seed, index, first_hand)
     spec = agent_spec(plan, name, bot)
-    return InProcess(spec, bot.seed) if plan.in_process else agent_command(plan.agent_game, spec, bot.seed)
+    return InProcess(spec, seed) if plan.in_process else agent_command(plan.agent_game, spec, seed)
 
 
 def _failure(name: str, names: tuple[str, ...], run: SeatingRun, err_path: Path) -> str | None:

@@ -1,14 +1,16 @@
 """The seat runner: one seating of a match, our dealer in this process
 (:func:`dealer.server.serve_match`) with an agent in every seat, and what became
-of each agent. ``arena match`` (:mod:`arena.match.run`) and tournaments
-(:mod:`arena.tournament.play`) seat their matches here; so can a hosted table.
+of each agent. Every match is seated here, through :mod:`arena.match.run`:
+``arena match``, tournaments, ``arena play`` and the hosted arena's matches and tables.
 
-A seat is one of three kinds, given in seat order beside a
+A seat is one of four kinds, given in seat order beside a
 :class:`~dealer.server.MatchConfig` (whose ``names`` name them):
 
 * :class:`InProcess` — one of our strategies (a :class:`strategies.base.Spec`
   and its seed), built before the dealer listens (loading a strategy file does
-  not count against the start timeout) and played by a trio task here;
+  not count against the start timeout) and played by a trio task here (with
+  ``threaded``, its decisions in a worker thread, so that a bot that thinks
+  for seconds does not stall what else the event loop serves);
 * :class:`Command` — a program run as ``ARGV... HOST PORT AFTER...`` from
   ``cwd`` in a session of its own: an ACPC ``startme.sh``, or our own agent
   (:func:`agent_command`). Its stdout and stderr go to
@@ -19,9 +21,14 @@ A seat is one of three kinds, given in seat order beside a
 * :class:`Remote` — nothing is started: the dealer's port for the seat is
   announced (:func:`run_seating` calls ``task_status.started(ports)``) and the
   first ACPC agent that connects and sends its version takes the seat, only
-  from ``peer`` when one is given, and within the config's start timeout.
+  from ``peer`` when one is given, and within the config's start timeout;
+* :class:`Person` — a person at a table, played here: an ACPC client like any
+  agent (:class:`agent.human.seat.HumanSeat`), made once the dealer listens
+  and told why when the dealer aborts.
 
-For example, a hosted bot against someone's own agent::
+For example, a hosted bot against someone's own agent (a caller describes
+its match as a :class:`~arena.match.plan.MatchPlan` instead, and
+:func:`arena.match.run.play_seating` builds the config from it)::
 
     config = MatchConfig(match_name="match", game=game, game_path="leduc", num_hands=1000,
                          seed=7, names=("leduc-cfr", "you"), host="0.0.0.0",
@@ -38,8 +45,8 @@ The rules of a seating: the dealer writes ``<match>.log`` (and whatever the
 config asks) in ``config.log_dir``, its stdout and stderr in ``<match>.out`` and
 ``<match>.err`` (appended to with ``config.append``, as are the commands'
 files); an agent that ends while the dealer still plays gives the dealer
-:data:`~arena.match.plan.AGENT_GONE_S` to say why and stop; once the dealer is
-done, agents get :data:`~arena.match.plan.AGENT_EXIT_S` to exit (``after_abort_s``
+:data:`AGENT_GONE_S` to say why and stop; once the dealer is
+done, agents get :data:`AGENT_EXIT_S` to exit (``after_abort_s``
 after an abort) and are then stopped, which is not held against them. A
 :class:`Stop` (SIGINT/SIGTERM, :func:`run_plan_with_signals`) stops the dealer
 and the agents at once.
@@ -57,23 +64,26 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Final, Protocol, TextIO
 
 import trio
 
 from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION
 from agent.client import AgentError, ConnectionLost, play
 from analysis.tables import plural
-from arena.match.plan import AGENT_EXIT_S, AGENT_GONE_S
 from dealer.seats import Address, peer_address
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
+from poker.protocol import MatchState
+from poker.state import Action
 from strategies.base import Spec, Strategy, make_strategy
 
 __all__ = [
     "InProcess",
     "Command",
     "Remote",
+    "Person",
+    "PersonSeat",
     "Seat",
     "agent_command",
     "SeatEnd",
@@ -87,7 +97,14 @@ __all__ = [
     "Stop",
     "watch_signals",
     "sigterm_as_interrupt",
+    "AGENT_EXIT_S",
+    "AGENT_GONE_S",
 ]
+
+#: How long agents get to exit after the dealer is done (validate_submission.pl's 10 s).
+AGENT_EXIT_S: Final = 10.0
+#: How long the dealer may go on after an agent ended its connection (normally it is done).
+AGENT_GONE_S: Final = 5.0
 
 #: What is kept of each output stream of a command, at its start and again at
 #: its end: enough for any bot's own diagnostics, and a bound on the disk a
@@ -102,10 +119,12 @@ _SEAT_IN_ERROR: Final = re.compile(r"\bseat (\d+)\b")
 
 @dataclass(frozen=True)
 class InProcess:
-    """One of our strategies, played by a task in this process."""
+    """One of our strategies, played by a task in this process (``threaded``:
+    each decision in a worker thread)."""
 
     spec: Spec
     seed: int
+    threaded: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,7 +152,27 @@ class Remote:
             peer_address(self.peer)
 
 
-Seat = InProcess | Command | Remote
+class PersonSeat(Protocol):
+    """What a person's seat does (:class:`agent.human.seat.HumanSeat` does it)."""
+
+    async def run(self, host: str, port: int) -> None:
+        """Play the seat until the dealer closes the connection (never raises for a lost one)."""
+
+    def end(self, message: str | None) -> None:
+        """The match is over: ``message`` says why when it did not end normally."""
+
+
+@dataclass(frozen=True)
+class Person:
+    """A person at a table, played by a task in this process. ``sit`` makes the
+    seat once the dealer listens, from the seating's names in seat order and
+    the person's seat (a web table makes one per seating); when the dealer
+    aborts, the seat is told why."""
+
+    sit: Callable[[tuple[str, ...], int], PersonSeat]
+
+
+Seat = InProcess | Command | Remote | Person
 
 
 def agent_command(game: str, spec: Spec, seed: int) -> Command:
@@ -227,6 +266,7 @@ class _Running:
     dealer_done: trio.Event = field(default_factory=trio.Event)
     ends: list[SeatEnd] = field(default_factory=list)
     groups: list[int] = field(default_factory=list)  # the commands' process groups
+    persons: list[PersonSeat] = field(default_factory=list)  # told why, should the dealer abort
     stopped: bool = False  # by a signal
 
     def ended(self, end: SeatEnd) -> None:
@@ -354,9 +394,12 @@ async def run_seating(
                 task_status.started(ports)
             for index, (seat, port) in enumerate(zip(seats, ports)):
                 if isinstance(seat, InProcess):
-                    nursery.start_soon(_in_process, strategies.pop(index), index, host, port, run, config.game)
+                    nursery.start_soon(_in_process, strategies.pop(index), index, host, port, run, config.game, seat.threaded)
                 elif isinstance(seat, Command):
                     nursery.start_soon(_command, seat, index, host, port, run, config)
+                elif isinstance(seat, Person):
+                    run.persons.append(seat.sit(config.names, index))
+                    nursery.start_soon(_person, run.persons[-1], index, host, port, run)
         stop.current = None
     for strategy in strategies.values():  # never played: the dealer did not start
         strategy.close()
@@ -394,17 +437,29 @@ async def _serve(
             run.result = await serve_match(config, stdout=out, stderr=err, task_status=task_status)
     finally:
         run.dealer_done.set()
+    if run.result is not None and run.result.aborted:  # before the persons' seats see their connections end
+        for person in run.persons:
+            person.end(aborted_text(run.result))
     err.flush()
     played_out = run.result is not None and run.result.aborted is None
     run.scope.deadline = min(run.scope.deadline, trio.current_time() + (AGENT_EXIT_S if played_out else after_abort_s))
 
 
-async def _in_process(strategy: Strategy, seat: int, host: str, port: int, run: _Running, game: Game) -> None:
+async def _in_process(
+    strategy: Strategy, seat: int, host: str, port: int, run: _Running, game: Game, threaded: bool
+) -> None:
     """Play the seat. The end of the connection is the normal end when the
     dealer closed it, and an agent that left early when it did not: which one
     the dealer says once it is done (a moment later, or stopped: no result)."""
+
+    async def in_thread(view: MatchState) -> Action:
+        return await trio.to_thread.run_sync(strategy.act, view)
+
     try:
-        await play(host, port, game, strategy)
+        if threaded:
+            await play(host, port, game, strategy, decide=in_thread)
+        else:
+            await play(host, port, game, strategy)
     except (AgentError, OSError) as error:
         status = EXIT_CONNECTION if isinstance(error, (ConnectionLost, OSError)) else EXIT_AGENT_ERROR
         run.ended(SeatEnd(seat, status, str(error), not run.dealer_done.is_set()))
@@ -412,6 +467,15 @@ async def _in_process(strategy: Strategy, seat: int, host: str, port: int, run: 
         run.hurry_dealer()
         await run.dealer_done.wait()
         run.ended(SeatEnd(seat, 0, "", run.result is None))
+
+
+async def _person(person: PersonSeat, seat: int, host: str, port: int, run: _Running) -> None:
+    """Play a person's seat (the dealer tells it why it aborted, if it did:
+    a connection that ends says nothing of why)."""
+    await person.run(host, port)
+    run.hurry_dealer()
+    await run.dealer_done.wait()
+    run.ended(SeatEnd(seat, 0, "", run.result is None))
 
 
 async def _command(command: Command, seat: int, host: str, port: int, run: _Running, config: MatchConfig) -> None:

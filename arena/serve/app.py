@@ -33,11 +33,14 @@ from arena.serve.httpkit import (
     RequestError,
     api_route,
     error,
+    read_body,
     read_json,
     user_for_token,
 )
 from arena.serve.pages import install_pages
 from arena.serve.store import User
+from arena.serve.tournaments import Tournaments
+from arena.serve.validation import hosted_bots, match_request
 
 __all__ = ["make_app"]
 
@@ -79,16 +82,15 @@ async def _me(request: Request, user: User) -> Response:
 
 
 async def _bots(request: Request, user: User) -> Response:
-    host: Host = request.app.state.host
-    return JSONResponse({"bots": host.hosted_bots()})
+    return JSONResponse({"bots": hosted_bots()})
 
 
 async def _create_match(request: Request, user: User) -> Response:
     host: Host = request.app.state.host
     document = await read_json(request, host.config.max_body_bytes)
     peer = request.client.host if request.client is not None else None
-    answer = await host.create_match(user, document, peer)
-    return JSONResponse(answer, status_code=201)
+    row = await host.create_match(user, match_request(document, host.config.max_hands), peer)
+    return JSONResponse({"id": row.id, "host": host.config.advertised_host, "ports": list(row.ports)}, status_code=201)
 
 
 async def _list_matches(request: Request, user: User) -> Response:
@@ -126,6 +128,21 @@ async def _leaderboard(request: Request, user: User) -> Response:
     return JSONResponse(await host.leaderboard(game))
 
 
+async def _submit_tournament(request: Request, user: User) -> Response:
+    """``POST /api/tournaments``: an admin's bearer token, the config (TOML) as the body; 201 and its status."""
+    host: Host = request.app.state.host
+    tournaments: Tournaments = request.app.state.tournaments
+    body = await read_body(request, 4 * host.config.max_body_bytes)
+    assert host.nursery is not None  # the host runs before the app serves
+    return JSONResponse(tournaments.start(user, body, host.nursery), status_code=201)
+
+
+async def _show_tournament(request: Request, user: User) -> Response:
+    """``GET /api/tournaments/ID``: its status and the end of its output (any user)."""
+    tournaments: Tournaments = request.app.state.tournaments
+    return JSONResponse(tournaments.get(request.path_params["id"]))
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     message = {404: "no such route", 405: "method not allowed"}.get(status, "request failed")
@@ -133,7 +150,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def make_app(host: Host) -> Starlette:
-    """The API app over ``host`` (the matches and the store)."""
+    """The app over ``host`` (the matches and the store): the API's routes,
+    all of them here, and the pages' (:func:`arena.serve.pages.install_pages`)."""
     routes = [
         Route("/api/login", _login, methods=["POST"]),
         Route("/api/logout", api_route(_logout), methods=["POST"]),
@@ -146,10 +164,13 @@ def make_app(host: Host) -> Starlette:
         Route("/api/matches/{id}/hands", api_route(_match_hands), methods=["GET"]),
         *(Route(f"/api/matches/{{id}}/{form}", api_route(_match_history), methods=["GET"]) for form in HISTORIES),
         Route("/api/leaderboard", api_route(_leaderboard), methods=["GET"]),
+        Route("/api/tournaments", api_route(_submit_tournament), methods=["POST"]),
+        Route("/api/tournaments/{id}", api_route(_show_tournament), methods=["GET"]),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error})
     app.state.host = host
     app.state.store = host.store
     app.state.limiter = RateLimiter(host.config.requests_per_minute)
-    install_pages(app, host)
+    app.state.tournaments = Tournaments(host.config.data, host.config.dask)
+    install_pages(app, host, app.state.tournaments)
     return app

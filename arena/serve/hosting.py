@@ -11,12 +11,14 @@ database holds the match's row and, once it is over, its result document,
 so a service killed at any point loses no finished hand; on restart every
 match not over is marked aborted and its result read from the files.
 
-Each seating is played by the seat runner
-(:func:`arena.match.seats.run_seating`): the dealer in this process, the
-hosted bot an in-process seat, the user's agent a remote seat on the match's
-port, taken only from the allowed peer (the address that asked, unless
-configured otherwise) within the start timeout; idle and garbage
-connections are dropped as the dealer drops them. Until its seating starts
+A match is an :class:`arena.match.MatchPlan` whose seatings are played one
+by one (:func:`arena.match.play_seating`): the dealer in this process on the
+match's reserved port, the hosted bot an in-process seat, the user's agent a
+remote seat on that port, taken only from the allowed peer (the address that
+asked, unless configured otherwise) within the start timeout, or a web table's
+person (:mod:`arena.serve.tables`) under a person's limits; idle and garbage
+connections are dropped as the dealer drops them. Requests are checked before
+they reach the host (:mod:`arena.serve.validation`). Until its seating starts
 a port is bound but not listening (reserved; a connection is refused), so
 an agent connects once ``GET /api/matches/ID`` names the port as
 ``next_port`` with ``queued`` false.
@@ -30,13 +32,14 @@ per user, the dealer's time limits with a whole-match cap
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import json
 import logging
 import secrets
 import socket
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -48,25 +51,36 @@ from analysis.hands import HandsError, concat
 from analysis.holdem import holdem_problem
 from analysis.phh import phh_problem, write_phh
 from analysis.pokerstars import write_pokerstars
-from arena.match.seats import Command, InProcess, Remote, SeatingRun, agent_command, our_address, run_seating
-from dealer.server import MatchConfig
+from arena.match import (
+    PERSON_LIMITS,
+    Bot,
+    Command,
+    InProcess,
+    MatchPlan,
+    Person,
+    Remote,
+    SeatingRun,
+    agent_command,
+    agent_seed,
+    our_address,
+    play_seating,
+)
+from dealer.budget import TimeLimits
 from poker.gamedef import Game, GameDefError, load_game
 from strategies.base import Spec
-from strategies.bots import LIBRARY, bot_path
+from strategies.bots import LIBRARY
 
 from arena.serve.config import ServeConfig
 from arena.serve.httpkit import RequestError
 from arena.serve.leaderboard import leaderboard
 from arena.serve.scoring import Scoring
 from arena.serve.store import ACTIVE, MatchRow, Store, User
+from arena.serve.validation import MatchRequest
 
-__all__ = ["Host", "CHUMPS", "RESTARTED", "bot_seat", "seat_names"]
+__all__ = ["Host", "RESTARTED", "bot_seat", "seat_names"]
 
-#: The simple bots every game hosts.
-CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
-_SEED_LIMIT: Final = 2**32
 
 #: The hand-history downloads beside the ACPC log: each format's file name ending and media type.
 HISTORIES: Final = {"phh": (".phhs", "application/toml; charset=utf-8"), "pokerstars": (".txt", "text/plain; charset=utf-8")}
@@ -89,10 +103,6 @@ def history_problem(game: Game, form: str) -> str | None:
     return phh_problem(game) if form == "phh" else holdem_problem(game)
 
 
-#: [web hook] The user's seat played in this process (a web table,
-#: :mod:`arena.serve.tables`): called with the seating, the address and the
-#: port to connect to, once the seating's dealer listens.
-SeatRunner = Callable[[int, str, int], Awaitable[None]]
 _log = logging.getLogger(__name__)
 
 
@@ -107,18 +117,7 @@ class _Live:
     seating: int = 0  # the seating playing or next
     listening: bool = False  # the seating's dealer waits for the agents
     status: str = "queued"
-    # [web hook] a web table: the user's seat in this process, under a person's limits (ms)
-    seat: SeatRunner | None = None
-    limits: tuple[int, int, int] | None = None
-
-
-def _whole(document: dict[str, Any], key: str, low: int, high: int, default: int | None = None) -> int:
-    value = document.get(key, default)
-    if value is None:
-        raise RequestError(400, f"missing {key!r}")
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RequestError(400, f"{key!r} must be a whole number in {low}..{high}, got {str(value)[:40]}")
-    return value
+    person: Person | None = None  # a web table: the user's seat is a person's, in this process
 
 
 def seat_names(user: str, opponent: str) -> tuple[str, str]:
@@ -156,83 +155,36 @@ class Host:
             task_status.started()
             await trio.sleep_forever()
 
-    # -- what is hosted ------------------------------------------------------
-
-    def hosted_bots(self) -> list[dict[str, Any]]:
-        """The heads-up named bots whose files are present (each for its game),
-        and the chumps (for every game)."""
-        bots: list[dict[str, Any]] = [
-            {"name": bot.name, "game": bot.game, "description": bot.description}
-            for bot in LIBRARY.values()
-            if bot_path(bot).is_file() and load_game(bot.game).num_players == 2
-        ]
-        bots += [{"name": name, "game": None, "description": "a simple bot, for any game"} for name in CHUMPS]
-        return bots
-
-    def _opponent(self, name: str, game_name: str, game: Game) -> None:
-        if name in CHUMPS:
-            return
-        bot = LIBRARY.get(name)
-        if bot is None or not bot_path(bot).is_file():
-            hosted = ", ".join(b["name"] for b in self.hosted_bots())
-            raise RequestError(400, f"no hosted bot {name[:60]!r}; hosted bots: {hosted}")
-        if load_game(bot.game) != game:
-            raise RequestError(400, f"bot {name} plays {bot.game}, not {game_name}")
-
     # -- the API -------------------------------------------------------------
 
     async def create_match(
-        self,
-        user: User,
-        document: dict[str, Any],
-        peer: str | None,
-        *,
-        seat: SeatRunner | None = None,
-        limits: tuple[int, int, int] | None = None,
-    ) -> dict[str, Any]:
-        """Check a match request, take its ports, queue or start it; the 201 answer.
-        [web hook] ``seat`` plays the user's seat from this process (its port
-        lets in only this machine's address) under ``limits`` (response,
-        hand, per-hand ms) instead of the service's."""
-        unknown = sorted(set(document) - {"game", "opponent", "hands", "seed", "duplicate"})
-        if unknown:
-            raise RequestError(400, f"unknown field {unknown[0][:40]!r}; fields: game, opponent, hands, seed, duplicate")
-        game_name, opponent = document.get("game"), document.get("opponent")
-        if not isinstance(game_name, str) or not isinstance(opponent, str):
-            raise RequestError(400, "'game' and 'opponent' must be strings (GET /api/bots lists the hosted bots)")
-        if "/" in game_name or "\\" in game_name or game_name.startswith("."):
-            raise RequestError(400, f"unknown game {game_name[:60]!r}: name a shipped game (arena games)")
-        try:
-            game = load_game(game_name)
-        except GameDefError:
-            raise RequestError(400, f"unknown game {game_name[:60]!r}: name a shipped game (arena games)") from None
-        if game.num_players != 2:
-            raise RequestError(400, f"{game_name} is a {game.num_players}-player game; hosted matches are heads-up")
-        self._opponent(opponent, game_name, game)
-        hands = _whole(document, "hands", 2, self.config.max_hands)
-        seed = _whole(document, "seed", 0, _SEED_LIMIT - 1, secrets.randbelow(_SEED_LIMIT))
-        duplicate = document.get("duplicate", False)
-        if not isinstance(duplicate, bool):
-            raise RequestError(400, "'duplicate' must be true or false")
+        self, user: User, request: MatchRequest, peer: str | None, *, person: Person | None = None
+    ) -> MatchRow:
+        """Take a checked request's ports (one per seating), queue or start it;
+        its row. Its port takes only ``peer``'s connection (or as ``allow``
+        says). ``person``: a web table's seat played in this process instead
+        (its port lets in only this machine's address), under a person's limits.
+
+        Raises:
+            RequestError: the user's quota, a full queue or no free port.
+        """
         await self._check_quota(user)
         allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
-        if seat is not None:  # [web hook] this machine's address (none to check for a host name)
+        if person is not None:  # this machine's address (none to check for a host name)
             local, address = our_address(self.config.host)
             allowed = local if address is not None else None
         match_id = secrets.token_hex(8)
-        seatings = 2 if duplicate else 1
-        reserved = self._take_ports(seatings)
+        reserved = self._take_ports(2 if request.duplicate else 1)
         ports = tuple(int(sock.getsockname()[1]) for sock in reserved)
-        row = MatchRow(match_id, user.id, game_name, opponent, hands, seed, duplicate, "queued", allowed, ports, 0,
-                       None, None, time.time(), None)
-        names = self.seat_names(row, user.name)
-        live = _Live(row, game, names, list(reserved), seat=seat, limits=limits)
+        row = MatchRow(match_id, user.id, request.game_name, request.opponent, request.hands, request.seed,
+                       request.duplicate, "queued", allowed, ports, 0, None, None, time.time(), None)
+        live = _Live(row, request.game, self.seat_names(row, user.name), list(reserved), person=person)
         (self.matches_dir / match_id).mkdir()
         await self.store.call(self.store.add_match, row)
         self.live[match_id] = live
         self.queue.append(live)
         self._start_next()
-        return {"id": match_id, "host": self.config.advertised_host, "ports": list(ports)}
+        return row
 
     async def _check_quota(self, user: User) -> None:
         mine = await self.store.call(self.store.matches, user.id)
@@ -409,9 +361,10 @@ class Host:
         error: str | None = RESTARTED  # unless the seatings end
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
+            plan = self._plan(live, directory)
             for index in range(len(row.ports)):
                 live.seating = index
-                error = await self._play_seating(live, index, directory)
+                error = await self._play_seating(live, plan, index)
                 if error is not None:
                     break
         except Exception as problem:  # a bot that cannot be seated, a disk that fails: this match only
@@ -430,45 +383,54 @@ class Host:
                 del self.live[row.id]
                 self._start_next()
 
-    async def _play_seating(self, live: _Live, index: int, directory: Path) -> str | None:
-        """One seating (the user in seat ``index``); why it did not finish, or None."""
+    def _plan(self, live: _Live, directory: Path) -> MatchPlan:
+        """The match as :mod:`arena.match` plays it: the user in seat ``k`` of
+        seating ``k`` on the seating's reserved port, the hosted bot in the
+        other (its strategy seed fixed by the card seed, as ``arena match``
+        seeds its bots), every seating capped at what its limits allow.
+
+        Raises:
+            ValueError: the allowed peer is not an IP address.
+        """
         row, config = live.row, self.config
         user_name, bot_name = live.names
-        port = row.ports[index]
-        t_response, t_hand, t_per_hand = live.limits or (config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms)
-        dealer = MatchConfig(
-            match_name=f"seating{index}",
+        limits = PERSON_LIMITS if live.person is not None else TimeLimits(config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms)
+        seed = agent_seed(row.seed, 1)
+        user = Bot.seated(user_name, live.person or Remote(row.peer))
+        bot = Bot(Spec.parse(row.opponent), bot_name, seed, bot_seat(row.game, row.opponent, seed))
+        seatings = ((0, 1), (1, 0))[: len(row.ports)]
+        return MatchPlan(
             game=live.game,
-            game_path=row.game,
-            num_hands=row.hands,
+            game_arg=row.game,
+            hands=row.hands,
             seed=row.seed,
-            names=(user_name, bot_name) if index == 0 else (bot_name, user_name),
-            ports=(port, 0) if index == 0 else (0, port),
+            bots=(user, bot),
+            seatings=seatings,
+            run_dir=directory,
+            in_process=True,
+            limits=dataclasses.replace(limits, start_timeout_ms=int(config.start_timeout_s * 1000)),
             host=config.host,
-            t_response_ms=t_response,
-            t_hand_ms=t_hand,
-            t_per_hand_ms=t_per_hand,
-            start_timeout_ms=int(config.start_timeout_s * 1000),
-            log_dir=directory,
-            quiet=True,
-        ).with_match_deadline()
-        bot = bot_seat(row.game, row.opponent, (row.seed + index) % _SEED_LIMIT)
-        user = Remote(row.peer)
+            ports=tuple((port, 0) if index == 0 else (0, port) for index, port in enumerate(row.ports)),
+            match_names=tuple(f"seating{index}" for index in range(len(seatings))),
+            tlog=False,
+            match_deadline=True,
+        )
+
+    async def _play_seating(self, live: _Live, plan: MatchPlan, index: int) -> str | None:
+        """One seating (the user in seat ``index``); why it did not finish, or None."""
+        port = live.row.ports[index]
         self._release(live.reserved[index : index + 1])  # the dealer binds it now
         live.reserved[index] = None
         self.ports_used.add(port)
-        seats = (user, bot) if index == 0 else (bot, user)
         runs: list[SeatingRun] = []
 
         async def play(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
-            runs.append(await run_seating(dealer, seats, task_status=task_status))
+            runs.append(await play_seating(plan, index, task_status=task_status))
 
         async with trio.open_nursery() as nursery:
             try:
                 await nursery.start(play)
                 live.listening = True
-                if live.seat is not None:  # [web hook] the table's seat takes its port
-                    nursery.start_soon(live.seat, index, our_address(config.host)[0], port)
             except RuntimeError:
                 pass  # the dealer could not start: its result says so
         live.listening = False

@@ -31,6 +31,7 @@ __all__ = [
     "user_for_token",
     "session_user",
     "current_user",
+    "read_body",
     "read_json",
     "RateLimiter",
     "Handler",
@@ -105,11 +106,12 @@ async def current_user(request: Request) -> User:
     return user
 
 
-async def read_json(request: Request, limit: int) -> dict[str, Any]:
-    """The request's body as a JSON object, read up to ``limit`` bytes.
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, read up to ``limit`` bytes (a longer one is refused
+    as soon as it says so or passes the limit, never held whole).
 
     Raises:
-        RequestError: 413 past the limit, 400 for anything but a JSON object.
+        RequestError: 413 past the limit.
     """
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limit):
@@ -119,6 +121,16 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         body += chunk
         if len(body) > limit:
             raise RequestError(413, f"request body over {limit} bytes")
+    return bytes(body)
+
+
+async def read_json(request: Request, limit: int) -> dict[str, Any]:
+    """The request's body as a JSON object, read up to ``limit`` bytes.
+
+    Raises:
+        RequestError: 413 past the limit, 400 for anything but a JSON object.
+    """
+    body = await read_body(request, limit)
     try:
         document = json.loads(body)
     except (ValueError, RecursionError) as problem:

@@ -14,8 +14,8 @@ The web tables are ``arena play``'s page (:mod:`agent.human.web`), served
 at ``/tables/ID/``: the same files, and the same WebSocket handler behind a
 check of the session, the table's owner and the ``Origin``.
 
-``POST /api/tournaments`` (an admin's bearer token, the TOML as the body)
-and the admin page submit tournaments (:mod:`arena.serve.tournaments`).
+The admin page submits tournaments (:mod:`arena.serve.tournaments`), as
+``POST /api/tournaments`` (:mod:`arena.serve.app`) does.
 """
 
 from __future__ import annotations
@@ -36,10 +36,11 @@ from starlette.websockets import WebSocket
 from agent.human.seat import betting_words
 from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
 from arena.serve.hosting import HISTORIES, Host, history_problem
-from arena.serve.httpkit import RequestError, api_route, error, session_user
+from arena.serve.httpkit import RequestError, error, session_user
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
 from arena.serve.tournaments import Tournaments
+from arena.serve.validation import hosted_bots
 from dealer.log import LogError, read_log
 from poker.cards import card_to_text
 from poker.gamedef import game_names, load_game
@@ -71,10 +72,10 @@ PageHandler = Callable[[Request, User], Awaitable[Response]]
 class Web:
     """What the pages share: the host, the tables, the tournaments."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Host, tournaments: Tournaments) -> None:
         self.host = host
         self.tables = Tables(host)
-        self.tournaments = Tournaments(host.config.data, host.config.dask)
+        self.tournaments = tournaments
         self.files = {name: (WEB_STATIC / name).read_bytes() for name in _WEB_FILES}
         self.table_files = {name: (STATIC / name).read_bytes() for name in _TABLE_FILES}
         # arena play's page, with a way back to the lobby
@@ -197,7 +198,7 @@ def _opponent_option(bot: dict[str, Any], stems: dict[str, str]) -> str:
 
 async def _lobby(request: Request, user: User) -> Response:
     web = _web(request)
-    bots = web.host.hosted_bots()
+    bots = hosted_bots()
     stems = game_names()  # data-stem: site.js keeps the opponent one that plays the game chosen
     games = "".join(
         f'<option value="{escape(g)}" data-stem="{escape(stems[g])}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>'
@@ -558,19 +559,13 @@ async def _admin(request: Request, user: User) -> Response:
     return _html("Admin", body, user)
 
 
-def _start_tournament(web: Web, user: User, text: bytes) -> dict[str, Any]:
-    status = web.tournaments.submit(user, text)
-    assert web.host.nursery is not None
-    web.host.nursery.start_soon(web.tournaments.play, status["id"])
-    return status
-
-
 async def _admin_submit(request: Request, user: User) -> Response:
     web = _web(request)
     if not user.admin:
         raise RequestError(403, "only an admin submits tournaments")
     fields = await _form(request, 4 * web.host.config.max_body_bytes)
-    status = _start_tournament(web, user, fields.get("config", "").replace("\r\n", "\n").encode())
+    assert web.host.nursery is not None  # the host runs before the app serves
+    status = web.tournaments.start(user, fields.get("config", "").replace("\r\n", "\n").encode(), web.host.nursery)
     return RedirectResponse(f"/tournaments/{status['id']}", status_code=303)
 
 
@@ -591,23 +586,6 @@ async def _tournament_report(request: Request, user: User) -> Response:
     return HTMLResponse(data, headers=_PAGE_HEADERS)
 
 
-async def _api_tournaments(request: Request, user: User) -> Response:
-    """``POST /api/tournaments``: an admin's bearer token, the config (TOML) as the body; 201 and its status."""
-    web = _web(request)
-    limit = 4 * web.host.config.max_body_bytes
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise RequestError(413, f"request body over {limit} bytes")
-    return JSONResponse(_start_tournament(web, user, bytes(body)), status_code=201)
-
-
-async def _api_tournament(request: Request, user: User) -> Response:
-    """``GET /api/tournaments/ID``: its status and the end of its output (any user)."""
-    return JSONResponse(_web(request).tournaments.get(request.path_params["id"]))
-
-
 async def _static(request: Request) -> Response:
     web = _web(request)
     name = request.path_params["name"]
@@ -616,9 +594,9 @@ async def _static(request: Request) -> Response:
     return Response(web.files[name], media_type=_WEB_FILES[name], headers={"Cache-Control": "no-store"})
 
 
-def install_pages(app: Starlette, host: Host) -> None:
-    """Add the pages, the tables and the tournament API to the service's app."""
-    app.state.web = Web(host)
+def install_pages(app: Starlette, host: Host, tournaments: Tournaments) -> None:
+    """Add the pages and the web tables to the service's app."""
+    app.state.web = Web(host, tournaments)
     routes = [
         Route("/login", _login, methods=["GET"]),
         Route("/", _page(_lobby), methods=["GET"]),
@@ -635,8 +613,6 @@ def install_pages(app: Starlette, host: Host) -> None:
         Route("/admin/tournaments", _page(_admin_submit), methods=["POST"]),
         Route("/tournaments/{id}", _page(_tournament), methods=["GET"]),
         Route("/tournaments/{id}/report", _page(_tournament_report), methods=["GET"]),
-        Route("/api/tournaments", api_route(_api_tournaments), methods=["POST"]),
-        Route("/api/tournaments/{id}", api_route(_api_tournament), methods=["GET"]),
         Route("/web/{name}", _static, methods=["GET"]),
     ]
     app.router.routes.extend(routes)

@@ -1,29 +1,30 @@
 """Web tables: a logged-in person against a hosted bot, in the browser.
 
 A table is a hosted match like the API's (:meth:`arena.serve.hosting.Host.create_match`:
-the same checks, quota, fair queue, seat runner, files and results, so it
+the same checks, quota, fair queue, match path, files and results, so it
 shows in the person's matches and on the leaderboard), whose user seat is a
-:class:`agent.human.seat.HumanSeat` played from this process (its match port
-lets in only this machine) instead of someone's agent, under a person's time
-limits (``arena play``'s). The
-page is ``arena play``'s own (:mod:`agent.human.web`), served per table; the
-seat outlives the page (reloads resume), and is forgotten
-:data:`LINGER_S` after its match ends (the match page keeps everything).
+:class:`agent.human.seat.HumanSeat` played from this process (an
+:class:`arena.match.Person` seat; its match port lets in only this machine)
+instead of someone's agent, under a person's time limits
+(:data:`arena.match.PERSON_LIMITS`, ``arena play``'s). The page is ``arena
+play``'s own (:mod:`agent.human.web`), served per table; the seat outlives the
+page (reloads resume), and is forgotten :data:`LINGER_S` after its match ends
+(the match page keeps everything).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
 import trio
 
 from agent.human.seat import HumanSeat, Limits
-from arena.play import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
-from arena.serve.hosting import Host, seat_names
+from arena.match import PERSON_LIMITS, Person
+from arena.serve.hosting import Host
 from arena.serve.httpkit import RequestError
 from arena.serve.store import User
-from poker.gamedef import load_game
+from arena.serve.validation import table_request
 
 __all__ = ["Tables", "Table", "LINGER_S", "MAX_TABLE_HANDS"]
 
@@ -44,6 +45,26 @@ class Table:
     seated: trio.Event = field(default_factory=trio.Event)
 
 
+@dataclass
+class _Sitting:
+    """A table's seat as the match runs it (:class:`arena.match.PersonSeat`):
+    the person's, forgotten a while after its connection ends."""
+
+    tables: Tables
+    table: Table
+    seat: HumanSeat
+
+    async def run(self, host: str, port: int) -> None:
+        try:
+            await self.seat.run(host, port)
+        finally:
+            assert self.tables.host.nursery is not None
+            self.tables.host.nursery.start_soon(self.tables.forget, self.table.match_id)
+
+    def end(self, message: str | None) -> None:
+        self.seat.end(message)
+
+
 class Tables:
     """The web tables of one service, by match id."""
 
@@ -56,41 +77,28 @@ class Tables:
         ``seed``; None: a random one); its match id.
 
         Raises:
-            RequestError: the match cannot be had (the host's checks and limits).
+            RequestError: the match cannot be had (the request's checks, the host's limits).
         """
         if hands > MAX_TABLE_HANDS:
             raise RequestError(400, f"a table plays at most {MAX_TABLE_HANDS} hands, not {hands}")
+        request = table_request(game_name, opponent, hands, seed, self.host.config.max_hands)
         table = Table("", user.id)
-        limits = (DEFAULT_T_RESPONSE_MS, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS)
+        limits = Limits(PERSON_LIMITS.response_ms, PERSON_LIMITS.hand_ms, PERSON_LIMITS.per_hand_ms * request.hands)
+        title = f"{user.name} vs {opponent} · {game_name}"
 
-        async def run_seat(index: int, address: str, port: int) -> None:
-            await self._run(table, user, game_name, opponent, hands, index, address, port)
+        def sit(names: tuple[str, ...], index: int) -> _Sitting:
+            seat = HumanSeat(request.game, names, index, hands=request.hands, limits=limits, title=title)
+            table.seat = seat
+            table.seated.set()
+            return _Sitting(self, table, seat)
 
-        document: dict[str, Any] = {"game": game_name, "opponent": opponent, "hands": hands}
-        if seed is not None:
-            document["seed"] = seed
-        answer = await self.host.create_match(user, document, None, seat=run_seat, limits=limits)
-        table.match_id = answer["id"]
+        row = await self.host.create_match(user, request, None, person=Person(sit))
+        table.match_id = row.id
         self.tables[table.match_id] = table
         return table.match_id
 
-    async def _run(
-        self, table: Table, user: User, game_name: str, opponent: str, hands: int, index: int, address: str, port: int
-    ) -> None:
-        game = load_game(game_name)
-        ours, bot = seat_names(user.name, opponent)
-        names = (ours, bot) if index == 0 else (bot, ours)
-        limits = Limits(DEFAULT_T_RESPONSE_MS, DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS * hands)
-        seat = HumanSeat(game, names, index, hands=hands, limits=limits, title=f"{user.name} vs {opponent} · {game_name}")
-        table.seat = seat
-        table.seated.set()
-        try:
-            await seat.run(address, port)
-        finally:
-            assert self.host.nursery is not None
-            self.host.nursery.start_soon(self._forget, table.match_id)
-
-    async def _forget(self, match_id: str) -> None:
+    async def forget(self, match_id: str) -> None:
+        """Forget a table :data:`LINGER_S` from now."""
         await trio.sleep(LINGER_S)
         self.tables.pop(match_id, None)
 

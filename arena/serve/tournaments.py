@@ -110,6 +110,16 @@ class Tournaments:
         self._write(tournament_id, status)
         return status
 
+    def start(self, user: User, text: bytes, nursery: trio.Nursery) -> dict[str, Any]:
+        """:meth:`submit`, then :meth:`play` in ``nursery``; its status.
+
+        Raises:
+            RequestError: as :meth:`submit`.
+        """
+        status = self.submit(user, text)
+        nursery.start_soon(self.play, status["id"])
+        return status
+
     async def play(self, tournament_id: str) -> None:
         """Play a submitted tournament (after any before it) in ``arena tournament``."""
         async with self._turn:

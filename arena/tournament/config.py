@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from arena.match import DEFAULT_T_HAND_MS, DEFAULT_T_PER_HAND_MS, DEFAULT_T_RESPONSE_MS
+from arena.match import AGENT_LIMITS
 from poker.excerpt import quote
 from poker.gamedef import Game, GameDefError, format_game, load_game
 from strategies.base import Spec, StrategyError, make_strategy
@@ -52,9 +52,9 @@ MAX_SERIES: Final = 10000
 MAX_HANDS: Final = 10_000_000
 MAX_MATCHES: Final = 100_000
 _LIMIT_KEYS: Final = {
-    "t_response_ms": DEFAULT_T_RESPONSE_MS,
-    "t_hand_ms": DEFAULT_T_HAND_MS,
-    "t_per_hand_ms": DEFAULT_T_PER_HAND_MS,
+    "t_response_ms": AGENT_LIMITS.response_ms,
+    "t_hand_ms": AGENT_LIMITS.hand_ms,
+    "t_per_hand_ms": AGENT_LIMITS.per_hand_ms,
     "start_timeout_ms": DEFAULT_START_TIMEOUT_MS,
 }
 

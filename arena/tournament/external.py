@@ -1,14 +1,14 @@
 """Matches with external-command bots (ACPC submissions, ``startme.sh HOST PORT``): their forfeits.
 
-A match in which one bot is an external command plays its seatings through the
-seat runner (:func:`arena.match.run_seating`), each with fresh agents: the
+A match in which one bot is an external command plays its seatings one by one
+(:func:`arena.match.play_seating`), each with fresh agents: the
 command as a :class:`~arena.match.Command` (run from its program's directory,
 its output kept bounded, its whole process group killed with its seating: a
 ``startme.sh`` that started a child leaves none behind, as the ACPC's
 validation demanded), our bots beside it in-process or, with ``agents =
 "process"``, as ``python -m agent`` commands. After an aborted seating the
-agents get a second to exit (:data:`_ABORT_GRACE_S`): nothing that happens then
-changes who is to blame.
+agents get a second to exit (:data:`ABORT_GRACE_S`, the plan's
+``after_abort_s``): nothing that happens then changes who is to blame.
 
 A seat whose agent fails *forfeits* that seating, and the tournament goes on:
 the dealer aborts the match when a peer is dead (docs/protocol.md, The dealer's rules:
@@ -33,14 +33,14 @@ from typing import Final
 import trio
 
 from analysis.tables import plural
-from arena.match import MatchError, Seat, SeatingRun, last_line, run_seating
+from arena.match import MatchError, MatchPlan, SeatingRun, last_line, play_seating
 from dealer.log import LogError, read_log
-from dealer.server import MatchConfig
 from poker.gamedef import Game
 
-__all__ = ["SeatingOutcome", "play_seatings", "forfeit_charges"]
+__all__ = ["SeatingOutcome", "play_seatings", "forfeit_charges", "ABORT_GRACE_S"]
 
-_ABORT_GRACE_S: Final = 1.0
+#: Seconds the agents of an aborted seating get to exit.
+ABORT_GRACE_S: Final = 1.0
 
 
 @dataclass(frozen=True)
@@ -76,29 +76,29 @@ def _read(path: Path, game: Game, names: tuple[str, ...], hands: int) -> tuple[t
     return tuple(totals), len(contents.hands), complete
 
 
-async def _play_all(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]]) -> list[SeatingRun]:
-    return [await run_seating(config, seats, after_abort_s=_ABORT_GRACE_S) for config, seats in zip(configs, seatings)]
+async def _play_all(plan: MatchPlan) -> list[SeatingRun]:
+    return [await play_seating(plan, index) for index in range(len(plan.seatings))]
 
 
-def play_seatings(configs: list[MatchConfig], seatings: list[tuple[Seat, ...]]) -> list[SeatingOutcome]:
-    """Play each seating (``configs[i]`` with ``seatings[i]`` in seat order) in
-    turn, its files in ``configs[i].log_dir``.
+def play_seatings(plan: MatchPlan) -> list[SeatingOutcome]:
+    """Play each seating of ``plan`` in turn, its files in the plan's run directory.
 
     Raises:
         MatchError: a seating ended unfinished with no seat to blame.
     """
     outcomes = []
-    for config, run in zip(configs, trio.run(_play_all, configs, seatings)):
-        log = config.path(".log")
-        totals, played, complete = _read(log, config.game, config.names, config.num_hands)
+    for index, run in enumerate(trio.run(_play_all, plan)):
+        name = plan.match_name(index)
+        names = tuple(plan.bots[b].name for b in plan.seatings[index])
+        totals, played, complete = _read(plan.run_dir / f"{name}.log", plan.game, names, plan.hands)
         failed = {} if complete else run.culprits()
         if not complete and not failed:
-            err = config.path(".err")
+            err = plan.run_dir / f"{name}.err"
             said = f": {last}" if (last := last_line(err)) else ""
             raise MatchError(
-                f"{config.match_name}: the dealer stopped after {plural(played, 'hand')} with no seat to blame{said} (see {err})"
+                f"{name}: the dealer stopped after {plural(played, 'hand')} with no seat to blame{said} (see {err})"
             )
-        outcomes.append(SeatingOutcome(config.match_name, totals, played, complete, failed))
+        outcomes.append(SeatingOutcome(name, totals, played, complete, failed))
     return outcomes
 
 

@@ -3,10 +3,11 @@
 :func:`schedule` lists every pairing (triple) in every series as a
 :class:`MatchJob`, plain data that pickles to a process pool or a Dask worker;
 :func:`play_match` plays one in a directory of its own and returns its
-:class:`MatchRecord`: through :func:`arena.match.run_plan` when every bot is
-ours, through :mod:`arena.tournament.external` when one is an external command
-(where a bot that fails forfeits instead of failing the match); both seat
-their agents with the seat runner (:func:`arena.match.run_seating`).
+:class:`MatchRecord`. Either way the match is an :class:`arena.match.MatchPlan`
+(an external command a :class:`~arena.match.Command` seat): played through
+:func:`arena.match.run_plan` when every bot is ours, seating by seating
+through :mod:`arena.tournament.external` when one is an external command
+(where a bot that fails forfeits instead of failing the match).
 """
 
 from __future__ import annotations
@@ -17,21 +18,10 @@ from pathlib import Path
 
 import trio
 
-from arena.match import (
-    Bot,
-    Command,
-    InProcess,
-    MatchError,
-    MatchPlan,
-    Seat,
-    agent_command,
-    agent_seed,
-    run_plan,
-    score_seatings,
-)
-from arena.tournament.external import forfeit_charges, play_seatings
+from arena.match import AGENT_EXIT_S, Bot, Command, MatchError, MatchPlan, agent_seed, run_plan, score_seatings
+from arena.tournament.external import ABORT_GRACE_S, forfeit_charges, play_seatings
 from arena.tournament.config import Config, Entrant
-from dealer.server import MatchConfig
+from dealer.budget import TimeLimits
 from poker.gamedef import format_game, parse_game
 from strategies.base import Spec
 
@@ -130,25 +120,23 @@ def play_match(job: MatchJob) -> MatchRecord:
         MatchError: the dealer aborted or an agent of ours failed.
         MatchInterrupted: an interrupt stopped it.
     """
-    if any(bot.command for bot in job.bots):
-        return _play_with_commands(job)
-    game = parse_game(job.game_text, source=job.game_arg)
-    bots = tuple(Bot(_spec(bot), bot.name, agent_seed(job.seed, i)) for i, bot in enumerate(job.bots))
+    external = any(bot.command for bot in job.bots)
     plan = MatchPlan(
-        game=game,
+        game=parse_game(job.game_text, source=job.game_arg),
         game_arg=job.game_arg,
         hands=job.hands,
         seed=job.seed,
-        bots=bots,
-        seatings=tuple(itertools.permutations(range(len(bots)))),
+        bots=tuple(_bot(job, i) for i in range(len(job.bots))),
+        seatings=tuple(itertools.permutations(range(len(job.bots)))),
         run_dir=_claim_dir(Path(job.matches_dir), job.key),
         in_process=job.in_process,
-        t_response_ms=job.limits[0],
-        t_hand_ms=job.limits[1],
-        t_per_hand_ms=job.limits[2],
-        start_timeout_ms=job.limits[3],
+        limits=TimeLimits(*job.limits),
         game_file=job.game_file,
+        match_deadline=external,  # nobody watches: a seating cannot outlast what its limits allow
+        after_abort_s=ABORT_GRACE_S if external else AGENT_EXIT_S,
     )
+    if external:
+        return _play_with_commands(job, plan)
     outcome = trio.run(run_plan, plan)
     results = outcome.results
     if outcome.interrupted or not all(r.complete for r in results):
@@ -166,15 +154,13 @@ def play_match(job: MatchJob) -> MatchRecord:
     )
 
 
-def _seat(job: MatchJob, index: int) -> Seat:
-    """How bot ``index`` of the match is started (the same in every seating)."""
+def _bot(job: MatchJob, index: int) -> Bot:
+    """Bot ``index`` of the match: an external command, run from its program's
+    directory, or one of ours (seated as the job's ``agents`` say)."""
     bot = job.bots[index]
-    seed = agent_seed(job.seed, index)
     if bot.command:
-        return Command(bot.command, cwd=str(Path(bot.command[0]).parent))
-    if job.in_process:
-        return InProcess(_spec(bot), seed)
-    return agent_command(job.game_file or job.game_arg, _spec(bot), seed)
+        return Bot.seated(bot.name, Command(bot.command, cwd=str(Path(bot.command[0]).parent)))
+    return Bot(_spec(bot), bot.name, agent_seed(job.seed, index))
 
 
 def _spec(bot: Entrant) -> Spec:
@@ -184,38 +170,17 @@ def _spec(bot: Entrant) -> Spec:
     return bot.spec
 
 
-def _play_with_commands(job: MatchJob) -> MatchRecord:
+def _play_with_commands(job: MatchJob, plan: MatchPlan) -> MatchRecord:
     """A match with an external command: :mod:`arena.tournament.external`
     plays the seatings; a seat that failed forfeits the hands of its seating
     it did not finish (:func:`arena.tournament.external.forfeit_charges`)."""
-    game = parse_game(job.game_text, source=job.game_arg)
-    run_dir = _claim_dir(Path(job.matches_dir), job.key)
-    seatings = list(itertools.permutations(range(len(job.bots))))
-    seats = [_seat(job, i) for i in range(len(job.bots))]
-    configs = [
-        MatchConfig(
-            match_name=f"match.{k + 1}",
-            game=game,
-            game_path=job.game_arg,
-            num_hands=job.hands,
-            seed=job.seed,
-            names=tuple(job.bots[b].name for b in seating),
-            write_tlog=True,
-            t_response_ms=job.limits[0],
-            t_hand_ms=job.limits[1],
-            t_per_hand_ms=job.limits[2],
-            start_timeout_ms=job.limits[3],
-            log_dir=run_dir,
-            quiet=True,
-        ).with_match_deadline()  # nobody watches: a seating cannot outlast what its limits allow
-        for k, seating in enumerate(seatings)
-    ]
-    outcomes = play_seatings(configs, [tuple(seats[b] for b in seating) for seating in seatings])
+    seatings = plan.seatings
+    outcomes = play_seatings(plan)
     values = [0.0] * len(job.bots)
     seat_values = []
     forfeits = []
     for seating, outcome in zip(seatings, outcomes):
-        charges = forfeit_charges(game, set(outcome.failed), outcome.hands_played, job.hands)
+        charges = forfeit_charges(plan.game, set(outcome.failed), outcome.hands_played, job.hands)
         totals = tuple(total + charge for total, charge in zip(outcome.totals, charges))
         seat_values.append(totals)
         for seat, bot in enumerate(seating):
@@ -225,7 +190,8 @@ def _play_with_commands(job: MatchJob) -> MatchRecord:
                 f"{job.key} {outcome.match_name}: {job.bots[seating[seat]].name} (seat {seat + 1}) forfeits hands"
                 f" {outcome.hands_played + 1}..{job.hands}: {reason}"
             )
-    errs = [run_dir / f"{config.match_name}.err" for config in configs]
+    names = [plan.match_name(k) for k in range(len(seatings))]
+    errs = [plan.run_dir / f"{name}.err" for name in names]
     return MatchRecord(
         key=job.key,
         players=job.players,
@@ -233,7 +199,7 @@ def _play_with_commands(job: MatchJob) -> MatchRecord:
         hands=job.hands * len(seatings),
         seatings=tuple(seatings),
         seat_values=tuple(seat_values),
-        logs=tuple(str(run_dir / f"{config.match_name}.log") for config in configs),
+        logs=tuple(str(plan.run_dir / f"{name}.log") for name in names),
         warnings=sum(line.startswith("WARNING") for err in errs for line in err.read_text(errors="replace").splitlines()),
         forfeits=tuple(forfeits),
     )

@@ -1,20 +1,22 @@
 """The seat runner (:func:`arena.match.run_seating`): a remote seat is announced
 and taken by an ACPC agent that another process starts, only from the peer it is
-given and only within the start timeout; the dealer names a seat nobody took.
-(In-process and command seats are played by every ``arena match`` and
-tournament test.)"""
+given and only within the start timeout; the dealer names a seat nobody took. A
+person's seat is made for its seating and told why the dealer aborted; an
+in-process seat may decide in a worker thread. (In-process and command seats
+are played by every ``arena match`` and tournament test.)"""
 
 from __future__ import annotations
 
 import ipaddress
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
-from agent.client import play_stream
-from arena.match import InProcess, Remote, Seat, SeatingRun, run_seating
+from agent.client import play, play_stream
+from arena.match import InProcess, Person, Remote, Seat, SeatingRun, aborted_text, run_seating
 from arena.match.seats import our_address
 from dealer.server import MatchConfig
 from poker.gamedef import load_game
@@ -119,3 +121,75 @@ def test_a_seating_needs_one_seat_per_player(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="^1 seats for a 2-player game$"):
         trio.run(run_seating, config(tmp_path / "run"), (raiser(),))
     assert list((tmp_path / "run").iterdir()) == []
+
+
+class _Person:
+    """A person's seat (:class:`arena.match.PersonSeat`, what
+    :class:`agent.human.seat.HumanSeat` does with a person's clicks): it calls
+    every bet, or only says its version and waits."""
+
+    def __init__(self, calls: bool) -> None:
+        self.calls = calls
+        self.told: list[str | None] = []
+
+    async def run(self, host: str, port: int) -> None:
+        if self.calls:
+            await play(host, port, KUHN, make_strategy(Spec.parse("always-call"), KUHN, seed=2))
+            return
+        try:
+            async with await trio.open_tcp_stream(host, port) as stream:
+                await stream.send_all(b"VERSION:2.0.0\r\n")
+                while await stream.receive_some():
+                    pass
+        except (trio.BrokenResourceError, OSError):
+            pass  # the dealer closed with our answer owed: a person's seat never raises for it
+
+    def end(self, message: str | None) -> None:
+        self.told.append(message)
+
+
+def test_a_person_seat_is_made_for_its_seating_and_played_here(tmp_path: Path) -> None:
+    """``sit`` gets the seating's names in seat order and the person's seat; the
+    person plays as the same strategy in-process would, and is told nothing
+    when the match ends normally."""
+    person = _Person(calls=True)
+    sat: list[tuple[tuple[str, ...], int]] = []
+
+    def sit(names: tuple[str, ...], index: int) -> _Person:
+        sat.append((names, index))
+        return person
+
+    run = trio.run(run_seating, config(tmp_path / "person"), (raiser(), Person(sit)))
+    local = trio.run(run_seating, config(tmp_path / "local"), (raiser(), InProcess(Spec.parse("always-call"), seed=2)))
+    assert sat == [(("raiser", "caller"), 1)] and person.told == []
+    assert run.result is not None and local.result is not None and run.result.aborted is None
+    assert run.result.totals == local.result.totals and run.culprits() == {}
+
+
+def test_a_person_seat_is_told_why_the_dealer_aborted(tmp_path: Path) -> None:
+    """A connection that ends says nothing of why: the seat hears the dealer's reason."""
+    person = _Person(calls=False)
+    run = trio.run(run_seating, config(tmp_path / "run", t_response_ms=200), (raiser(), Person(lambda names, index: person)))
+    assert run.result is not None and run.result.aborted is not None and run.result.hands_played == 0
+    assert person.told == [aborted_text(run.result)]
+    assert aborted_text(run.result).startswith("the dealer aborted after 0 hands: ERROR: ")
+
+
+def test_an_in_process_seat_may_decide_in_a_worker_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``threaded``: each decision goes to a worker thread (a bot that thinks for
+    seconds leaves the event loop free), and the match is the same."""
+    acts: list[str] = []
+    run_sync = trio.to_thread.run_sync
+
+    async def counted(function: Any, *args: Any, **kwargs: Any) -> Any:
+        acts.append(getattr(function, "__name__", "?"))
+        return await run_sync(function, *args, **kwargs)
+
+    monkeypatch.setattr(trio.to_thread, "run_sync", counted)
+    seats = (InProcess(Spec.parse("always-raise"), 1, threaded=True), InProcess(Spec.parse("always-call"), 2, threaded=True))
+    threaded = trio.run(run_seating, config(tmp_path / "threaded"), seats)
+    monkeypatch.undo()
+    local = trio.run(run_seating, config(tmp_path / "local"), (raiser(), InProcess(Spec.parse("always-call"), seed=2)))
+    assert threaded.result is not None and local.result is not None and threaded.result.totals == local.result.totals
+    assert acts.count("act") >= HANDS  # every decision of both seats, at least one a hand
+    assert (tmp_path / "threaded" / "match.log").read_text() == (tmp_path / "local" / "match.log").read_text()

@@ -19,7 +19,7 @@ import trio
 
 from arena.commands.tournament import main
 from arena.tournament import parse_config, run_tournament
-from arena.match import KEEP_BYTES, keep_output
+from arena.match import KEEP_BYTES, MatchPlan, keep_output, seating_config
 from arena.tournament.external import forfeit_charges
 from dealer.log import read_log
 from poker.gamedef import load_game
@@ -294,8 +294,8 @@ def test_each_seating_of_an_external_bot_is_capped_at_what_its_limits_allow(tmp_
 
     seen: list[Any] = []
 
-    def capture(configs: list[Any], *rest: Any) -> Any:
-        seen.extend(configs)
+    def capture(plan: MatchPlan) -> Any:
+        seen.extend(seating_config(plan, index) for index in range(len(plan.seatings)))
         raise RuntimeError("captured")
 
     monkeypatch.setattr(tournament_play, "play_seatings", capture)
