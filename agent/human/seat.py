@@ -521,8 +521,13 @@ class HumanSeat:
                 actions.append({"player": index[step.position], "name": name, "action": step.action, "verb": verb(name, step),
                                 "amount": step.amount, "all_in": step.all_in, "text": describe(name, step),
                                 "front": [step.front[p] for p in positions], "pot": step.pot})
-            front = [street.front[p] for p in positions]
-            result.append({"name": self.round_names[round_], "actions": actions, "front": front})
+            result.append({
+                "name": self.round_names[round_],
+                "actions": actions,
+                "front": [street.front[p] for p in positions],
+                "start": [street.start[p] for p in positions],  # a replay's first picture of the street
+                "start_pot": street.start_pot,
+            })
         return result
 
     def _legal(self, decision: _Decision) -> dict[str, Any]:

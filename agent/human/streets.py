@@ -4,10 +4,13 @@ room.
 
 ACPC counts a raise as the total a player has put in over the whole hand
 ("r650"); a player at a table counts this street: the chips in front of each
-seat, "bets 4", "raises to 12" (the blinds count as pre-flop chips). So a
-street's amounts here are its chips beyond the street's *base*, what every
-player still in had put in when it began (all equal then: stacks reset every
-hand and a round ends only when the bets are matched). The raise sizes sent to
+seat, "bets 4", "raises to 12". Blinds are live bets, so they count as
+pre-flop chips in front; antes (every seat posting the same: Kuhn, Leduc) go
+to the pot, so the first wager there is a bet, as those games' rules call it.
+So a street's amounts here are its chips beyond the street's *base*, what
+every player still in had put in when it began (all equal then, but the
+blinds: stacks reset every hand and a round ends only when the bets are
+matched). The raise sizes sent to
 the dealer stay hand totals; frontends add :func:`street_base` to what the
 person picks. Every amount is replayed through :class:`poker.state.State`, so
 the words and the legality come from one place.
@@ -76,11 +79,14 @@ class Step:
 @dataclass(frozen=True)
 class Street:
     """One betting round: its steps, its base (chips each live player had in
-    when it began) and each position's chips in front at its end (or now)."""
+    when it began), each position's chips in front and the pot when it began
+    (``start``, ``start_pot``) and at its end, or now (``front``)."""
 
     base: int
     steps: tuple[Step, ...]
     front: tuple[int, ...]
+    start: tuple[int, ...]
+    start_pot: int
 
 
 def streets(final: State) -> list[Street]:
@@ -88,7 +94,8 @@ def streets(final: State) -> list[Street]:
     state = State(final.game)
     result: list[Street] = []
     for round_ in range(final.round + 1):
-        base = 0 if round_ == 0 else max(state.spent)
+        base = _antes(final.game) if round_ == 0 else max(state.spent)
+        start, start_pot = _front(state, base), sum(state.spent)
         steps = []
         for action, position in zip(final.actions[round_], final.actors[round_]):
             owed = state.amount_to_call()
@@ -104,8 +111,14 @@ def streets(final: State) -> list[Street]:
                 kind, amount = ("raise" if street_max else "bet"), paid
             all_in = amount > 0 and not final.game.is_limit and state.is_all_in(position)
             steps.append(Step(position, kind, amount, all_in, _front(state, base), sum(state.spent)))
-        result.append(Street(base, tuple(steps), _front(state, base)))
+        result.append(Street(base, tuple(steps), _front(state, base), start, start_pot))
     return result
+
+
+def _antes(game: Game) -> int:
+    """The ante every seat posts (the pot's, not a bet: no chips in front), or
+    0 in a game with blinds, which are bets of the first round."""
+    return game.blind[0] if big_blind(game) is None else 0
 
 
 def _front(state: State, base: int) -> tuple[int, ...]:
@@ -114,9 +127,9 @@ def _front(state: State, base: int) -> tuple[int, ...]:
 
 
 def street_base(state: State) -> int:
-    """What each live player had put in when ``state``'s round began (0 in the
-    first round, whose blinds are its own chips): the hand total of a raise is
-    this plus the street amount a person picks."""
+    """What each live player had put in when ``state``'s round began (in the
+    first round the ante, or 0 where blinds are its own chips): the hand total
+    of a raise is this plus the street amount a person picks."""
     return streets(state)[-1].base
 
 

@@ -132,7 +132,7 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     expect(page.locator("#note")).to_be_hidden()  # limit: no stacks to reset
     expect(page.locator("#btn-units")).to_be_hidden()  # antes, no blinds: chips only
     expect(page.locator("#pot")).to_have_text("pre-flop · pot 2")
-    expect(page.locator("#me .front")).to_have_text("1")  # your ante, in front of you
+    expect(page.locator("#me .front")).to_have_text("")  # antes are the pot's: nothing in front yet
     at_first = layout(page)
     expect(page.locator("#clock")).to_have_text(re.compile(r"(10:00|9:5\d) left"))  # 10 minutes an action
     expect(page.locator("#opponents .dealer")).to_have_count(1)  # the bot acts second: it has the button
@@ -140,12 +140,12 @@ def test_limit_leduc_one_hand_won_and_one_lost(start: Callable[..., PlayProcess]
     page.keyboard.press("r")
     # the bot's call comes with the flop: its bubble and chips stay up a moment before the card
     expect(page.locator("#opponents .bubble")).to_have_text("calls 2")
-    expect(page.locator("#opponents .front")).to_have_text("3")
+    expect(page.locator("#opponents .front")).to_have_text("2")
     expect(page.locator("#board .card")).to_have_count(0)
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
     expect(page.locator("#opponents .bubble")).to_have_text("")  # a new street: no actions yet
     expect(page.locator("#pot")).to_have_text("flop · pot 6")
-    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 3, always-call calls 2")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you bet 2, always-call calls 2")
     your_turn(page)
     expect(page.locator("#btn-raise")).to_have_text("Bet 4")  # the flop's chips: 3 each were in before it
     page.click("#btn-raise")
@@ -205,30 +205,31 @@ def test_no_limit_raise_chosen_on_the_slider(start: Callable[..., PlayProcess], 
     expect(page.locator("#note")).to_have_text("Stacks reset to 1200 chips at the start of every hand (the ACPC rule).")
     slider = page.locator("#raise-slider")
     expect(slider).to_have_attribute("min", "0")
-    expect(slider).to_have_attribute("max", "1000")  # a notch a chip from 200 to 1200
-    expect(page.locator("#presets button")).to_have_text(["min", "½ pot", "⅔ pot", "pot", "2.5×", "all-in"])
-    page.click("#presets [data-preset='pot']")  # nothing to call, 200 in the pot: a pot-sized raise goes to 100 + 200
-    expect(page.locator("#raise-to")).to_have_value("300")
+    expect(slider).to_have_attribute("max", "1000")  # a notch a chip, from a bet of 100 to 1100
+    # the antes of 100 are the pot's: a bet, and no 2.5x of a bet that is not there
+    expect(page.locator("#presets button")).to_have_text(["min", "½ pot", "⅔ pot", "pot", "all-in"])
+    page.click("#presets [data-preset='pot']")  # nothing to call, 200 in the pot: a pot-sized bet is 200
+    expect(page.locator("#raise-to")).to_have_value("200")
     expect(slider).to_have_value("100")
     slider.fill("450")
-    expect(page.locator("#raise-to")).to_have_value("650")
-    expect(page.locator("#btn-raise")).to_have_text("Raise to 650")
+    expect(page.locator("#raise-to")).to_have_value("550")
+    expect(page.locator("#btn-raise")).to_have_text("Bet 550")
     page.click("#btn-raise")
-    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 650, always-call calls 550")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you bet 550, always-call calls 550")
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#banner")).to_have_text("You won 650 at showdown")
     page.keyboard.press("Enter")
     your_turn(page)
     page.keyboard.press("a")  # the all-in shortcut
-    expect(page.locator("#raise-to")).to_have_value("1200")
+    expect(page.locator("#raise-to")).to_have_value("1100")
     page.keyboard.press("h")  # half the pot after calling (100 + 100) is the minimum here
-    expect(page.locator("#raise-to")).to_have_value("200")
-    page.keyboard.type("1300")  # digits type an amount into the box: above the stack, refused on the page
+    expect(page.locator("#raise-to")).to_have_value("100")
+    page.keyboard.type("1200")  # digits type an amount into the box: above the stack, refused on the page
     page.keyboard.press("Enter")
-    expect(page.locator("#error")).to_have_text("raise to an amount from 200 to 1200")
+    expect(page.locator("#error")).to_have_text("bet an amount from 100 to 1100")
     page.fill("#raise-to", "")
-    page.keyboard.type("1200")
+    page.keyboard.type("1100")
     page.keyboard.press("Enter")
     expect(page.locator("#banner")).to_have_text("You won 1200 at showdown")
     finish(page, play)
@@ -243,7 +244,7 @@ def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) 
     page.goto(play.url())
     your_turn(page)
     expect(page.locator("#clock")).to_have_text(re.compile(r"0:(30|2\d) left"))  # the dealer's 30 s per action
-    expect(page.locator("#betting")).to_contain_text("pre-flop: always-raise raises to 3")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: always-raise bets 2")
     expect(page.locator("#btn-call")).to_have_text("Call 2")
     page.keyboard.press("f")
     expect(page.locator("#banner")).to_have_text("You lost 1 (you folded)")
@@ -253,7 +254,7 @@ def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) 
     your_turn(page)
     expect(page.locator("#btn-call")).to_have_text("Check")
     page.keyboard.press("c")
-    expect(page.locator("#betting")).to_contain_text("you check, always-raise raises to 3")
+    expect(page.locator("#betting")).to_contain_text("you check, always-raise bets 2")
     your_turn(page)
     page.keyboard.press("f")
     expect(page.locator("#status")).to_have_text("The match is over.")
@@ -282,7 +283,7 @@ def test_a_dropped_connection_and_a_reload_mid_hand_resume(start: Callable[..., 
     expect(page.locator("#hand-number")).to_have_text("hand 1 of 2")
     expect(page.locator("#me .card")).to_have_attribute("data-card", "Qs")
     expect(page.locator("#board .card")).to_have_attribute("data-card", "Qh")
-    expect(page.locator("#betting")).to_contain_text("pre-flop: you raise to 3, always-call calls 2")
+    expect(page.locator("#betting")).to_contain_text("pre-flop: you bet 2, always-call calls 2")
     your_turn(page)
     page.keyboard.press("c")
     expect(page.locator("#banner")).to_have_text("You won 3 at showdown")

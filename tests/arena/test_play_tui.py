@@ -30,7 +30,7 @@ def run_tui(tmp_path: Path, script: str | None, *args: str) -> tuple[int, str, s
 
 
 def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    script = "x\nr 5000\nf\nr650\nc\nr1200\n"
+    script = "x\nr 5000\nf\nr550\nc\nr1100\n"  # amounts beyond the ante of 100, as Leduc's rules count them
     status, out, err, play = run_tui(tmp_path, script, "leduc.nolimit", "--opponent", "always-call", "--hands", "2", "--seed", "5")
     assert status == 0, err
     # the clock counts from the dealer's 10 minutes; its deadline is the wall clock's
@@ -40,11 +40,11 @@ def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture
         "-- every hand starts with 1200 chips a seat (the ACPC rule: stacks reset)",
         "-- hand 1 of 2: you hold A♠ against always-call",
         "   pot 200, CLOCK; type your move and press Enter:",
-        "   c check | r N raise to N (200..1200; pot 300) | q quit",
+        "   c check | r N bet N (100..1100; pot 200) | q quit",
         "   ! not an action: 'x'; type f, c, or r (r N raises to N in no-limit)",
-        "   ! 5000 chips is outside the legal range (200..1200)",
+        "   ! 5000 chips is outside the legal range (100..1100)",
         "   ! fold is not legal when a check is free",
-        "   you raise to 650",
+        "   you bet 550",
         "   always-call calls 550",
         "   flop: Q♠",
         "   pot 1300, CLOCK; type your move and press Enter:",
@@ -56,8 +56,8 @@ def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture
         "-- hand 2 of 2: you hold K♥ against always-call",
         "   always-call checks",
         "   pot 200, CLOCK; type your move and press Enter:",
-        "   c check | r N raise to N (200..1200; pot 300) | q quit",
-        "   you raise to 1200 (all-in)",
+        "   c check | r N bet N (100..1100; pot 200) | q quit",
+        "   you bet 1100 (all-in)",
         "   always-call calls 1100 (all-in)",
         "   flop: A♥",
         "   always-call shows Q♠ (ace-queen high)",
@@ -109,7 +109,7 @@ def test_the_clock_is_recalled_before_it_runs_out(tmp_path: Path) -> None:
         tmp_path, None, "leduc", "--opponent", "always-call", "--hands", "1", "--seed", "11", "--t-response", "12000"
     )
     assert status == 1
-    assert "   c check | r raise to 3 | q quit\n   ! 10 s left to answer\n" in out, out
+    assert "   c check | r bet 2 | q quit\n   ! 10 s left to answer\n" in out, out
 
 
 def test_a_hold_em_run_leaves_its_hands_as_phh(tmp_path: Path) -> None:

@@ -333,12 +333,11 @@ function replaySteps(hand) {
 function handAt(hand, step) {
   let left = step;
   let round = 0;
-  const blinds = hand.players.map((p) => p.blind);
   const streets = hand.streets.map((street, i) => {
     const taken = Math.min(left, street.actions.length);
     left -= taken;
     if (taken > 0) round = i;
-    const front = taken ? street.actions[taken - 1].front : i === 0 ? blinds : blinds.map(() => 0);
+    const front = taken ? street.actions[taken - 1].front : street.start;
     return { name: street.name, actions: street.actions.slice(0, taken), front };
   });
   const done = streets.flatMap((street) => street.actions);
@@ -354,7 +353,7 @@ function handAt(hand, step) {
     to_act: false,
     clock_ms: null,
   }));
-  const pot = last ? last.pot : blinds.reduce((a, b) => a + b, 0);
+  const pot = last ? last.pot : hand.streets[0].start_pot;
   return { ...hand, streets, players, round, pot, finished: false, showdown: false };
 }
 

@@ -107,9 +107,9 @@ def test_typed_actions() -> None:
     assert parse_action(" Check ", limit) == Action(ActionType.CALL)
     assert parse_action("k", limit) == Action(ActionType.CALL)
     assert parse_action("r", limit) == Action(ActionType.RAISE)
-    assert parse_action("r 650", no_limit) == Action.raise_to(650)
-    assert parse_action("r650", no_limit) == Action.raise_to(650)
-    assert parse_action("raise 1200", no_limit) == Action.raise_to(1200)
+    assert parse_action("r 550", no_limit) == Action.raise_to(650)  # a bet of 550 over the ante of 100
+    assert parse_action("r550", no_limit) == Action.raise_to(650)
+    assert parse_action("raise 1100", no_limit) == Action.raise_to(1200)
     for text, why in [
         ("x", "not an action: 'x'; type f, c, or r (r N raises to N in no-limit)"),
         ("c 5", "c takes no amount here"),
@@ -120,7 +120,7 @@ def test_typed_actions() -> None:
         assert str(refused.value) == why
     with pytest.raises(MessageError) as refused:
         parse_action("r", no_limit)
-    assert str(refused.value) == "say how much: r N raises to N chips this street (200..1200)"
+    assert str(refused.value) == "say how much: r N raises to N chips this street (100..1100)"  # beyond the ante
     # on the flop after r650 c, N counts this street's chips: the dealer gets the hand total
     flop = no_limit.apply(Action.raise_to(650)).apply(Action(ActionType.CALL))
     assert parse_action("r 100", flop) == Action.raise_to(750)
@@ -173,8 +173,9 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
             "decision": decision,
             "fold": False,
             "call": 0,
-            "raise": {"min": 200, "max": 1200, "base": 0, "verb": "raise", "step": 1, "presets": [
-                ["min", 200], ["½ pot", 200], ["⅔ pot", 233], ["pot", 300], ["2.5×", 250], ["all-in", 1200]]},
+            # antes are the pot's: the first wager is a bet, counted beyond the ante (no 2.5x of nothing)
+            "raise": {"min": 200, "max": 1200, "base": 100, "verb": "bet", "step": 1, "presets": [
+                ["min", 200], ["½ pot", 200], ["⅔ pot", 233], ["pot", 300], ["all-in", 1200]]},
         }
         assert 0 < table["clock_ms"] <= 60_000
         # both seats' clocks: yours runs, the bot's is its whole allowance
@@ -230,12 +231,12 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
         ("bot", ["Ks"], -650.0, "king-queen high", True),  # Leduc: the second to act has the button
     ]
     assert showdown["streets"] == [  # type: ignore[index]
-        {"name": "pre-flop", "front": [650, 650], "actions": [
-            {"player": 0, "name": "you", "action": "raise", "verb": "raise to", "amount": 650, "all_in": False, "text": "you raise to 650",
-             "front": [650, 100], "pot": 750},
+        {"name": "pre-flop", "front": [550, 550], "start": [0, 0], "start_pot": 200, "actions": [
+            {"player": 0, "name": "you", "action": "bet", "verb": "bet", "amount": 550, "all_in": False, "text": "you bet 550",
+             "front": [550, 0], "pot": 750},
             {"player": 1, "name": "bot", "action": "call", "verb": "calls", "amount": 550, "all_in": False, "text": "bot calls 550",
-             "front": [650, 650], "pot": 1300}]},
-        {"name": "flop", "front": [0, 0], "actions": [
+             "front": [550, 550], "pot": 1300}]},
+        {"name": "flop", "front": [0, 0], "start": [0, 0], "start_pot": 1300, "actions": [
             {"player": 0, "name": "you", "action": "check", "verb": "check", "amount": 0, "all_in": False, "text": "you check",
              "front": [0, 0], "pot": 1300},
             {"player": 1, "name": "bot", "action": "check", "verb": "checks", "amount": 0, "all_in": False, "text": "bot checks",
@@ -270,7 +271,7 @@ async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Pa
         seat.act(await _next_decision(seat), ActionType.CALL)
         decision = await _next_decision(seat)
         assert seat.snapshot()["legal"] == {"decision": decision, "fold": True, "call": 2, "raise": {
-            "min": 5, "max": 5, "base": 0, "verb": "raise", "presets": [], "step": 1}}  # limit: one size, no presets
+            "min": 5, "max": 5, "base": 1, "verb": "raise", "presets": [], "step": 1}}  # limit: one size, no presets
         with pytest.raises(MessageError) as refused:
             seat.act(decision, ActionType.RAISE, 5)
         assert str(refused.value) == "size is only for a no-limit raise, not in a limit game"
@@ -283,6 +284,9 @@ async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Pa
         ("you", ["Jh"], True, -1.0, None, False),  # folded: no hand to name
         ("always-raise", ["Ah"], False, 8.0, "ace-jack high", False),
         ("always-call", ["Qs"], False, -7.0, "queen-jack high", True),
+    ]
+    assert [a["text"] for a in hand["streets"][0]["actions"]] == [
+        "you check", "always-raise bets 2", "always-call calls 2", "you fold"  # the ante of 1 is the pot's
     ]
     assert hand["showdown"] and [a["text"] for a in hand["streets"][1]["actions"]] == [
         "always-raise bets 4",  # the flop's chips: 3 before it, 7 in all

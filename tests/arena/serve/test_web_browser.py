@@ -211,6 +211,6 @@ def test_two_tables_at_once(served: Service, browser: BrowserContext, page: Page
     expect(other.locator("#board .card")).to_have_count(0)  # the other table still waits in round 1
     other.keyboard.press("c")
     expect(other.locator("#board .card")).to_have_attribute("data-card", "Qh")
-    expect(page.locator("#betting")).to_contain_text("alice raises to 3")
+    expect(page.locator("#betting")).to_contain_text("alice bets 2")
     expect(other.locator("#betting")).not_to_contain_text("raise")
     other.close()
