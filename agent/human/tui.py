@@ -189,6 +189,7 @@ async def _ask(
             pot = dict(raise_["presets"])["pot"] - base
             choices.append(f"r N {verb} N ({low}..{high}; pot {pot})")
     clock = table["clock_ms"]
+    ends = None if clock is None else trio.current_time() + clock / 1000  # in trio's time, for the reminders
     when = ""
     if clock is not None:
         deadline = time.strftime("%H:%M:%S", time.localtime(time.time() + clock / 1000))
@@ -197,7 +198,7 @@ async def _ask(
     write(f"   {' | '.join(choices)} | q quit")
     state = seat.decision_state
     while state is not None:
-        line = await _read_unless_over(seat, read_line, clock, write)
+        line = await _read_unless_over(seat, read_line, ends, write)
         if line is None:
             return  # the match ended while we waited (the dealer's clock ran out, say)
         if not line or line.strip().lower() in ("q", "quit"):
@@ -211,18 +212,18 @@ async def _ask(
 
 
 async def _read_unless_over(
-    seat: HumanSeat, read_line: Callable[[], Awaitable[str]], clock_ms: int | None, write: Callable[[str], None]
+    seat: HumanSeat, read_line: Callable[[], Awaitable[str]], ends: float | None, write: Callable[[str], None]
 ) -> str | None:
     """The next line, or None if the match ends first; meanwhile, the time left
-    at each of :data:`REMINDERS_S` that the clock (``clock_ms`` when asked) passes."""
+    at each of :data:`REMINDERS_S` still ahead of the clock, which runs out at
+    ``ends`` (trio's time; None: no clock)."""
     line: str | None = None
-    asked = trio.current_time()
 
     async def remind() -> None:
-        if clock_ms is None:
+        if ends is None:
             return
         for left in REMINDERS_S:
-            wait = clock_ms / 1000 - left - (trio.current_time() - asked)
+            wait = ends - left - trio.current_time()
             if wait > 0:
                 await trio.sleep(wait)
                 write(f"   ! {left} s left to answer")
