@@ -8,9 +8,8 @@ happens); this runs every path a user typically takes once, on tiny games
 (Kuhn, Leduc: numba specialises on argument types, not sizes, so hold'em
 reuses the same machine code), so the compilation happens at set-up instead:
 
-* the hand evaluator's batch ranking, one kernel per hand size and card dtype
-  (hold'em's 7-card showdowns, as public chance sampling ranks them, down to
-  Kuhn's one card; the dealer ranks in plain Python), and equity against a range;
+* the hand evaluator's batch ranking of hold'em showdowns (7-card hands, as
+  public chance sampling ranks them; the dealer ranks in plain Python);
 * CFR / CFR+ on the public tree (``arena solve``'s :func:`strategies.cfr.runs.solve`,
   ``Solver.solve_to``) and exact
   exploitability (``arena exploitability``);
@@ -69,17 +68,9 @@ class StepResult:
 
 
 def _evaluator(tmp: Path) -> None:
-    from poker.evaluate import hand_vs_range_equity, rank_hands
-    from poker.gamedef import load_game
+    from poker.evaluate import rank_hands
 
-    # A kernel per hand size (hold'em's 5 to 7 cards, Kuhn's and Leduc's 1 and 2, the
-    # 3 and 4 of their tests) and per dtype it reads without a copy (int8, int64).
-    for size in range(1, 8):
-        for dtype in (np.int8, np.int64):
-            rank_hands(np.arange(size, dtype=dtype).reshape(1, size))
-    # Equity against a range (Leduc: 6 one-card hands, one board card to come).
-    deck = load_game("leduc").deck()
-    hand_vs_range_equity(deck[:1], np.ones(len(deck)), (), deck=deck, final_board_size=1)
+    rank_hands(np.arange(7, dtype=np.int64).reshape(1, 7))
 
 
 def _run(command: str, main: Callable[[list[str]], int], argv: list[str]) -> None:
