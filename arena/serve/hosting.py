@@ -47,7 +47,7 @@ from typing import Any, Final
 import trio
 
 from analysis.hand_files import read_hands
-from analysis.hands import HandsError, concat
+from analysis.hands import concat
 from analysis.holdem import holdem_problem
 from analysis.phh import phh_problem, write_phh
 from analysis.pokerstars import write_pokerstars
