@@ -39,8 +39,10 @@ from pathlib import Path
 import trio
 
 from agent.human.web import bind_table
-from poker.stats import format_chips, mean_ci, unit_of
+from poker.stats import format_chips, unit_of
+from analysis.hand_files import read_hands
 from analysis.hands import HandsError
+from analysis.match_score import ScoreError, score_match
 from analysis.tables import plural, table_lines
 from arena.commands._kit import (
     EXIT_FAILED,
@@ -67,7 +69,6 @@ from arena.play import (
     play_session,
     write_phh_file,
 )
-from dealer.log import LogError, read_log
 from poker.gamedef import GameDefError, load_game
 from strategies.base import Spec, StrategyError, make_strategy
 
@@ -172,14 +173,16 @@ def main(argv: list[str]) -> int:
 
 
 def _report(plan: PlayPlan, session: Session) -> int:
-    """The closing lines: each player's chips and mean with its interval, where the logs are."""
+    """The closing lines: each player's chips and mean with its interval (the
+    match's score, :func:`analysis.match_score.score_match`), where the logs are."""
     log = plan.run_dir / f"{MATCH_NAME}.log"
     unit = unit_of(plan.game)
     try:
-        hands = read_log(log, plan.game).hands if log.exists() else ()
-    except LogError as error:
+        table = read_hands(log, plan.game) if log.exists() else None
+        score = score_match([table], plan.names, game=plan.game, hands=plan.hands, estimators=())
+    except (HandsError, ScoreError) as error:
         return fail(PROG, error, EXIT_FAILED)
-    print(f"{PROG}: {len(hands)} of {plural(plan.hands, 'hand')} played; logs in {plan.run_dir} (arena analyze {plan.run_dir})")
+    print(f"{PROG}: {score.hands} of {plural(plan.hands, 'hand')} played; logs in {plan.run_dir} (arena analyze {plan.run_dir})")
     try:
         phh = write_phh_file(plan)
     except (HandsError, OSError) as error:
@@ -187,14 +190,13 @@ def _report(plan: PlayPlan, session: Session) -> int:
     else:
         if phh is not None:
             print(f"{PROG}: hand history (PHH) in {phh}")
-    if hands:
+    if score.hands:
         rows = [("player", "total chips", unit.name, "95% CI")]
-        for name in plan.names:
-            values = [line.values[line.names.index(name)] for line in hands]
-            estimate = mean_ci(values).scaled(unit.per_chip) if len(values) >= 2 else None
+        for player in score.players:
+            estimate = player.raw.estimate.scaled(unit.per_chip) if player.raw.values.size >= 2 else None
             mean = "-" if estimate is None else f"{estimate.mean:.3f}"
             ci = "-" if estimate is None else f"±{estimate.half_width:.3f}"
-            rows.append((name, format_chips(sum(values)), mean, ci))
+            rows.append((player.name, format_chips(player.chips), mean, ci))
         print("\n".join(table_lines(rows)))
     for failure in session.failures:
         print(f"{PROG}: error: {failure}", file=sys.stderr)
