@@ -225,8 +225,10 @@ class Host:
         return total
 
     def _take_ports(self, count: int) -> list[socket.socket]:
-        """``count`` ports of the range, bound (not listening) so that nothing
-        else takes them before their seatings start.
+        """``count`` ports of the range, bound (not listening, so a connection
+        is refused) without ``SO_REUSEADDR``, so that nothing else binds them
+        before their seatings start: not even a local program that asks for
+        address reuse, which could then pose as the dealer to an agent.
 
         Raises:
             RequestError: 503, not enough free ports.
@@ -239,12 +241,11 @@ class Host:
             if port in self.ports_used:
                 continue
             sock = socket.socket(socket.AF_INET6 if ":" in self.config.host else socket.AF_INET, socket.SOCK_STREAM)
-            try:
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:  # no SO_REUSEADDR: with it, another program asking the same could bind the port beside ours
                 sock.bind((self.config.host, port))
             except OSError:
                 sock.close()
-                continue  # taken by another program
+                continue  # taken by another program (or a closed connection's TIME_WAIT: another port serves)
             self.ports_used.add(port)
             taken.append(sock)
         if len(taken) < count:
