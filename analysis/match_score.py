@@ -22,10 +22,18 @@ Per player, in chips per hand (:meth:`MatchScore.to_json` scales to the game's u
 * **best**: of the estimators, the one with the narrowest interval (None when
   none applies); **estimate**, the headline figure, is the duplicate estimate
   where there is one of two hands or more, else the raw one.
+
+A match one player *left* (its agent quit, timed out or hung up: ``left``)
+is charged for it: each hand a seating did not finish counts as a hand in
+which that player lost :func:`max_loss` (paid to the others in equal shares),
+in every figure above. No hand can cost more, so whatever a player's
+stopping rule, quitting cannot raise its expected figure over playing on
+(docs/hosting.md, The abort rule).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,6 +62,7 @@ __all__ = [
     "DEFAULT_ESTIMATORS",
     "score_match",
     "estimate_json",
+    "max_loss",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -90,6 +99,8 @@ class PlayerScore:
     raw: Estimated
     duplicate: Estimated | None
     estimators: tuple[Estimated, ...]
+    #: Hands charged to this player for leaving (:func:`score_match`'s ``left``).
+    charged: int = 0
 
     @property
     def best(self) -> Estimated | None:
@@ -137,7 +148,8 @@ class MatchScore:
     def to_json(self) -> dict[str, Any]:
         """The JSON form (the hosted match's ``result``), means and intervals in the
         game's unit: ``hands``, ``seatings`` (``hands``, ``complete``), ``players``
-        (``name``, ``chips``, ``estimate`` the raw one, ``estimators``, ``best``),
+        (``name``, ``chips``, ``estimate`` the raw one, ``estimators``, ``best``,
+        ``charged`` the hands charged to it for leaving),
         ``duplicate`` (name -> estimate; None with one seating); every estimate
         :func:`estimate_json`, None under two hands."""
         unit = unit_of(self.game)
@@ -151,6 +163,7 @@ class MatchScore:
                     "estimate": estimate_json(p.raw, unit),
                     "estimators": [estimate_json(e, unit, named=True) for e in p.estimators],
                     "best": estimate_json(p.best, unit, named=True),
+                    "charged": p.charged,
                 }
                 for p in self.players
             ],
@@ -222,6 +235,27 @@ def aivat_of_known_policies(every: Hands, policies: Mapping[str, str]) -> list[A
 DEFAULT_ESTIMATORS: Final[tuple[Estimator, ...]] = (allin_adjusted, aivat_of_known_policies)
 
 
+def max_loss(game: Game) -> float:
+    """The most chips a player can lose in one hand of ``game``: its largest
+    stack in no-limit games; in limit games the largest blind and every raise
+    of every round (Kuhn 2, Leduc 13, the shipped limit hold'em 23 big blinds), within
+    the stack. What a hand left unplayed costs the player who left."""
+    if not game.is_limit:
+        return float(max(game.stack))
+    most = game.big_blind + sum(r * size for r, size in zip(game.max_raises, game.raise_size))
+    return float(min(max(game.stack), most))
+
+
+def _charged_ids(tables: Sequence[Hands | None], hands: int) -> list[IntArray]:
+    """Per seating, the hands it did not finish: those after its last finished
+    one (every hand of a seating with none)."""
+    charged = []
+    for table in tables:
+        first = int(table.hand_id.max()) + 1 if table is not None and len(table) else 0
+        charged.append(np.arange(first, max(first, hands), dtype=np.int64))
+    return charged
+
+
 def _complete(table: Hands | None, hands: int) -> bool:
     return table is not None and table.score is not None and len(table) == hands
 
@@ -271,22 +305,30 @@ def score_match(
     hands: int,
     policies: Mapping[str, str] | None = None,
     estimators: Sequence[Estimator] = DEFAULT_ESTIMATORS,
+    left: str | None = None,
 ) -> MatchScore:
     """Score a match from each seating's hands (in seating order; None for a
     seating with no log yet) of ``game``. ``names`` are the players, in the order
     of the answer; ``hands`` the hands a seating plays when complete (a complete
     seating also has its SCORE line); ``policies`` maps a player's name to the
     strategy spec it plays where its policy is known (the estimators that need
-    one apply to it alone); ``estimators`` replace :data:`DEFAULT_ESTIMATORS`.
+    one apply to it alone); ``estimators`` replace :data:`DEFAULT_ESTIMATORS`;
+    ``left`` names the player whose agent left the match: every hand after each
+    seating's last finished one is charged to it (:func:`max_loss`) and counts
+    in every figure as a hand played.
 
     Several seatings are a duplicate match: the duplicate estimate and every
-    estimator's per-hand average are over the hands every seating finished.
+    estimator's per-hand average are over the hands every seating finished
+    (or was charged).
 
     Raises:
         ScoreError: a seating of another game, a name that holds two positions in
-            a hand, or duplicate seatings whose cards or players differ.
+            a hand, duplicate seatings whose cards or players differ, or a
+            ``left`` that is not one of ``names``.
     """
     names = tuple(names)
+    if left is not None and left not in names:
+        raise ScoreError(f"{left!r}, who left, is not a player of the match")
     for table in seatings:
         if table is not None and table.game != game:
             raise ScoreError(f"{table.source} is not a log of the match's game")
@@ -294,23 +336,41 @@ def score_match(
     seating_scores = tuple(
         SeatingScore(len(table) if table is not None else 0, _complete(table, hands)) for table in seatings
     )
-    if not played:
-        empty = Estimated("raw", np.zeros(0, dtype=np.int64), np.zeros(0))
+    nothing = np.zeros(0, dtype=np.int64)
+    charged = _charged_ids(seatings, hands) if left is not None else [nothing for _ in seatings]
+    charged_ids = np.concatenate(charged)
+    if not played and not charged_ids.size:
+        empty = Estimated("raw", nothing, np.zeros(0))
         nobody = tuple(PlayerScore(name, 0.0, empty, None if len(seatings) < 2 else empty, ()) for name in names)
         return MatchScore(game, names, seating_scores, nobody)
-    try:
-        every = concat(played)
-        columns = {name: every.name_values(name) for name in names}
-    except HandsError as problem:
-        raise ScoreError(str(problem)) from None
+    every: Hands | None = None
+    columns = {name: np.zeros(0) for name in names}
+    if played:
+        try:
+            every = concat(played)
+            columns = {name: every.name_values(name) for name in names}
+        except HandsError as problem:
+            raise ScoreError(str(problem)) from None
+    hand_id = np.concatenate([every.hand_id if every is not None else nothing, charged_ids]).astype(np.int64)
+    loss = max_loss(game)
+
+    def charging(name: str, column: FloatArray) -> FloatArray:
+        """``column`` (a value per played hand) with the charged hands after it."""
+        per_hand = -loss if name == left else loss / (len(names) - 1)
+        return np.concatenate([column, np.full(charged_ids.size, per_hand)])
+
     kept: IntArray | None = None
     if len(seatings) > 1:
-        kept = _duplicate_ids(played) if len(played) == len(seatings) else np.zeros(0, dtype=np.int64)
+        kept = _duplicate_ids(played) if len(played) == len(seatings) else nothing
+        if left is not None:  # the hands every seating finished or was charged
+            covered = [np.union1d(t.hand_id if t is not None else nothing, c) for t, c in zip(seatings, charged)]
+            kept = functools.reduce(np.intersect1d, covered).astype(np.int64)
     found: list[dict[str, Estimated]] = []  # per estimator that applies, its narrowest alternative
-    for estimator in estimators:
+    proposed = [] if every is None else [estimator(every, policies or {}) for estimator in estimators]
+    for proposals in proposed:
         alternatives = [
-            {name: _averaged(label, every.hand_id, column, kept) for name, (label, column) in alternative.items()}
-            for alternative in estimator(every, policies or {})
+            {name: _averaged(label, hand_id, charging(name, column), kept) for name, (label, column) in alternative.items()}
+            for alternative in proposals
         ]
         widths = [(sum(e.estimate.half_width for e in scored.values()), k) for k, scored in enumerate(alternatives)]
         usable = [width for width in widths if not math.isnan(width[0])]
@@ -318,10 +378,11 @@ def score_match(
             found.append(alternatives[min(usable)[1]])
     players = []
     for name in names:
-        column = columns[name]
+        column = charging(name, columns[name])
         mask = ~np.isnan(column)
-        raw = Estimated("raw", every.hand_id[mask].astype(np.int64), column[mask])
-        duplicate = None if kept is None else _averaged("duplicate", every.hand_id, column, kept)
+        raw = Estimated("raw", hand_id[mask], column[mask])
+        duplicate = None if kept is None else _averaged("duplicate", hand_id, column, kept)
         extra = tuple(scored[name] for scored in found if name in scored)
-        players.append(PlayerScore(name, sum(_total(table, name) for table in played), raw, duplicate, extra))
+        chips = sum(_total(table, name) for table in played) + float(column[columns[name].size :].sum())
+        players.append(PlayerScore(name, chips, raw, duplicate, extra, charged_ids.size if name == left else 0))
     return MatchScore(game, names, seating_scores, tuple(players))

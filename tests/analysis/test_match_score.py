@@ -10,7 +10,7 @@ import pytest
 
 from analysis.hands import Hands
 from analysis.logs import read_log
-from analysis.match_score import Alternative, MatchScore, ScoreError, score_match
+from analysis.match_score import Alternative, MatchScore, ScoreError, max_loss, score_match
 from poker.gamedef import load_game
 from poker.stats import mean_ci
 
@@ -150,3 +150,51 @@ def test_an_estimator_plugs_in_and_the_narrowest_alternative_is_kept(tmp_path: P
     alice = score.player("alice")
     assert [e.estimator for e in alice.estimators] == ["halved"] and alice.best is alice.estimators[0]
     assert alice.best.values.tolist() == [1.0, -0.5, 0.5, 1.0]
+
+
+def test_the_hands_a_leaving_player_left_are_charged_its_largest_loss(tmp_path: Path) -> None:
+    """Seating 2 ends after 2 hands because alice left: hands 2 and 3 of it cost her 2
+    chips each (Kuhn's most: the ante and one bet), paid to bob, in every figure."""
+    assert (max_loss(KUHN), max_loss(load_game("leduc")), max_loss(load_game("holdem.limit.2p"))) == (2, 13, 2300)
+    assert max_loss(load_game("holdem.nolimit.2p.reverse_blinds")) == 20000
+    tables = [seating(tmp_path, "one", FIRST, score="4|-4:alice|bob"), seating(tmp_path, "two", SECOND[:2])]
+    score = score_match(tables, ["alice", "bob"], game=KUHN, hands=4, left="alice")
+    alice, bob = score.players
+    assert alice.raw.values.tolist() == [2, -1, 1, 2, -1, 2, -2, -2] and bob.raw.values.tolist()[-2:] == [2, 2]
+    assert alice.duplicate is not None and alice.duplicate.values.tolist() == [0.5, 0.5, -0.5, 0.0]
+    assert (alice.chips, bob.chips, alice.charged, bob.charged) == (4 + 1 - 4, -4 - 1 + 4, 2, 0)
+    assert score.hands == 6 and score.to_json()["players"][0]["charged"] == 2  # hands played stay played
+    # A seating never begun is charged whole; nobody leaving charges nothing.
+    whole = score_match([tables[0], None], ["alice", "bob"], game=KUHN, hands=4, left="alice").player("alice")
+    assert whole.raw.values.size == 8 and whole.duplicate is not None and whole.duplicate.values.tolist() == [0, -1.5, -0.5, 0]
+    assert score_match(tables, ["alice", "bob"], game=KUHN, hands=4).player("alice").charged == 0
+    with pytest.raises(ScoreError, match="'carol', who left, is not a player"):
+        score_match(tables, ["alice", "bob"], game=KUHN, hands=4, left="carol")
+
+
+def test_quitting_when_behind_never_beats_playing_on(tmp_path: Path) -> None:
+    """always-call (alice) against a bot that bets its king alone: 30 fixed deals of
+    6 hands. Quitting before the last hand whenever behind, alice's figure over the
+    30 matches is no higher than playing every match out (nor is any match's)."""
+    rng = np.random.default_rng(44)
+    played_out, quitting, quits = [], [], 0
+    for match in range(30):
+        lines = []
+        for hand in range(6):
+            mine, bot = rng.choice(["Js", "Qs", "Ks"], 2, replace=False)
+            win = 1 if "JQK".index(mine[0]) > "JQK".index(bot[0]) else -1
+            first, betting = ("alice|bot", "crc" if bot == "Ks" else "cc") if hand % 2 == 0 else ("bot|alice", "rc" if bot == "Ks" else "cc")
+            cards = f"{mine}|{bot}" if hand % 2 == 0 else f"{bot}|{mine}"
+            value = win * (2 if bot == "Ks" else 1)
+            values = f"{value}|{-value}" if hand % 2 == 0 else f"{-value}|{value}"
+            lines.append(f"{hand}:{betting}:{cards}:{values}:{first}")
+        whole = score_match([seating(tmp_path, f"whole{match}", lines)], ["alice", "bot"], game=KUHN, hands=6)
+        behind = sum(whole.player("alice").raw.values[:5]) < 0
+        quits += behind
+        quit_ = score_match([seating(tmp_path, f"quit{match}", lines[:5] if behind else lines)], ["alice", "bot"],
+                            game=KUHN, hands=6, left="alice" if behind else None)
+        assert quit_.player("alice").raw.values.sum() <= whole.player("alice").raw.values.sum()
+        played_out.append(whole.player("alice").raw.values)
+        quitting.append(quit_.player("alice").raw.values)
+    assert sum(v.size for v in quitting) == 180 and 5 < quits < 30
+    assert np.concatenate(quitting).mean() <= np.concatenate(played_out).mean() < 0
