@@ -2,7 +2,9 @@
 
 Every route but ``/api/login`` needs ``Authorization: Bearer TOKEN`` or the
 session cookie a login sets (401 without either or with a wrong one, the same
-words either way); a match of another user is a 404 worded as a match that
+words either way); a request with the cookie that changes something, and a
+login, from a page of another origin (another port of this host included) is
+refused (403, :func:`arena.serve.httpkit.same_origin`); a match of another user is a 404 worded as a match that
 does not exist. Every error is ``{"error": "one line"}``
 with its status: malformed JSON and bodies past ``max_body_bytes`` are refused
 before anything else reads them (400, 413), requests past
@@ -28,6 +30,7 @@ from starlette.routing import Route
 
 from arena.serve.hosting import HISTORIES, Host
 from arena.serve.httpkit import (
+    CROSS_ORIGIN,
     SESSION_COOKIE,
     RateLimiter,
     RequestError,
@@ -35,6 +38,7 @@ from arena.serve.httpkit import (
     error,
     read_body,
     read_json,
+    same_origin,
     user_for_token,
 )
 from arena.serve.pages import install_pages
@@ -51,6 +55,8 @@ async def _login(request: Request) -> Response:
     limiter: RateLimiter = request.app.state.limiter
     try:
         limiter.check_address(request)
+        if not same_origin(request):  # another origin's page would log the browser in as someone else
+            raise RequestError(403, CROSS_ORIGIN)
         document = await read_json(request, host.config.max_body_bytes)
         token = document.get("token")
         user = await user_for_token(host.store, token) if isinstance(token, str) else None

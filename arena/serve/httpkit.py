@@ -1,7 +1,8 @@
 """The HTTP kit every route of the service is built with: the one error shape,
 the refusal every layer raises (:class:`RequestError`), who a request comes
-from (bearer token, then the session cookie), reading a JSON body with a
-bound, and the rate limiter, put together by :func:`api_route`.
+from (bearer token, then the session cookie), whether a browser sent it from
+this origin (:func:`same_origin`), reading a JSON body with a bound, and the
+rate limiter, put together by :func:`api_route`.
 
 It stands under every other module of :mod:`arena.serve` that speaks HTTP
 (the API's routes, the pages, the match host's refusals) and imports none of
@@ -18,6 +19,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
@@ -31,6 +33,8 @@ __all__ = [
     "user_for_token",
     "session_user",
     "current_user",
+    "same_origin",
+    "CROSS_ORIGIN",
     "read_body",
     "read_json",
     "RateLimiter",
@@ -47,6 +51,10 @@ _BEARER: Final = "bearer "
 SESSION_COOKIE: Final = "arena_session"
 #: The longest token or session secret looked up (longer ones are wrong without asking the store).
 _SECRET_LIMIT: Final = 256
+#: Methods that change nothing, which a page of another origin may send with the cookie.
+_SAFE_METHODS: Final = ("GET", "HEAD", "OPTIONS")
+#: Why a cookie's request from another origin is refused (403).
+CROSS_ORIGIN: Final = "a request from a page of another origin: use this site's pages, or a bearer token from a script"
 
 
 class RequestError(Exception):
@@ -89,18 +97,35 @@ async def session_user(connection: HTTPConnection) -> User | None:
     return await store.call(store.user_for_session, session)
 
 
+def same_origin(connection: HTTPConnection) -> bool:
+    """Whether a browser sent the request from a page of this origin, or no
+    browser sent it (a script: neither header). A page on another port of the
+    same host is another origin, and would send the cookie (SameSite goes by
+    site, not origin), so ``Sec-Fetch-Site: same-site`` is refused as much as
+    ``cross-site``, and an ``Origin`` must name this very host and port."""
+    if connection.headers.get("sec-fetch-site", "").lower() in ("cross-site", "same-site"):
+        return False
+    origin = connection.headers.get("origin")
+    return origin is None or urlsplit(origin).netloc == connection.headers.get("host", "")
+
+
 async def current_user(request: Request) -> User:
     """The user the request's bearer token names, or else its session cookie
-    (a request that sends a token is judged by the token alone).
+    (a request that sends a token is judged by the token alone). A cookie's
+    request that changes something must come from this origin
+    (:func:`same_origin`): the cookie goes with a page of another port's
+    requests too; a bearer token is never sent by a browser on its own.
 
     Raises:
-        RequestError: 401, neither or a wrong one.
+        RequestError: 401, neither or a wrong one; 403, the cookie from another origin.
     """
     header = request.headers.get("authorization", "")
     token = header[len(_BEARER):].strip() if header.lower().startswith(_BEARER) else ""
     user = await user_for_token(_store(request), token)
     if user is None and not token:
         user = await session_user(request)
+        if user is not None and request.method not in _SAFE_METHODS and not same_origin(request):
+            raise RequestError(403, CROSS_ORIGIN)
     if user is None:
         raise RequestError(401, UNAUTHORIZED, {"WWW-Authenticate": "Bearer"})
     return user

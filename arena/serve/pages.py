@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable
 from html import escape
 from pathlib import Path
 from typing import Any, Final
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, quote
 
 import trio
 from starlette.applications import Starlette
@@ -36,7 +36,7 @@ from starlette.websockets import WebSocket
 from agent.human.seat import betting_words
 from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
 from arena.serve.hosting import HISTORIES, Host, history_problem
-from arena.serve.httpkit import RequestError, error, session_user
+from arena.serve.httpkit import RequestError, error, same_origin, session_user
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
 from arena.serve.tournaments import Tournaments
@@ -116,14 +116,6 @@ def _problem(user: User | None, status: int, message: str) -> HTMLResponse:
                  f'<p class="error" id="error">{escape(message)}</p>', user, status)
 
 
-def _same_origin(request: Request | WebSocket) -> bool:
-    """No ``Origin`` (not a browser's cross-site request), or this site's."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return True
-    return urlsplit(origin).netloc == request.headers.get("host", "")
-
-
 def _page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
     """``handler`` for a logged-in person; anyone else goes to the login."""
 
@@ -132,7 +124,7 @@ def _page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
         if user is None:
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
             return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
-        if request.method == "POST" and not _same_origin(request):
+        if request.method == "POST" and not same_origin(request):
             return _problem(user, 403, "a form from another site")
         try:
             return await handler(request, user)
@@ -158,10 +150,13 @@ async def _form(request: Request, limit: int) -> dict[str, str]:
 
 
 def _next(target: str | None) -> str:
-    """Where to go after the login: a path of this site only."""
-    if not target or not target.startswith("/") or target.startswith("//") or "\\" in target:
+    """Where to go after the login: a path of this site only, as the browser
+    will read it (it drops tabs and newlines and reads a backslash as a
+    slash, so ``/<TAB>/host`` and ``/\\host`` are ``//host``, another site)."""
+    read = "".join(c for c in target or "" if c not in "\t\n\r").replace("\\", "/")
+    if not read.startswith("/") or read.startswith("//") or any(ord(c) < 0x20 or ord(c) == 0x7F for c in read):
         return "/"
-    return target
+    return read
 
 
 # -- login -------------------------------------------------------------------------
@@ -286,7 +281,7 @@ async def _table_socket(websocket: WebSocket) -> None:
     await websocket.accept()
     web = _web(websocket)
     user = await session_user(websocket)
-    if user is None or not _same_origin(websocket):
+    if user is None or not same_origin(websocket):
         await websocket.close(code=POLICY_VIOLATION, reason=LOGGED_OUT)
         return
     table = web.tables.of(user, websocket.path_params["id"])
@@ -491,23 +486,28 @@ async def _leaderboard(request: Request, user: User) -> Response:
     ) or '<tr><td colspan="10">no finished match of this game yet</td></tr>'
     body = (
         f'<p class="games">{choices}</p>'
-        f'<p>Each user\'s agent against each hosted bot ({escape(board["unit"])}, 95% intervals); a pair is ranked after '
-        f'{board["min_hands"]} hands. The estimate is the duplicate one where both seatings were played.</p>'
+        f'<p>Each user\'s agent against each hosted bot ({escape(board["unit"])}, 95% intervals); a pair is ranked, among '
+        f'the users of the same bot, after {board["min_hands"]} hands. The estimate pools every hand (a duplicate match\'s '
+        'by their duplicate values); a match the user\'s agent left counts, each hand left charged its largest loss.</p>'
         '<table id="leaderboard"><tr><th>rank</th><th>user</th><th>bot</th><th>hands</th><th>duplicate</th><th></th>'
         f'<th>AIVAT</th><th></th><th>estimate</th><th></th><th>ranked</th></tr>{rows}</table>'
-        + _rankings_html(board.get("rankings"))
+        + _rankings_html(board.get("rankings") or {})
     )
     return _html(f"Leaderboard: {game}", body, user)
 
 
-def _rankings_html(rankings: dict[str, Any] | None) -> str:
-    """The rankings ``arena rank`` computes over every user and bot of the game
-    (each finished match one result): total bankroll, the bankroll instant
-    run-off and the series run-off, best first (tied players share a place)."""
-    if not rankings:
-        return ""
+def _rankings_html(per_bot: dict[str, dict[str, Any]]) -> str:
+    """Per hosted bot, the rankings ``arena rank`` computes over the ranked
+    users against it (each match one result; never users of different bots in
+    one list): total bankroll, the bankroll instant run-off and the series
+    run-off, best first (tied players share a place)."""
+    tables = "".join(_bot_rankings_html(bot, rankings) for bot, rankings in per_bot.items())
+    return f'<div id="rankings">{tables}</div>' if tables else ""
+
+
+def _bot_rankings_html(bot: str, rankings: dict[str, Any]) -> str:
     if "error" in rankings:
-        return f'<h2>Rankings</h2><p class="note">{escape(str(rankings["error"]))}</p>'
+        return f'<h2>Rankings against {escape(bot)}</h2><p class="note">{escape(str(rankings["error"]))}</p>'
     columns = (
         [[name] for name in rankings["bankroll"]],
         rankings["bankroll_runoff_groups"],
@@ -525,8 +525,8 @@ def _rankings_html(rankings: dict[str, Any] | None) -> str:
         for place in range(1, len(rankings["bankroll"]) + 1)
     )
     return (
-        f'<h2>Rankings</h2><p class="note">{rankings["matches"]} matches; bots are <code>bot:NAME</code>.</p>'
-        '<table id="rankings"><tr><th>place</th><th>total bankroll</th><th>bankroll instant run-off</th>'
+        f'<h2>Rankings against {escape(bot)}</h2><p class="note">{rankings["matches"]} matches; bots are <code>bot:NAME</code>.</p>'
+        '<table><tr><th>place</th><th>total bankroll</th><th>bankroll instant run-off</th>'
         f"<th>series run-off</th></tr>{rows}</table>"
     )
 

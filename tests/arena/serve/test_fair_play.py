@@ -9,8 +9,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from starlette.routing import Route
 
-from tests.arena.serve.service_process import Service, add_user
+from arena.serve.app import make_app
+from arena.serve.config import ServeConfig
+from arena.serve.hosting import Host
+from arena.serve.store import Store
+from tests.arena.serve.service_process import TOURNAMENT, Service, add_user
+from tests.arena.serve.test_web_pages import log_in, session
 
 KUHN = {"game": "kuhn", "opponent": "always-call", "hands": 5}
 
@@ -44,5 +50,61 @@ def test_a_reserved_port_cannot_be_squatted(tmp_path: Path) -> None:
                 squatter.bind(("127.0.0.1", match["ports"][1]))
         finally:
             squatter.close()
+    finally:
+        service.stop()
+
+
+def _state_changing_paths(tmp_path: Path) -> list[str]:
+    """Every route of the app that changes something (all but GET), read from
+    its route table (so a route added later is checked too), ids filled in."""
+    store = Store(tmp_path / "table")
+    try:
+        app = make_app(Host(ServeConfig(data=tmp_path / "table"), store))
+        routes = [route for route in app.routes if isinstance(route, Route) and set(route.methods or ()) - {"GET", "HEAD"}]
+    finally:
+        store.close()
+    return [route.path.replace("{id}", "x") for route in routes]
+
+
+def test_a_page_of_another_origin_cannot_use_the_session(tmp_path: Path) -> None:
+    """A page on another port of this host is another origin: with the
+    session cookie, its POSTs are refused on every state-changing route (the
+    tournament route, which runs commands, among them), whether the browser
+    says so by ``Origin`` or ``Sec-Fetch-Site``; a bearer token is not a
+    browser's, and the service's own pages still work."""
+    paths = _state_changing_paths(tmp_path)
+    assert {"/api/matches", "/api/tournaments", "/api/logout", "/tables", "/admin/tournaments"} <= set(paths)
+    service = Service(tmp_path).start()
+    try:
+        admin = add_user(service.data, "alice", admin=True)
+        cookie = session(log_in(service, admin)[1])
+        other = service.url.rsplit(":", 1)[0] + ":1"  # the same host, another port
+        for foreign in ({"Origin": other}, {"Sec-Fetch-Site": "same-site"}, {"Sec-Fetch-Site": "cross-site"},
+                        {"Origin": "null"}):
+            for path in paths:
+                body = TOURNAMENT if "tournaments" in path else b"{}"
+                status, _, answer = service.request("POST", path, raw=body, headers={**cookie, **foreign})
+                assert status == 403, (path, foreign, answer)
+        assert service.request("GET", "/api/me", headers=cookie)[0] == 200  # the session was not ended
+        mine = {**cookie, "Origin": service.url, "Sec-Fetch-Site": "same-origin"}
+        assert service.request("POST", "/api/matches", body=KUHN, headers=mine)[0] == 201
+        status, _, answer = service.request("POST", "/api/tournaments", admin, raw=TOURNAMENT,
+                                            headers={"Origin": other})
+        assert status == 201, answer  # a script's bearer token: no browser, no origin rule
+    finally:
+        service.stop()
+
+
+def test_a_login_goes_on_only_to_a_path_of_this_site(tmp_path: Path) -> None:
+    """``next=`` as the browser would read it (tabs and newlines dropped,
+    backslashes made slashes) must still be a path of this site."""
+    service = Service(tmp_path).start()
+    try:
+        for target in ("/%09/evil.example", "/%0a/evil.example", "/%0d%0a/evil.example", "/%5c/evil.example",
+                       "/%5cevil.example", "//evil.example", "/%09%09/evil.example", "%09//evil.example"):
+            status, _, page = service.request("GET", f"/login?next={target}")
+            assert status == 200 and b'data-next="/"' in page, target
+        status, _, page = service.request("GET", "/login?next=/leaderboard%3Fgame%3Dkuhn")
+        assert b'data-next="/leaderboard?game=kuhn"' in page
     finally:
         service.stop()
