@@ -118,6 +118,7 @@ class _Live:
     listening: bool = False  # the seating's dealer waits for the agents
     status: str = "queued"
     person: Person | None = None  # a web table: the user's seat is a person's, in this process
+    culprit: str | None = None  # whose agent aborted a seating: "user" (charged for leaving) or "bot"
 
 
 def seat_names(user: str, opponent: str) -> tuple[str, str]:
@@ -393,10 +394,11 @@ class Host:
                 self._release(live.reserved)
                 for port in row.ports:
                     self.ports_used.discard(port)
-                result = await trio.to_thread.run_sync(self._result, row, live.names)
+                charged = dataclasses.replace(row, culprit=live.culprit)
+                result = await trio.to_thread.run_sync(self._result, charged, live.names)
                 await self.store.call(
                     self.store.update_match, row.id, status="finished" if error is None else "aborted", error=error,
-                    result=result, finished=time.time(),
+                    culprit=live.culprit, result=result, finished=time.time(),
                 )
                 del self.live[row.id]
                 self._start_next()
@@ -455,7 +457,11 @@ class Host:
         run = runs[0]
         if run.result is None:
             return f"the dealer could not start on port {port} (see the match's seating{index}.err)"
-        return None if run.result.aborted is None else run.result.aborted.removeprefix("ERROR: ")
+        if run.result.aborted is None:
+            return None
+        culprits = run.culprits()  # the user sits in seat ``index``
+        live.culprit = "user" if index in culprits else "bot" if culprits else None
+        return run.result.aborted.removeprefix("ERROR: ")
 
     # -- results -------------------------------------------------------------
 
@@ -493,7 +499,7 @@ class Host:
             game = None
         if game is None:
             raise RequestError(400, f"unknown game {game_name[:60]!r}: name a shipped game (arena games)")
-        rows = await self.store.call(self.store.matches, status=("finished",))
+        rows = await self.store.call(self.store.matches, status=("finished", "aborted"))
         users = {user.id: user.name for user in await self.store.call(self.store.users)}
-        matches = [(row, self.seat_names(row, users[row.user_id])) for row in rows if row.game == game_name]
+        matches = [(row, self.seat_names(row, users[row.user_id])) for row in rows]  # the leaderboard picks
         return await trio.to_thread.run_sync(leaderboard, game_name, game, matches, self.scoring, self.config.min_rank_hands)

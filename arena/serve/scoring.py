@@ -37,7 +37,9 @@ class Scoring:
 
     def score(self, row: MatchRow, names: tuple[str, str], *, over: bool) -> MatchScore:
         """The match's score as its logs stand (``names``: the user's seat name,
-        the bot's); ``over``: with the estimators, kept for the next call.
+        the bot's); ``over``: with the estimators, kept for the next call. A
+        match the user's agent aborted (``row.culprit``) is charged the hands it
+        left (:func:`analysis.match_score.score_match`'s ``left``).
 
         Raises:
             ScoreError: seatings that do not pair (not a log our dealer wrote).
@@ -53,7 +55,8 @@ class Scoring:
                 tables.append(None)
         policies = {names[1]: row.opponent} if over else None
         score = score_match(
-            tables, names, game=game, hands=row.hands, policies=policies, estimators=DEFAULT_ESTIMATORS if over else ()
+            tables, names, game=game, hands=row.hands, policies=policies, estimators=DEFAULT_ESTIMATORS if over else (),
+            left=names[0] if row.culprit == "user" else None,
         )
         if over:
             self.over[row.id] = score

@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS matches (
     error TEXT,
     result TEXT,
     created REAL NOT NULL,
-    finished REAL
+    finished REAL,
+    culprit TEXT
 );
 CREATE TABLE IF NOT EXISTS sessions (
     hash TEXT PRIMARY KEY,
@@ -101,6 +102,10 @@ class MatchRow:
     result: dict[str, Any] | None
     created: float
     finished: float | None
+    #: Whose agent ended an aborted match: "user" (it left, timed out or broke
+    #: the protocol: the match is charged, :func:`analysis.match_score.score_match`'s
+    #: ``left``), "bot", or None (the service stopped it, or it did not abort).
+    culprit: str | None = None
 
 
 def new_token() -> str:
@@ -133,6 +138,7 @@ def _match(row: sqlite3.Row) -> MatchRow:
         result=None if row["result"] is None else json.loads(row["result"]),
         created=row["created"],
         finished=row["finished"],
+        culprit=row["culprit"],
     )
 
 
@@ -147,8 +153,16 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._migrate()
         self._lock = threading.Lock()
         self._limiter: trio.CapacityLimiter | None = None
+
+    def _migrate(self) -> None:
+        """Bring a database an older version made up to :data:`_SCHEMA`: columns
+        added since are added (NULL in the rows already there), nothing is dropped."""
+        columns = {row["name"] for row in self._db.execute("PRAGMA table_info(matches)")}
+        if "culprit" not in columns:
+            self._db.execute("ALTER TABLE matches ADD COLUMN culprit TEXT")
 
     def close(self) -> None:
         self._db.close()

@@ -88,8 +88,9 @@ def test_a_duplicate_match_played_through_the_ports(service: Service) -> None:
     # (each hand averaged over the two seatings, as the duplicate value is).
     assert entry["aivat"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 10, "unit": "chips/hand"}
     assert [p["best"]["estimator"] for p in result["players"]] == ["-aivat of always-call", "aivat"]
-    assert board["rankings"]["game"] == "kuhn.limit.2p"
-    assert sorted(board["rankings"]["bankroll"]) == ["alice", "bot:always-call"] and board["rankings"]["matches"] == 1
+    (rankings,) = board["rankings"].values()  # one document per bot
+    assert rankings["game"] == "kuhn.limit.2p"
+    assert sorted(rankings["bankroll"]) == ["alice", "bot:always-call"] and rankings["matches"] == 1
 
 
 def test_a_hold_em_match_as_phh_and_pokerstars_text(service: Service, tmp_path: Path) -> None:
