@@ -7,13 +7,20 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pytest
+import trio
+
+from agent.client import play
 
 from arena.serve.leaderboard import leaderboard
 from arena.serve.scoring import Scoring
 from arena.serve.store import MatchRow, Store
 from poker.gamedef import load_game
+from strategies.base import make_strategy
+from tests.arena.serve.service_process import Service, add_user
 
 KUHN = load_game("kuhn")
 
@@ -165,3 +172,38 @@ def test_an_older_database_gains_the_culprit_column(tmp_path: Path) -> None:
     assert store.match("m1").culprit == "user"  # type: ignore[union-attr]
     store.close()
     assert Store(tmp_path).match("m1").culprit == "user"  # type: ignore[union-attr]  # opened again: no second ALTER
+
+
+class _HungUp(Exception):
+    pass
+
+
+async def test_a_match_the_agent_left_is_on_the_leaderboard_charged(service: Service) -> None:
+    """Live: always-call hangs up after a few hands of a 20-hand match; the dealer
+    blames its seat, the result charges it the 2 chips of each hand it left,
+    and the leaderboard (asked by the game's other name) counts all 20 hands."""
+    token = add_user(service.data, "alice")
+    created = service.request("POST", "/api/matches", token, {"game": "kuhn", "opponent": "always-call", "hands": 20, "seed": 5})[2]
+    port = service.next_port(token, created["id"])
+    game = load_game("kuhn")
+    strategy = make_strategy("always-call", game, seed=1)
+    actions = 0
+
+    async def decide(view: Any) -> Any:
+        nonlocal actions
+        actions += 1
+        if actions > 6:
+            raise _HungUp
+        return strategy.act(view)
+
+    with pytest.raises(_HungUp):
+        await play("127.0.0.1", port, game, strategy, decide=decide)
+    shown = await trio.to_thread.run_sync(service.wait_status, token, created["id"], ("finished", "aborted"))
+    assert shown["status"] == "aborted" and "seat 1" in shown["error"]
+    alice = shown["result"]["players"][0]
+    played = shown["result"]["hands"]
+    assert 1 <= played < 20 and alice["charged"] == 20 - played and alice["estimate"]["hands"] == 20
+    board = service.request("GET", "/api/leaderboard?game=kuhn.limit.2p", token)[2]
+    (entry,) = board["entries"]
+    assert (entry["user"], entry["hands"], entry["rank"]) == ("alice", 20, 1)
+    assert entry["raw"]["mean"] == pytest.approx(alice["chips"] / 20) and alice["chips"] <= played * 2 - 2 * (20 - played)
