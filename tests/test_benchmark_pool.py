@@ -7,10 +7,15 @@ figure its pairs would give. The kept runs (``benchmarks/data/hunl_lbr/``) must 
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import io
 import json
 import subprocess
 import sys
+import traceback
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -23,8 +28,42 @@ KEPT = sorted((ROOT / "benchmarks" / "data" / "hunl_lbr").glob("hunl-modicum-s*"
 ESTIMATORS = ("raw", "all-in adjusted", "imaginary observations", "AIVAT, chance only", "AIVAT")
 
 
+def _script_module() -> ModuleType:
+    """The script, imported once (as ``benchmarks_hunl_lbr``) to run its ``main`` in this process."""
+    name = "benchmarks_hunl_lbr"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, SCRIPT)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # its dataclasses look their module up there
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _script(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``python benchmarks/hunl_lbr.py ARGV`` as the process would end, run in this
+    one (a process each took seconds of imports): its status (``parser.error`` is 2),
+    output, and an uncaught exception's traceback on stderr with status 1.
+    ``test_the_script_runs_as_a_process`` runs it as a process once."""
+    out, err, status = io.StringIO(), io.StringIO(), 0
+    saved = sys.argv
+    sys.argv = [str(SCRIPT), *argv]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                _script_module().main()
+            except SystemExit as end:
+                status = end.code if isinstance(end.code, int) else 1
+            except Exception:
+                traceback.print_exc()
+                status = 1
+    finally:
+        sys.argv = saved
+    return subprocess.CompletedProcess([str(SCRIPT), *argv], status, out.getvalue(), err.getvalue())
+
+
 def _pool(*files: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(SCRIPT), "--pool", *map(str, files)], capture_output=True, text=True, timeout=120)
+    return _script("--pool", *map(str, files))
 
 
 def _run(path: Path, bot: str, seed: int, lbr: np.ndarray) -> Path:
@@ -144,8 +183,7 @@ def test_the_kept_runs_pool() -> None:
 
 
 def _paired(pool: list[Path], against: list[Path]) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, str(SCRIPT), "--pool", *map(str, pool), "--against", *map(str, against)]
-    return subprocess.run(args, capture_output=True, text=True, timeout=120)
+    return _script("--pool", *map(str, pool), "--against", *map(str, against))
 
 
 def test_paired_is_the_difference_deal_by_deal_over_the_common_seeds(tmp_path: Path) -> None:
@@ -183,5 +221,13 @@ def test_paired_refuses_a_recorded_run_and_needs_pool(tmp_path: Path) -> None:
     pool = [_run(tmp_path / "a.npz", "resolve", 1, _chips(4, 0))]
     done = _paired(pool, [_recorded(tmp_path / "b.json", _chips(4, 0), [1])])
     assert done.returncode == 2 and "a recorded run kept no pairs, so it cannot be paired deal by deal" in done.stderr
-    alone = subprocess.run([sys.executable, str(SCRIPT), "--against", str(pool[0])], capture_output=True, text=True, timeout=120)
+    alone = _script("--against", str(pool[0]))
     assert alone.returncode == 2 and "--against compares with the --pool files: give both" in alone.stderr
+
+
+def test_the_script_runs_as_a_process(tmp_path: Path) -> None:
+    # What _script stands in for: the command line itself, refusing in one line.
+    path = _run(tmp_path / "a.npz", "resolve", 3, _chips(1, 0))
+    done = subprocess.run([sys.executable, str(SCRIPT), "--pool", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith("the files hold 1 pair: an interval needs at least two, in the files or a recorded run")
