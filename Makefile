@@ -56,7 +56,7 @@ browser:
 	@if ! command -v chromium >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing Debian's chromium for the browser tests"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } \
-			|| echo "chromium could not be installed: the browser tests will skip"; \
+			|| echo "chromium could not be installed: the browser tests will skip (fail under ARENA_CI=1)"; \
 	fi
 
 # The stack test of docker-compose.yml (tests/deploy/test_compose.py): it builds the image
@@ -64,7 +64,7 @@ browser:
 # `make test` skips and CI runs after it. Debian's Docker engine, docker-compose and
 # mmdebstrap (its base image, where no registry is reachable) are installed where we may
 # (root with apt-get); the test starts dockerd itself where none runs, and skips, saying
-# why, where Docker cannot run.
+# why, where Docker cannot run (in CI, ARENA_CI=1, it fails instead).
 compose-test: $(TEST_STAMP) docker
 	ARENA_COMPOSE_TEST=1 $(VENV)/bin/python -m pytest tests/deploy/test_compose.py
 
@@ -73,7 +73,7 @@ docker:
 			&& [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 		echo "installing Debian's docker.io, docker-compose and mmdebstrap for the stack test"; \
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io docker-compose mmdebstrap >/dev/null; } \
-			|| echo "Docker could not be installed: the stack test will skip"; \
+			|| echo "Docker could not be installed: the stack test will skip (fail under ARENA_CI=1)"; \
 	fi
 
 # Compile (or check) every numba kernel; `make test` does it once, this redoes it after a kernel change.
