@@ -29,7 +29,7 @@ PROG = "arena users"
 def _parser() -> argparse.ArgumentParser:
     parser = UsageParser(PROG, __doc__ or "")
     parser.add_argument("action", choices=("add", "list", "revoke", "rotate"))
-    parser.add_argument("name", metavar="NAME", nargs="?", help="the user (not for list)")
+    parser.add_argument("name", metavar="NAME", nargs="?", help="the user (not for list): 1 to 64 ASCII letters, digits, - or _")
     parser.add_argument("--admin", action="store_true", help="with add: the user may run tournaments")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, metavar="DIR", help="default ./arena-data")
     return parser

@@ -139,7 +139,7 @@ async def read_body(request: Request, limit: int) -> bytes:
         RequestError: 413 past the limit.
     """
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and (not (declared.isascii() and declared.isdigit()) or int(declared) > limit):
         raise RequestError(413, f"request body over {limit} bytes")
     body = bytearray()
     async for chunk in request.stream():

@@ -254,7 +254,7 @@ def _whole_field(fields: dict[str, str], name: str) -> int | None:
     text = fields.get(name, "").strip()
     if not text:
         return None
-    if not text.isdigit() or len(text) > 10:
+    if not (text.isascii() and text.isdigit()) or len(text) > 10:  # str.isdigit also takes "²" and "٣"
         raise RequestError(400, f"{name}: a whole number, not {text[:20]!r}")
     return int(text)
 
@@ -456,7 +456,7 @@ async def _replay(request: Request, user: User) -> Response:
     web = _web(request)
     row = await web.host.store.call(web.host.owned_match, user, request.path_params["id"])
     start_text = request.query_params.get("start", "0")
-    start = int(start_text) if start_text.isdigit() and len(start_text) < 10 else 0
+    start = int(start_text) if start_text.isascii() and start_text.isdigit() and len(start_text) < 10 else 0
 
     def hands() -> list[dict[str, Any]]:
         every = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import sqlite3
 import threading
@@ -30,6 +31,9 @@ __all__ = ["Store", "StoreError", "User", "MatchRow", "new_token", "hash_token",
 TOKEN_BYTES: Final = 32
 #: Statuses of a match that is not over.
 ACTIVE: Final = ("queued", "waiting", "running")
+#: A user name: ASCII only, so that no name can pass for another (a Cyrillic
+#: ``а`` in ``аlice``, a fullwidth digit) on the leaderboard or a page.
+_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
@@ -185,8 +189,8 @@ class Store:
         Raises:
             StoreError: a bad or taken name.
         """
-        if not name or len(name) > 64 or not all(c.isalnum() or c in "-_." for c in name):
-            raise StoreError(f"bad user name {name[:80]!r}: 1 to 64 letters, digits, '-', '_' or '.'")
+        if not _NAME.fullmatch(name):
+            raise StoreError(f"bad user name {name[:80]!r}: 1 to 64 ASCII letters, digits, '-' or '_'")
         token = new_token()
         try:
             self._execute(
