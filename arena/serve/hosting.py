@@ -276,6 +276,7 @@ class Host:
         return [self._summary(row) for row in rows]
 
     def _summary(self, row: MatchRow) -> dict[str, Any]:
+        """The match's facts; its ``seed`` (which deals every card) only once it is over."""
         live = self.live.get(row.id)
         status = live.status if live is not None else row.status
         return {
@@ -283,7 +284,7 @@ class Host:
             "game": row.game,
             "opponent": row.opponent,
             "hands": row.hands,
-            "seed": row.seed,
+            "seed": row.seed if live is None else None,
             "duplicate": row.duplicate,
             "status": "waiting" if status == "queued" else status,
             "ports": list(row.ports),
@@ -309,30 +310,50 @@ class Host:
         document["error"] = row.error
         return document
 
-    async def log_bytes(self, user: User, match_id: str) -> bytes:
-        """The ACPC log of each seating played, one after the other."""
+    async def shown_match(self, user: User, match_id: str) -> MatchRow:
+        """The user's match, once it is over: what shows its cards (the logs,
+        the hands, the hand histories, the replayer) is served no sooner, as
+        a duplicate match's second seating deals the first's cards again and
+        the log's header names the seed that deals them all.
+
+        Raises:
+            RequestError: 404, not the user's match; 409, not over.
+        """
         row = await self.store.call(self.owned_match, user, match_id)
+        self._check_over(row)
+        return row
+
+    def _check_over(self, row: MatchRow) -> None:
+        if row.id in self.live:
+            raise RequestError(409, f"match {row.id} is not over: its cards (log, hands, hand histories, replay) "
+                                    "are shown once it is")
+
+    async def log_bytes(self, user: User, match_id: str) -> bytes:
+        """The ACPC log of each seating played, one after the other, once the match is over."""
+        row = await self.shown_match(user, match_id)
         return await trio.to_thread.run_sync(self._concat, row, ".log")
 
     async def hand_bytes(self, user: User, match_id: str) -> bytes:
         """The msgpack hand records of each seating played, one after the other
-        (each seating's file starts with its header record)."""
-        row = await self.store.call(self.owned_match, user, match_id)
+        (each seating's file starts with its header record), once the match is over."""
+        row = await self.shown_match(user, match_id)
         return await trio.to_thread.run_sync(self._concat, row, ".hands.msgpack")
 
     async def history_bytes(self, user: User, match_id: str, form: str) -> bytes:
         """The hands of each seating played as the hand history ``form``
         (:data:`HISTORIES`: PHH's ``.phhs`` or PokerStars text) with the seats'
         names, for the poker world's tools. A game the format does not have is
-        a 404, as a match that is not there."""
+        a 404, as a match that is not there (whether it is over or not); a
+        match not over, a 409."""
         row = await self.store.call(self.owned_match, user, match_id)
-        return await trio.to_thread.run_sync(self._history, row, form)
-
-    def _history(self, row: MatchRow, form: str) -> bytes:
         game = load_game(row.game)
         problem = history_problem(game, form)
         if problem is not None:
             raise RequestError(404, f"no {form} hand history of a {row.game} match: {problem}")
+        self._check_over(row)
+        return await trio.to_thread.run_sync(self._history, row, game, form)
+
+    def _history(self, row: MatchRow, game: Game, form: str) -> bytes:
         logs = self._files(row, ".log")
         if not logs:
             return b""

@@ -336,18 +336,31 @@ async def _match(request: Request, user: User) -> Response:
     table_link = f'<p><a href="/tables/{match_id}/" id="to-table">back to the table</a></p>' if web.tables.of(user, match_id) else ""
     body = (
         f'<p id="summary">{escape(row.game)} · you ({escape(names[0])}) vs {escape(row.opponent)} · '
-        f'{row.hands} hands{" in duplicate" if row.duplicate else ""} · seed {row.seed} · {_status_word(described["status"])}</p>'
+        f'{row.hands} hands{" in duplicate" if row.duplicate else ""} · seed {row.seed if over else "shown once the match is over"} · '
+        f'{_status_word(described["status"])}</p>'
         + (f'<p class="error">{escape(described["error"])}</p>' if described.get("error") else "")
         + table_link
         + f'<h2>Result</h2><p id="hands-played">{result.get("hands", 0)} hands played</p>'
         f'<table id="result"><tr><th>player</th><th>chips</th><th>mean ({unit})</th><th>95% interval</th></tr>{players}</table>'
         + duplicate
         + _estimators_html(result, row.opponent, over)
-        + f'<h2>Downloads</h2><p><a href="/matches/{match_id}/log" id="download-log">ACPC log</a> · '
-        f'<a href="/matches/{match_id}/hands" id="download-hands">hands (msgpack)</a>{_history_links(match_id, row.game)}</p>'
-        + _REPLAYER.format(id=match_id, chunk=REPLAY_CHUNK)
+        + (_downloads_html(match_id, row.game) if over else _LATER)
     )
     return _html(f"Match {match_id}", body, user)
+
+
+#: What the match page says of its cards while the match plays.
+_LATER: Final = ('<h2>Downloads</h2><p id="downloads-later">The log, the hands and the replayer are here once the match is '
+                 "over: until then they would show cards still to be dealt.</p>")
+
+
+def _downloads_html(match_id: str, game_name: str) -> str:
+    """A match's downloads and replayer (a match that is over: they show its cards)."""
+    return (
+        f'<h2>Downloads</h2><p><a href="/matches/{match_id}/log" id="download-log">ACPC log</a> · '
+        f'<a href="/matches/{match_id}/hands" id="download-hands">hands (msgpack)</a>{_history_links(match_id, game_name)}</p>'
+        + _REPLAYER.format(id=match_id, chunk=REPLAY_CHUNK)
+    )
 
 
 #: The hand-history links' words, by format (:data:`arena.serve.hosting.HISTORIES`).
@@ -454,7 +467,7 @@ def _replay_hands(path: Path, game_name: str, seating: int) -> list[dict[str, An
 
 async def _replay(request: Request, user: User) -> Response:
     web = _web(request)
-    row = await web.host.store.call(web.host.owned_match, user, request.path_params["id"])
+    row = await web.host.shown_match(user, request.path_params["id"])
     start_text = request.query_params.get("start", "0")
     start = int(start_text) if start_text.isascii() and start_text.isdigit() and len(start_text) < 10 else 0
 

@@ -4,9 +4,11 @@ the match is over, and requests that are the user's own."""
 
 from __future__ import annotations
 
+import json
 import socket
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Final
 
 import pytest
 from starlette.routing import Route
@@ -15,7 +17,7 @@ from arena.serve.app import make_app
 from arena.serve.config import ServeConfig
 from arena.serve.hosting import Host
 from arena.serve.store import Store
-from tests.arena.serve.service_process import TOURNAMENT, Service, add_user
+from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, agent
 from tests.arena.serve.test_web_pages import log_in, session
 
 KUHN = {"game": "kuhn", "opponent": "always-call", "hands": 5}
@@ -106,5 +108,52 @@ def test_a_login_goes_on_only_to_a_path_of_this_site(tmp_path: Path) -> None:
             assert status == 200 and b'data-next="/"' in page, target
         status, _, page = service.request("GET", "/login?next=/leaderboard%3Fgame%3Dkuhn")
         assert b'data-next="/leaderboard?game=kuhn"' in page
+    finally:
+        service.stop()
+
+
+#: Every place a match's cards could show: the API's downloads and the pages'.
+_CARD_PATHS: Final = ("/api/matches/{id}/log", "/api/matches/{id}/hands", "/api/matches/{id}/phh",
+                      "/api/matches/{id}/pokerstars", "/matches/{id}/log", "/matches/{id}/hands",
+                      "/matches/{id}/phh", "/matches/{id}/pokerstars", "/matches/{id}/replay.json")
+
+
+def test_no_card_of_a_seating_shows_before_the_match_is_over(tmp_path: Path) -> None:
+    """Seating 1 of a duplicate match deals the cards seating 2 deals again:
+    while seating 2 waits, nothing the API or the pages serve shows a card of
+    seating 1, nor the seed that deals them; the result shows chips and hands
+    played. Once the match is over, all of it is there."""
+    service = Service(tmp_path, start_timeout_s=30.0).start()
+    try:
+        token = add_user(service.data, "alice")
+        cookie = session(log_in(service, token)[1])
+        match = service.request("POST", "/api/matches", token, {**KUHN, "hands": 12, "duplicate": True})[2]
+        match_id = match["id"]
+        assert agent("127.0.0.1", service.next_port(token, match_id)).returncode == 0
+        assert service.next_port(token, match_id) == match["ports"][1]  # seating 2 waits for the agent
+        log = (service.data / "matches" / match_id / "seating0.log").read_text()
+        seed = log.splitlines()[0].split()[-1]
+        deals = {line.split(":")[3] for line in log.splitlines() if line.startswith("STATE:")}
+        assert len(deals) >= 2  # Kuhn's deals, as "Ks|Qs"
+        shown = service.request("GET", f"/api/matches/{match_id}", token)[2]
+        listed = service.request("GET", "/api/matches", token)[2]["matches"][0]
+        assert shown["seed"] is None and listed["seed"] is None
+        assert shown["result"]["hands"] == 12 and shown["result"]["players"][0]["chips"] is not None
+        for path in _CARD_PATHS:
+            status, _, answer = service.request("GET", path.format(id=match_id), token, headers=cookie)
+            assert status in (404, 409), (path, status)
+            reason = str(answer)  # the match is not over (or Kuhn has no such format)
+            assert "is not over" in reason or "hand history of a kuhn match" in reason, (path, answer)
+        texts = [json.dumps(shown), json.dumps(listed),
+                 service.request("GET", f"/matches/{match_id}", headers=cookie)[2].decode(),
+                 service.request("GET", "/", headers=cookie)[2].decode()]
+        for text in texts:
+            assert f"seed {seed}" not in text and f'"seed": {seed}' not in text
+            assert not [deal for deal in deals if deal in text], text
+        assert agent("127.0.0.1", service.next_port(token, match_id)).returncode == 0
+        over = service.wait_status(token, match_id, ("finished",))
+        assert over["seed"] == int(seed)
+        for path in _CARD_PATHS[:2] + _CARD_PATHS[4:6] + _CARD_PATHS[-1:]:  # Kuhn has no PHH, PokerStars text
+            assert service.request("GET", path.format(id=match_id), token, headers=cookie)[0] == 200, path
     finally:
         service.stop()

@@ -14,7 +14,7 @@ import pytest
 from arena.serve.httpkit import SESSION_COOKIE
 from arena.serve.config import ConfigError, load_config
 from arena.serve.store import Store
-from tests.arena.serve.service_process import TOURNAMENT, Service, served  # noqa: F401 (a fixture)
+from tests.arena.serve.service_process import TOURNAMENT, Service, agent, served  # noqa: F401 (a fixture)
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
@@ -64,7 +64,7 @@ def test_other_peoples_matches_and_path_tricks_are_not_found(served: Service) ->
     match_id = headers["location"].split("/")[2]
     assert served.request("GET", f"/tables/{match_id}/", headers=alice)[0] == 200
     status, _, page = served.request("GET", f"/matches/{match_id}", headers=alice)
-    assert status == 200 and b'id="download-log"' in page and b'id="download-phh"' not in page  # Leduc: no PHH
+    assert status == 200 and b'id="downloads-later"' in page and b'id="download-log"' not in page  # cards: once over
     for path in (f"/matches/{match_id}", f"/matches/{match_id}/log", f"/matches/{match_id}/hands",
                  f"/matches/{match_id}/phh", f"/matches/{match_id}/pokerstars",
                  f"/matches/{match_id}/replay.json", f"/tables/{match_id}/static/table.js"):
@@ -88,13 +88,16 @@ def test_a_hold_em_match_page_offers_its_hand_histories(served: Service) -> None
     assert status == 201
     match_id = answer["id"]
     cookie = session(log_in(served, token)[1])
+    assert served.request("GET", f"/matches/{match_id}/phh", headers=cookie)[0] == 409  # not over: no cards yet
+    assert agent("127.0.0.1", served.next_port(token, match_id), "hunl").returncode == 0
+    served.wait_status(token, match_id, ("finished",))
     status, _, page = served.request("GET", f"/matches/{match_id}", headers=cookie)
     assert status == 200
     assert f'<a href="/matches/{match_id}/phh" id="download-phh">hand history (PHH)</a>'.encode() in page
     assert f'<a href="/matches/{match_id}/pokerstars" id="download-pokerstars">PokerStars text</a>'.encode() in page
     for form, name in (("phh", f"{match_id}.phhs"), ("pokerstars", f"{match_id}.txt")):
         status, headers, data = served.request("GET", f"/matches/{match_id}/{form}", headers=cookie)
-        assert (status, data) == (200, b"")  # no hand played yet
+        assert status == 200 and data  # the two hands played
         assert headers["content-disposition"] == f'attachment; filename="{name}"'
 
 
