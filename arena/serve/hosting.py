@@ -178,8 +178,10 @@ class Host:
         match_id = secrets.token_hex(8)
         reserved = self._take_ports(2 if request.duplicate else 1)
         ports = tuple(int(sock.getsockname()[1]) for sock in reserved)
+        # Practice: a seed the user chose, or a remote agent's duplicate (it remembers seating 1's cards).
+        practice = request.chosen or (request.duplicate and person is None)
         row = MatchRow(match_id, user.id, request.game_name, request.opponent, request.hands, request.seed,
-                       request.duplicate, "queued", allowed, ports, 0, None, None, time.time(), None)
+                       request.duplicate, "queued", allowed, ports, 0, None, None, time.time(), None, practice=practice)
         live = _Live(row, request.game, self.seat_names(row, user.name), list(reserved), person=person)
         self.live[match_id] = live  # counted from now on; queued once stored
         try:
@@ -286,6 +288,7 @@ class Host:
             "hands": row.hands,
             "seed": row.seed if live is None else None,
             "duplicate": row.duplicate,
+            "practice": row.practice,
             "status": "waiting" if status == "queued" else status,
             "ports": list(row.ports),
             "created": row.created,

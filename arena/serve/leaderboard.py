@@ -80,6 +80,8 @@ def leaderboard(
                 same[row.game] = False
         if not same[row.game] or not counts(row):
             continue
+        if row.practice:  # cards the user could know: a chosen seed, a remote agent's duplicate
+            continue
         score = scoring.score(row, names, over=True)
         user, bot = score.players
         entry = pairs.setdefault((user.name, row.opponent), {"raw": [], "duplicate": [], "aivat": [], "estimate": []})

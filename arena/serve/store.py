@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS matches (
     result TEXT,
     created REAL NOT NULL,
     finished REAL,
-    culprit TEXT
+    culprit TEXT,
+    practice INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS sessions (
     hash TEXT PRIMARY KEY,
@@ -110,6 +111,9 @@ class MatchRow:
     #: the protocol: the match is charged, :func:`analysis.match_score.score_match`'s
     #: ``left``), "bot", or None (the service stopped it, or it did not abort).
     culprit: str | None = None
+    #: Unranked: cards the user could know (a seed the user chose, or a
+    #: duplicate match whose remote agent remembers seating 1 in seating 2).
+    practice: bool = False
 
 
 def new_token() -> str:
@@ -143,6 +147,7 @@ def _match(row: sqlite3.Row) -> MatchRow:
         created=row["created"],
         finished=row["finished"],
         culprit=row["culprit"],
+        practice=bool(row["practice"]),
     )
 
 
@@ -167,6 +172,8 @@ class Store:
         columns = {row["name"] for row in self._db.execute("PRAGMA table_info(matches)")}
         if "culprit" not in columns:
             self._db.execute("ALTER TABLE matches ADD COLUMN culprit TEXT")
+        if "practice" not in columns:
+            self._db.execute("ALTER TABLE matches ADD COLUMN practice INTEGER NOT NULL DEFAULT 0")
 
     def close(self) -> None:
         self._db.close()
@@ -276,10 +283,10 @@ class Store:
 
     def add_match(self, row: MatchRow) -> None:
         self._execute(
-            "INSERT INTO matches (id, user_id, game, opponent, hands, seed, duplicate, status, peer, ports, created)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO matches (id, user_id, game, opponent, hands, seed, duplicate, status, peer, ports, created,"
+            " practice) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (row.id, row.user_id, row.game, row.opponent, row.hands, row.seed, int(row.duplicate), row.status,
-             row.peer, json.dumps(list(row.ports)), row.created),
+             row.peer, json.dumps(list(row.ports)), row.created, int(row.practice)),
         )
 
     def update_match(self, match_id: str, **fields: Any) -> None:

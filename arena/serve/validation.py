@@ -30,8 +30,10 @@ _FIELDS: Final = ("game", "opponent", "hands", "seed", "duplicate")
 @dataclass(frozen=True)
 class MatchRequest:
     """A checked request: the game (its name as asked and its definition), the
-    hosted bot, the hands per seating, the card seed and whether the match is
-    played in duplicate (both seatings, the seats swapped)."""
+    hosted bot, the hands per seating, the card seed (drawn from
+    :mod:`secrets` unless ``chosen`` by the user, who could then know every
+    card: the match is practice, unranked) and whether the match is played in
+    duplicate (both seatings, the seats swapped)."""
 
     game_name: str
     game: Game
@@ -39,6 +41,7 @@ class MatchRequest:
     hands: int
     seed: int
     duplicate: bool = False
+    chosen: bool = False
 
 
 def hosted_bots() -> list[dict[str, Any]]:
@@ -94,8 +97,9 @@ def table_request(game_name: str, opponent: str, hands: int, seed: int | None, m
     game = _game(game_name)
     _opponent(opponent, game_name, game)
     hands = _whole("hands", hands, 2, max_hands)
+    chosen = seed is not None
     seed = _whole("seed", secrets.randbelow(SEED_LIMIT) if seed is None else seed, 0, SEED_LIMIT - 1)
-    return MatchRequest(game_name, game, opponent, hands, seed)
+    return MatchRequest(game_name, game, opponent, hands, seed, chosen=chosen)
 
 
 def match_request(document: dict[str, Any], max_hands: int) -> MatchRequest:
@@ -118,4 +122,4 @@ def match_request(document: dict[str, Any], max_hands: int) -> MatchRequest:
     duplicate = document.get("duplicate", False)
     if not isinstance(duplicate, bool):
         raise RequestError(400, "'duplicate' must be true or false")
-    return MatchRequest(game_name, game, opponent, hands, seed, duplicate)
+    return MatchRequest(game_name, game, opponent, hands, seed, duplicate, chosen="seed" in document)

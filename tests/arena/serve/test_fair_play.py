@@ -157,3 +157,29 @@ def test_no_card_of_a_seating_shows_before_the_match_is_over(tmp_path: Path) -> 
             assert service.request("GET", path.format(id=match_id), token, headers=cookie)[0] == 200, path
     finally:
         service.stop()
+
+
+def test_a_chosen_seed_or_a_remote_duplicate_is_practice(tmp_path: Path) -> None:
+    """A seed the user chose deals cards the user can know, and a remote agent
+    remembers seating 1's cards in seating 2: such a match is practice (the
+    API says so) and the leaderboard leaves it out; a match of the service's
+    own seed and one seating ranks."""
+    service = Service(tmp_path, start_timeout_s=30.0).start()
+    try:
+        token = add_user(service.data, "alice")
+        chosen = service.request("POST", "/api/matches", token, {**KUHN, "seed": 7})[2]["id"]
+        remembered = service.request("POST", "/api/matches", token, {**KUHN, "duplicate": True})[2]["id"]
+        for match_id in (chosen, remembered, remembered):
+            assert agent("127.0.0.1", service.next_port(token, match_id)).returncode == 0
+        for match_id in (chosen, remembered):
+            assert service.wait_status(token, match_id, ("finished",))["practice"] is True
+        assert service.request("GET", "/api/leaderboard?game=kuhn", token)[2]["entries"] == []
+        ranked = service.request("POST", "/api/matches", token, KUHN)[2]["id"]
+        assert agent("127.0.0.1", service.next_port(token, ranked)).returncode == 0
+        assert service.wait_status(token, ranked, ("finished",))["practice"] is False
+        entries = service.request("GET", "/api/leaderboard?game=kuhn", token)[2]["entries"]
+        assert [(entry["user"], entry["hands"]) for entry in entries] == [("alice", 5)]
+        assert {m["id"]: m["practice"] for m in service.request("GET", "/api/matches", token)[2]["matches"]} == {
+            chosen: True, remembered: True, ranked: False}
+    finally:
+        service.stop()

@@ -183,7 +183,7 @@ async def test_a_match_the_agent_left_is_on_the_leaderboard_charged(service: Ser
     blames its seat, the result charges it the 2 chips of each hand it left,
     and the leaderboard (asked by the game's other name) counts all 20 hands."""
     token = add_user(service.data, "alice")
-    created = service.request("POST", "/api/matches", token, {"game": "kuhn", "opponent": "always-call", "hands": 20, "seed": 5})[2]
+    created = service.request("POST", "/api/matches", token, {"game": "kuhn", "opponent": "always-call", "hands": 20})[2]
     port = service.next_port(token, created["id"])
     game = load_game("kuhn")
     strategy = make_strategy("always-call", game, seed=1)

@@ -32,9 +32,10 @@ def test_a_table_and_the_api_refuse_alike(game: str, opponent: str, hands: int, 
 
 def test_a_checked_request_carries_the_game_and_a_seed() -> None:
     asked = match_request({"game": "kuhn", "opponent": "always-call", "hands": 5, "seed": 7, "duplicate": True}, MAX_HANDS)
-    assert asked == MatchRequest("kuhn", load_game("kuhn"), "always-call", 5, 7, True)
+    assert asked == MatchRequest("kuhn", load_game("kuhn"), "always-call", 5, 7, True, chosen=True)
     drawn = table_request("leduc", "always-call", 10, None, MAX_HANDS)
     assert 0 <= drawn.seed < SEED_LIMIT and not drawn.duplicate and drawn.game == load_game("leduc")
+    assert not drawn.chosen and table_request("leduc", "always-call", 10, 3, MAX_HANDS).chosen
 
 
 @pytest.mark.parametrize(
