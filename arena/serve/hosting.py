@@ -81,6 +81,10 @@ __all__ = ["Host", "RESTARTED", "bot_seat", "seat_names"]
 
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
+#: Why a match of a user whose token was revoked is aborted (it does not count: no one's seat left it).
+REVOKED: Final = "the user's token was revoked: the match ended at once and does not count"
+#: How often the host looks for users revoked (by ``arena users revoke``, another process) with matches not over.
+REVOKED_POLL_S: Final = 1.0
 
 #: The hand-history downloads beside the ACPC log: each format's file name ending and media type.
 HISTORIES: Final = {"phh": (".phhs", "application/toml; charset=utf-8"), "pokerstars": (".txt", "text/plain; charset=utf-8")}
@@ -118,6 +122,7 @@ class _Live:
     listening: bool = False  # the seating's dealer waits for the agents
     status: str = "queued"
     person: Person | None = None  # a web table: the user's seat is a person's, in this process
+    stop: trio.CancelScope = dataclasses.field(default_factory=trio.CancelScope)  # ends the match (a revoked user)
     culprit: str | None = None  # whose agent aborted a seating: "user" (charged for leaving) or "bot"
 
 
@@ -154,7 +159,27 @@ class Host:
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             task_status.started()
-            await trio.sleep_forever()
+            await self._end_revoked()
+
+    async def _end_revoked(self) -> None:
+        """Forever: end the matches of users whose token was revoked, at once
+        (``arena users revoke`` writes the database from another process, so
+        the host looks every :data:`REVOKED_POLL_S`): a playing match's seating
+        is cancelled, a queued one leaves the queue; both are aborted with
+        :data:`REVOKED` and no culprit, so they do not count."""
+        assert self.nursery is not None
+        while True:
+            await trio.sleep(REVOKED_POLL_S)
+            if not self.live:
+                continue
+            revoked = {user.id for user in await self.store.call(self.store.users) if user.revoked}
+            for live in list(self.live.values()):
+                if live.row.user_id in revoked and not live.stop.cancel_called:
+                    live.stop.cancel()
+                    if live in self.queue:  # never started: play it now, to its immediate end
+                        self.queue.remove(live)
+                        live.status = "waiting"
+                        self.nursery.start_soon(self._play, live)
 
     # -- the API -------------------------------------------------------------
 
@@ -404,12 +429,15 @@ class Host:
         error: str | None = RESTARTED  # unless the seatings end
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
-            plan = self._plan(live, directory)
-            for index in range(len(row.ports)):
-                live.seating = index
-                error = await self._play_seating(live, plan, index)
-                if error is not None:
-                    break
+            with live.stop:
+                plan = self._plan(live, directory)
+                for index in range(len(row.ports)):
+                    live.seating = index
+                    error = await self._play_seating(live, plan, index)
+                    if error is not None:
+                        break
+            if live.stop.cancelled_caught:
+                error, live.culprit = REVOKED, None
         except Exception as problem:  # a bot that cannot be seated, a disk that fails: this match only
             _log.exception("match %s failed", row.id)
             error = f"the match failed: {problem}"

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
+import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
@@ -181,5 +184,39 @@ def test_a_chosen_seed_or_a_remote_duplicate_is_practice(tmp_path: Path) -> None
         assert [(entry["user"], entry["hands"]) for entry in entries] == [("alice", 5)]
         assert {m["id"]: m["practice"] for m in service.request("GET", "/api/matches", token)[2]["matches"]} == {
             chosen: True, remembered: True, ranked: False}
+    finally:
+        service.stop()
+
+
+def test_a_revoked_users_running_match_ends_at_once_and_does_not_rank(tmp_path: Path) -> None:
+    """``arena users revoke`` (another process, the database alone) ends the
+    user's match while it plays: aborted with the reason, on no leaderboard."""
+    service = Service(tmp_path, start_timeout_s=30.0).start()
+    try:
+        alice, bob = add_user(service.data, "alice"), add_user(service.data, "bob")
+        match_id = service.request("POST", "/api/matches", alice, {**KUHN, "hands": 10000})[2]["id"]
+        port = service.next_port(alice, match_id)
+        command = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "always-call"]
+        playing = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            service.wait_status(alice, match_id, ("running",))
+            revoked = subprocess.run([sys.executable, "-m", "arena", "users", "revoke", "alice", "--data", str(service.data)],
+                                     capture_output=True, text=True, timeout=60)
+            assert revoked.returncode == 0, revoked.stderr
+            store = Store(service.data)
+            try:
+                deadline = time.monotonic() + 20
+                while (row := store.match(match_id)) is not None and row.status != "aborted" and time.monotonic() < deadline:
+                    time.sleep(0.1)
+            finally:
+                store.close()
+            assert row is not None and row.status == "aborted" and "revoked" in (row.error or "")
+            assert row.result is not None and row.result["hands"] < 10000
+            playing.wait(timeout=20)  # its dealer is gone
+        finally:
+            if playing.poll() is None:
+                playing.kill()
+                playing.wait()
+        assert service.request("GET", "/api/leaderboard?game=kuhn", bob)[2]["entries"] == []
     finally:
         service.stop()
