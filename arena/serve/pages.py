@@ -221,7 +221,8 @@ async def _lobby(request: Request, user: User) -> Response:
         f'<label>Game <select name="game" id="game">{games}</select></label> '
         f'<label>Against <select name="opponent" id="opponent">{opponents}</select></label> '
         f'<label>Hands <input type="number" name="hands" id="hands" value="10" min="2" max="{MAX_TABLE_HANDS}"></label> '
-        '<label>Seed <input type="number" name="seed" id="seed" min="0" placeholder="random"></label> '
+        '<label title="a seed you choose makes the match practice: it is on no leaderboard">Seed (practice) '
+        '<input type="number" name="seed" id="seed" min="0" placeholder="random"></label> '
         '<button type="submit" id="sit-button">Sit down</button></form>'
         "<p>Agents play over TCP: <code>POST /api/matches</code> (see the hosting manual).</p></section>"
         '<section><h2>Your matches</h2><table id="matches"><tr><th>match</th><th>game</th><th>opponent</th>'
