@@ -222,9 +222,10 @@ class Host:
 
     def _check_quota(self, user: User) -> None:
         """The user's matches not over and the queue's length, counted in
-        memory (every match not over is in ``self.live``: a restart aborts
-        the rest) so that the check and the match's entry need no await
-        between them (20 racing requests with a limit of 4 make 4).
+        memory (every match not over is in ``self.live``, queued from its
+        entry until it starts: a restart aborts the rest) so that the check
+        and the match's entry need no await between them (20 racing requests
+        with a limit of 4 make 4).
 
         Raises:
             RequestError: 429 past the user's limit, 503 past the queue's.
@@ -234,7 +235,7 @@ class Host:
             raise RequestError(
                 429, f"you have {active} matches not over (the limit); request more when one ends", {"Retry-After": "10"}
             )
-        if len(self.queue) >= self.config.max_queued:
+        if sum(1 for live in self.live.values() if live.status == "queued") >= self.config.max_queued:
             raise RequestError(503, "the service is full: try again later", {"Retry-After": "60"})
 
     async def _check_log_bytes(self, user: User) -> None:

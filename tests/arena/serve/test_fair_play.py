@@ -39,6 +39,19 @@ def test_parallel_requests_stay_under_the_limit_per_user(tmp_path: Path) -> None
         service.stop()
 
 
+def test_parallel_requests_stay_under_the_queue_limit(tmp_path: Path) -> None:
+    """The queue's length is checked in the same step: one match plays at a
+    time and two may wait, so 20 requests at once make at most 3."""
+    service = Service(tmp_path, max_matches=1, max_queued=2, max_matches_per_user=50, start_timeout_s=30.0).start()
+    try:
+        alice = add_user(service.data, "alice")
+        with ThreadPoolExecutor(20) as pool:
+            statuses = list(pool.map(lambda _: service.request("POST", "/api/matches", alice, KUHN)[0], range(20)))
+        assert 2 <= statuses.count(201) <= 3 and statuses.count(503) == 20 - statuses.count(201), statuses
+    finally:
+        service.stop()
+
+
 def test_a_reserved_port_cannot_be_squatted(tmp_path: Path) -> None:
     """A duplicate match's second port, reserved while its first seating waits,
     is bound so that another local program (even one asking SO_REUSEADDR)
