@@ -11,6 +11,12 @@ database holds the match's row and, once it is over, its result document,
 so a service killed at any point loses no finished hand; on restart every
 match not over is marked aborted and its result read from the files.
 
+Fair play: the seed (drawn from :mod:`secrets`) and every file that shows
+cards are served only once the match is over (:meth:`Host.shown_match`); a
+chosen seed, or a remote agent's duplicate match (the agent remembers
+seating 1's cards in seating 2), makes the match practice, on no
+leaderboard; a revoked user's matches end at once, uncounted.
+
 A match is an :class:`arena.match.MatchPlan` whose seatings are played one
 by one (:func:`arena.match.play_seating`): the dealer in this process on the
 match's reserved port, the hosted bot an in-process seat, the user's agent a
@@ -19,13 +25,15 @@ asked, unless configured otherwise) within the start timeout, or a web table's
 person (:mod:`arena.serve.tables`) under a person's limits; idle and garbage
 connections are dropped as the dealer drops them. Requests are checked before
 they reach the host (:mod:`arena.serve.validation`). Until its seating starts
-a port is bound but not listening (reserved; a connection is refused), so
+a port is bound (without ``SO_REUSEADDR``, so no other program can bind it
+too) but not listening (reserved; a connection is refused), so
 an agent connects once ``GET /api/matches/ID`` names the port as
 ``next_port`` with ``queued`` false.
 
 Limits: active matches per user (429), matches playing at once (more wait
 in a fair queue: the next to start belongs to the user with the fewest
-playing, the oldest first), queue length (503), hands per match, log bytes
+playing, the oldest first), queue length (503; both counted and taken in one
+step, so racing requests cannot pass them), hands per match, log bytes
 per user, the dealer's time limits with a whole-match cap
 (:meth:`dealer.server.MatchConfig.with_match_deadline`).
 """
