@@ -203,6 +203,16 @@ class RateLimiter:
         if wait:
             raise too_many(wait)
 
+    def check_user(self, user: User) -> None:
+        """Count a user's request, an API call or a page alike (one budget for both).
+
+        Raises:
+            RequestError: 429, past the limit.
+        """
+        wait = self.retry_after(f"user:{user.id}")
+        if wait:
+            raise too_many(wait)
+
 
 Handler = Callable[[Request, User], Awaitable[Response]]
 
@@ -218,9 +228,7 @@ def api_route(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             except RequestError:
                 limiter.check_address(request)
                 raise
-            wait = limiter.retry_after(f"user:{user.id}")
-            if wait:
-                raise too_many(wait)
+            limiter.check_user(user)
             return await handler(request, user)
         except RequestError as refused:
             return error(refused.status, str(refused), refused.headers)

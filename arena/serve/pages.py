@@ -36,7 +36,7 @@ from starlette.websockets import WebSocket
 from agent.human.seat import betting_words
 from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
 from arena.serve.hosting import HISTORIES, Host, history_problem
-from arena.serve.httpkit import RequestError, error, same_origin, session_user
+from arena.serve.httpkit import RateLimiter, RequestError, error, same_origin, session_user
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
 from arena.serve.tournaments import Tournaments
@@ -111,25 +111,32 @@ def _html(title: str, body: str, user: User | None, status: int = 200) -> HTMLRe
     return HTMLResponse(document, status_code=status, headers=_PAGE_HEADERS)
 
 
-def _problem(user: User | None, status: int, message: str) -> HTMLResponse:
-    return _html("Refused" if status == 403 else "Not found" if status == 404 else "Cannot do that",
-                 f'<p class="error" id="error">{escape(message)}</p>', user, status)
+def _problem(user: User | None, status: int, message: str, headers: dict[str, str] | None = None) -> HTMLResponse:
+    response = _html("Refused" if status == 403 else "Not found" if status == 404 else "Cannot do that",
+                     f'<p class="error" id="error">{escape(message)}</p>', user, status)
+    response.headers.update(headers or {})
+    return response
 
 
 def _page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
-    """``handler`` for a logged-in person; anyone else goes to the login."""
+    """``handler`` for a logged-in person, counted against the same requests
+    per minute as their API calls; anyone else goes to the login (counted by
+    address)."""
 
     async def endpoint(request: Request) -> Response:
+        limiter: RateLimiter = request.app.state.limiter
         user = await session_user(request)
-        if user is None:
-            target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
-        if request.method == "POST" and not same_origin(request):
-            return _problem(user, 403, "a form from another site")
         try:
+            if user is None:
+                limiter.check_address(request)
+                target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+                return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
+            limiter.check_user(user)
+            if request.method == "POST" and not same_origin(request):
+                return _problem(user, 403, "a form from another site")
             return await handler(request, user)
         except RequestError as refused:
-            return _problem(user, refused.status, str(refused))
+            return _problem(user, refused.status, str(refused), refused.headers)
 
     return endpoint
 
@@ -165,6 +172,10 @@ def _next(target: str | None) -> str:
 async def _login(request: Request) -> Response:
     """The token form; ``site.js`` posts it to ``/api/login`` (which sets the
     session cookie) and then goes to ``next``, a path of this site only."""
+    try:
+        request.app.state.limiter.check_address(request)
+    except RequestError as refused:
+        return _problem(None, refused.status, str(refused), refused.headers)
     target = _next(request.query_params.get("next"))
     body = (
         f'<form class="login" id="login-form" data-next="{escape(target)}">'

@@ -233,3 +233,21 @@ def test_a_revoked_users_running_match_ends_at_once_and_does_not_rank(tmp_path: 
         assert service.request("GET", "/api/leaderboard?game=kuhn", bob)[2]["entries"] == []
     finally:
         service.stop()
+
+
+def test_web_pages_share_the_apis_limit(tmp_path: Path) -> None:
+    """A person's pages count against the same requests per minute as their
+    API calls (a page costs the service as much), and the login page against
+    the address."""
+    service = Service(tmp_path, requests_per_minute=4).start()
+    try:
+        token = add_user(service.data, "alice")
+        cookie = session(log_in(service, token)[1])
+        assert [service.request("GET", "/", headers=cookie)[0] for _ in range(2)] == [200, 200]
+        assert [service.request("GET", "/api/me", token)[0] for _ in range(2)] == [200, 200]
+        status, headers, page = service.request("GET", "/leaderboard?game=kuhn", headers=cookie)
+        assert status == 429 and 1 <= int(headers["retry-after"]) <= 60 and b"too many requests" in page
+        assert service.request("GET", "/api/me", token)[0] == 429
+        assert [service.request("GET", "/login")[0] for _ in range(5)][-1] == 429  # the login's count: 1 + 4
+    finally:
+        service.stop()
