@@ -54,14 +54,15 @@ async def _login(request: Request) -> Response:
     host: Host = request.app.state.host
     limiter: RateLimiter = request.app.state.limiter
     try:
-        limiter.check_address(request)
         if not same_origin(request):  # another origin's page would log the browser in as someone else
             raise RequestError(403, CROSS_ORIGIN)
         document = await read_json(request, host.config.max_body_bytes)
         token = document.get("token")
         user = await user_for_token(host.store, token) if isinstance(token, str) else None
-        if user is None:
+        if user is None:  # wrong tokens are counted by address; a right one from there is never locked out
+            limiter.check_address(request)
             raise RequestError(401, "wrong token: log in with the token arena users add printed")
+        limiter.check_user(user)  # the user's own budget bounds the sessions a token opens
     except RequestError as refused:
         return error(refused.status, str(refused), refused.headers)
     secret = await host.store.call(host.store.new_session, user, host.config.session_lifetime_s)

@@ -239,15 +239,28 @@ def test_web_pages_share_the_apis_limit(tmp_path: Path) -> None:
     """A person's pages count against the same requests per minute as their
     API calls (a page costs the service as much), and the login page against
     the address."""
-    service = Service(tmp_path, requests_per_minute=4).start()
+    service = Service(tmp_path, requests_per_minute=5).start()
     try:
         token = add_user(service.data, "alice")
-        cookie = session(log_in(service, token)[1])
+        cookie = session(log_in(service, token)[1])  # the login counts too: 1 of 5
         assert [service.request("GET", "/", headers=cookie)[0] for _ in range(2)] == [200, 200]
         assert [service.request("GET", "/api/me", token)[0] for _ in range(2)] == [200, 200]
         status, headers, page = service.request("GET", "/leaderboard?game=kuhn", headers=cookie)
         assert status == 429 and 1 <= int(headers["retry-after"]) <= 60 and b"too many requests" in page
         assert service.request("GET", "/api/me", token)[0] == 429
-        assert [service.request("GET", "/login")[0] for _ in range(5)][-1] == 429  # the login's count: 1 + 4
+        assert [service.request("GET", "/login")[0] for _ in range(6)] == [200] * 5 + [429]  # by address
+    finally:
+        service.stop()
+
+
+def test_failed_logins_from_an_address_do_not_lock_out_the_right_token(tmp_path: Path) -> None:
+    """Wrong tokens are counted by address (429 past the limit), but a right
+    one from the same address (a NAT, a shared host) still logs in."""
+    service = Service(tmp_path, requests_per_minute=3).start()
+    try:
+        token = add_user(service.data, "alice")
+        wrong = [service.request("POST", "/api/login", body={"token": "x" * 43})[0] for _ in range(4)]
+        assert wrong == [401, 401, 401, 429]
+        assert log_in(service, token)[0] == 200
     finally:
         service.stop()
