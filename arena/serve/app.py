@@ -69,9 +69,18 @@ async def _login(request: Request) -> Response:
     response = JSONResponse({"name": user.name, "admin": user.admin})
     response.set_cookie(
         SESSION_COOKIE, secret, max_age=int(host.config.session_lifetime_s), path="/", httponly=True,
-        samesite="strict", secure=request.url.scheme == "https",
+        samesite="strict", secure=_https(request, host.config.tls_proxy),
     )
     return response
+
+
+def _https(request: Request, tls_proxy: str | None) -> bool:
+    """Whether the browser reached us over HTTPS: directly, or through the
+    TLS proxy named in ``serve.toml`` (its ``X-Forwarded-Proto``; no one else's)."""
+    if request.url.scheme == "https":
+        return True
+    peer = request.client.host if request.client is not None else None
+    return tls_proxy is not None and peer == tls_proxy and request.headers.get("x-forwarded-proto", "").lower() == "https"
 
 
 async def _logout(request: Request, user: User) -> Response:

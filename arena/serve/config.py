@@ -50,6 +50,10 @@ class ServeConfig:
     t_response_ms: int = 10000
     t_hand_ms: int = 60000
     t_per_hand_ms: int = 7000
+    #: The address of a TLS-terminating proxy in front of the service: its
+    #: ``X-Forwarded-Proto: https`` makes the session cookie ``Secure`` (from
+    #: anyone else the header is ignored, as any client could send it).
+    tls_proxy: str | None = None
     #: [web hook] Where tournaments run: a Dask scheduler (``tcp://HOST:8786``); None: a local pool.
     dask: str | None = None
 
@@ -88,6 +92,11 @@ def _value(name: str, value: Any, default: Any) -> Any:
         if not isinstance(value, str):
             raise ConfigError(f"public_host: not a host name: {value!r}")
         return value
+    if name == "tls_proxy":
+        try:
+            return str(ipaddress.ip_address(value if isinstance(value, str) else ""))
+        except ValueError:
+            raise ConfigError(f"tls_proxy: the proxy's IP address, not {value!r}") from None
     if name == "dask":  # [web hook]
         if not isinstance(value, str) or not value:
             raise ConfigError(f"dask: not a scheduler address (tcp://HOST:8786): {value!r}")

@@ -17,7 +17,7 @@ import pytest
 from starlette.routing import Route
 
 from arena.serve.app import make_app
-from arena.serve.config import ServeConfig
+from arena.serve.config import ConfigError, ServeConfig, load_config
 from arena.serve.hosting import Host
 from arena.serve.store import Store
 from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, agent
@@ -264,3 +264,22 @@ def test_failed_logins_from_an_address_do_not_lock_out_the_right_token(tmp_path:
         assert log_in(service, token)[0] == 200
     finally:
         service.stop()
+
+
+def test_the_cookie_is_secure_behind_the_tls_proxy_named(tmp_path: Path) -> None:
+    """Behind the TLS proxy ``tls_proxy`` names, its ``X-Forwarded-Proto:
+    https`` makes the session cookie ``Secure``; from anyone else the header
+    means nothing."""
+    https = {"X-Forwarded-Proto": "https"}
+    for proxy, secure in ((None, False), ("127.0.0.1", True)):
+        (tmp_path / str(proxy)).mkdir()
+        service = Service(tmp_path / str(proxy), **({} if proxy is None else {"tls_proxy": proxy})).start()
+        try:
+            token = add_user(service.data, "alice")
+            status, headers, _ = service.request("POST", "/api/login", body={"token": token}, headers=https)
+            assert status == 200 and ("; secure" in headers["set-cookie"].lower()) is secure, (proxy, headers)
+        finally:
+            service.stop()
+    (tmp_path / "bad.toml").write_text('[serve]\ntls_proxy = "proxy.example"\n')
+    with pytest.raises(ConfigError, match="tls_proxy: the proxy's IP address, not 'proxy.example'"):
+        load_config(tmp_path / "bad.toml", {})
