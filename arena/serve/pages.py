@@ -349,7 +349,7 @@ async def _match(request: Request, user: User) -> Response:
     body = (
         f'<p id="summary">{escape(row.game)} · you ({escape(names[0])}) vs {escape(row.opponent)} · '
         f'{row.hands} hands{" in duplicate" if row.duplicate else ""} · seed {row.seed if over else "shown once the match is over"} · '
-        f'{_status_word(described["status"])}</p>'
+        f'{_status_word(described["status"])}{" · practice (on no leaderboard)" if row.practice else ""}</p>'
         + (f'<p class="error">{escape(described["error"])}</p>' if described.get("error") else "")
         + table_link
         + f'<h2>Result</h2><p id="hands-played">{result.get("hands", 0)} hands played</p>'

@@ -187,12 +187,15 @@ def test_a_chosen_seed_or_a_remote_duplicate_is_practice(tmp_path: Path) -> None
         remembered = service.request("POST", "/api/matches", token, {**KUHN, "duplicate": True})[2]["id"]
         for match_id in (chosen, remembered, remembered):
             assert agent("127.0.0.1", service.next_port(token, match_id)).returncode == 0
+        cookie = session(log_in(service, token)[1])
         for match_id in (chosen, remembered):
             assert service.wait_status(token, match_id, ("finished",))["practice"] is True
+            assert b"practice (on no leaderboard)" in service.request("GET", f"/matches/{match_id}", headers=cookie)[2]
         assert service.request("GET", "/api/leaderboard?game=kuhn", token)[2]["entries"] == []
         ranked = service.request("POST", "/api/matches", token, KUHN)[2]["id"]
         assert agent("127.0.0.1", service.next_port(token, ranked)).returncode == 0
         assert service.wait_status(token, ranked, ("finished",))["practice"] is False
+        assert b"practice" not in service.request("GET", f"/matches/{ranked}", headers=cookie)[2]
         entries = service.request("GET", "/api/leaderboard?game=kuhn", token)[2]["entries"]
         assert [(entry["user"], entry["hands"]) for entry in entries] == [("alice", 5)]
         assert {m["id"]: m["practice"] for m in service.request("GET", "/api/matches", token)[2]["matches"]} == {
