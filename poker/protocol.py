@@ -25,7 +25,7 @@ from fractions import Fraction
 from poker.cards import card_from_text, cards_to_text
 from poker.deal import Deal
 from poker.excerpt import quote
-from poker.gamedef import Game
+from poker.gamedef import MAX_NUM_ACTIONS, Game
 from poker.state import CALL, Action, ActionType, IllegalActionError, State
 
 __all__ = [
@@ -154,10 +154,14 @@ _Token = tuple[int, int, Action]  # start, end, action
 
 def _read_tokens(text: str, pos: int, game: Game) -> tuple[list[_Token], int]:
     """The action tokens from ``text[pos:]`` until a non-action (``/`` skipped),
-    and the index after the betting."""
+    and the index after the betting. No more than one past the most a hand can
+    hold (:data:`~poker.gamedef.MAX_NUM_ACTIONS` a round): that one is illegal
+    whatever came before, so a damaged line of millions of actions is refused
+    after a few hundred instead of read whole first."""
     tokens: list[_Token] = []
     end = len(text)
-    while pos < end:
+    most = game.num_rounds * MAX_NUM_ACTIONS + 1
+    while pos < end and len(tokens) < most:
         if text[pos] == "/":
             pos += 1
             continue
