@@ -455,14 +455,18 @@ class Host:
                 self._release(live.reserved)
                 for port in row.ports:
                     self.ports_used.discard(port)
-                charged = dataclasses.replace(row, culprit=live.culprit)
-                result = await trio.to_thread.run_sync(self._result, charged, live.names)
-                await self.store.call(
-                    self.store.update_match, row.id, status="finished" if error is None else "aborted", error=error,
-                    culprit=live.culprit, result=result, finished=time.time(),
-                )
-                del self.live[row.id]
-                self._start_next()
+                try:
+                    charged = dataclasses.replace(row, culprit=live.culprit)
+                    result = await trio.to_thread.run_sync(self._result, charged, live.names)
+                    await self.store.call(
+                        self.store.update_match, row.id, status="finished" if error is None else "aborted",
+                        error=error, culprit=live.culprit, result=result, finished=time.time(),
+                    )
+                except Exception:  # a full disk, a database error: this match's record, never the service
+                    _log.exception("match %s: its end could not be recorded (a restart marks it aborted)", row.id)
+                finally:
+                    del self.live[row.id]
+                    self._start_next()
 
     def _plan(self, live: _Live, directory: Path) -> MatchPlan:
         """The match as :mod:`arena.match` plays it: the user in seat ``k`` of

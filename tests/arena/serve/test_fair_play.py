@@ -5,7 +5,10 @@ the match is over, and requests that are the user's own."""
 from __future__ import annotations
 
 import json
+import os
+import random
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -14,12 +17,14 @@ from pathlib import Path
 from typing import Final
 
 import pytest
+import trio
 from starlette.routing import Route
 
 from arena.serve.app import make_app
 from arena.serve.config import ConfigError, ServeConfig, load_config
 from arena.serve.hosting import Host
 from arena.serve.store import Store
+from arena.serve.validation import match_request
 from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, agent
 from tests.arena.serve.test_web_pages import log_in, session
 
@@ -286,3 +291,35 @@ def test_the_cookie_is_secure_behind_the_tls_proxy_named(tmp_path: Path) -> None
     (tmp_path / "bad.toml").write_text('[serve]\ntls_proxy = "proxy.example"\n')
     with pytest.raises(ConfigError, match="tls_proxy: the proxy's IP address, not 'proxy.example'"):
         load_config(tmp_path / "bad.toml", {})
+
+
+class _FullDisk(Store):
+    """A database whose disk fills as the first match ends."""
+
+    def update_match(self, match_id: str, **fields: object) -> None:
+        if "finished" in fields:
+            raise sqlite3.OperationalError("database or disk is full")
+        super().update_match(match_id, **fields)
+
+
+async def test_a_database_error_as_a_match_ends_leaves_the_service_up(tmp_path: Path) -> None:
+    """The match's end cannot be written (a full disk): that match is over all
+    the same (its ports and its place free), and the host goes on."""
+    store = _FullDisk(tmp_path)
+    user, _ = store.add_user("alice")
+    low = random.Random(os.getpid() + time.time_ns()).randrange(20000, 60000, 100)
+    host = Host(ServeConfig(data=tmp_path, match_ports=(low, low + 9), start_timeout_s=0.2), store)
+    request = match_request(dict(KUHN), 100)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(host.run)
+            first = await host.create_match(user, request, "127.0.0.1")  # no agent comes: it aborts
+            with trio.fail_after(30):
+                while first.id in host.live:
+                    await trio.sleep(0.05)
+            assert not host.ports_used
+            second = await host.create_match(user, request, "127.0.0.1")
+            assert second.id in host.live
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
