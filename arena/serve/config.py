@@ -43,6 +43,8 @@ class ServeConfig:
     requests_per_minute: int = 600
     max_body_bytes: int = 16384
     max_log_bytes_per_user: int = 1 << 30
+    #: Free bytes the data directory's disk keeps: below them a new match is refused (507).
+    min_free_bytes: int = 100 << 20
     #: Hands a user's agent plays against a bot before the leaderboard ranks it.
     min_rank_hands: int = 1000
     #: How long a web login (its session cookie) lasts.

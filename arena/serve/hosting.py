@@ -45,6 +45,7 @@ import datetime
 import json
 import logging
 import secrets
+import shutil
 import socket
 import time
 from collections.abc import Sequence
@@ -202,7 +203,7 @@ class Host:
         Raises:
             RequestError: the user's quota, a full queue or no free port.
         """
-        await self._check_log_bytes(user)
+        await self._check_space(user)
         self._check_quota(user)  # from here to the match's entry in self.live, no await: racing requests see it
         allowed = {"asker": peer, "any": None}.get(self.config.allow, self.config.allow)
         if person is not None:  # this machine's address (none to check for a host name)
@@ -246,8 +247,14 @@ class Host:
         if sum(1 for live in self.live.values() if live.status == "queued") >= self.config.max_queued:
             raise RequestError(503, "the service is full: try again later", {"Retry-After": "60"})
 
-    async def _check_log_bytes(self, user: User) -> None:
-        """Refuse a user whose matches' files hold the bytes allowed per user (403)."""
+    async def _check_space(self, user: User) -> None:
+        """Refuse a new match while the data directory's disk has less than
+        ``min_free_bytes`` free (507: a match that could not write its log
+        would end at once), and a user whose matches' files hold the bytes
+        allowed per user (403)."""
+        free = (await trio.to_thread.run_sync(shutil.disk_usage, self.matches_dir)).free
+        if free < self.config.min_free_bytes:
+            raise RequestError(507, "the service's disk is full: no new match until space returns", {"Retry-After": "60"})
         mine = await self.store.call(self.store.matches, user.id)
         used = await trio.to_thread.run_sync(self._log_bytes_of, mine)
         if used >= self.config.max_log_bytes_per_user:

@@ -323,3 +323,16 @@ async def test_a_database_error_as_a_match_ends_leaves_the_service_up(tmp_path: 
             nursery.cancel_scope.cancel()
     finally:
         store.close()
+
+
+def test_no_new_match_while_the_disk_is_full(tmp_path: Path) -> None:
+    """Below ``min_free_bytes`` free on the data directory's disk a new match
+    is refused (507, until space returns); what plays goes on."""
+    service = Service(tmp_path, min_free_bytes=2**62).start()  # more than any disk: "full"
+    try:
+        token = add_user(service.data, "alice")
+        status, _, answer = service.request("POST", "/api/matches", token, KUHN)
+        assert (status, answer["error"]) == (507, "the service's disk is full: no new match until space returns")
+        assert service.request("GET", "/api/me", token)[0] == 200
+    finally:
+        service.stop()
