@@ -171,17 +171,21 @@ def _failure(name: str, names: tuple[str, ...], run: SeatingRun, err_path: Path)
     result = run.result
     if result is not None and result.aborted is not None:
         parts.append(f"{aborted_text(result)} (see {err_path})")
-    parts += [f"{w} {end.describe()}" for w, end in zip(who, run.ends) if end.status == EXIT_CONNECTION]
-    if parts:
-        return f"{name}: {'; then '.join(parts)}"
-    gone = [w for w, end in zip(who, run.ends) if end.status == 0 and end.during]
-    if result is None and gone:
+    lost = [f"{w} {end.describe()}" for w, end in zip(who, run.ends) if end.status == EXIT_CONNECTION]
+    # A dealer stopped while it played (no result) is the cause, whether its agents saw their
+    # connections end (0) or reset under them (3: the dealer dropped them with their line unread).
+    gone = [
+        f"{w} {'ended' if end.status == 0 else 'lost'} the connection"
+        for w, end in zip(who, run.ends)
+        if end.status in (0, EXIT_CONNECTION) and end.during
+    ]
+    if result is None and gone and not parts:
         said = _last_dealer_message(err_path)
         reason = f"; the dealer's last message: {said}" if said else ""
-        return (
-            f"{name}: the dealer was stopped: {', '.join(gone)} ended the connection"
-            f" before the match was over{reason} (see {err_path})"
-        )
+        return f"{name}: the dealer was stopped: {', '.join(gone)} before the match was over{reason} (see {err_path})"
+    parts += lost
+    if parts:
+        return f"{name}: {'; then '.join(parts)}"
     if result is None:
         return f"{name}: the dealer stopped without a result (see {err_path})"
     return None
