@@ -25,7 +25,7 @@ Per player, in chips per hand (:meth:`MatchScore.to_json` scales to the game's u
 
 A match one player *left* (its agent quit, timed out or hung up: ``left``)
 is charged for it: each hand a seating did not finish counts as a hand in
-which that player lost :func:`max_loss` (paid to the others in equal shares),
+which that player lost :func:`poker.gamedef.max_loss` (paid to the others in equal shares),
 in every figure above. No hand can cost more, so whatever a player's
 stopping rule, quitting cannot raise its expected figure over playing on
 (docs/hosting.md, The abort rule).
@@ -46,7 +46,7 @@ import numpy.typing as npt
 from analysis.breakdown import estimate
 from analysis.duplicate import DuplicateError, pair, seating_means
 from analysis.hands import Hands, HandsError, concat
-from poker.gamedef import Game
+from poker.gamedef import Game, max_loss
 from poker.stats import Estimate, Unit, unit_of
 
 __all__ = [
@@ -62,7 +62,6 @@ __all__ = [
     "DEFAULT_ESTIMATORS",
     "score_match",
     "estimate_json",
-    "max_loss",
 ]
 
 FloatArray = npt.NDArray[np.float64]
@@ -235,17 +234,6 @@ def aivat_of_known_policies(every: Hands, policies: Mapping[str, str]) -> list[A
 DEFAULT_ESTIMATORS: Final[tuple[Estimator, ...]] = (allin_adjusted, aivat_of_known_policies)
 
 
-def max_loss(game: Game) -> float:
-    """The most chips a player can lose in one hand of ``game``: its largest
-    stack in no-limit games; in limit games the largest blind and every raise
-    of every round (Kuhn 2, Leduc 13, the shipped limit hold'em 23 big blinds), within
-    the stack. What a hand left unplayed costs the player who left."""
-    if not game.is_limit:
-        return float(max(game.stack))
-    most = game.big_blind + sum(r * size for r, size in zip(game.max_raises, game.raise_size))
-    return float(min(max(game.stack), most))
-
-
 def _charged_ids(tables: Sequence[Hands | None], hands: int) -> list[IntArray]:
     """Per seating, the hands it did not finish: those after its last finished
     one (every hand of a seating with none)."""
@@ -314,7 +302,7 @@ def score_match(
     strategy spec it plays where its policy is known (the estimators that need
     one apply to it alone); ``estimators`` replace :data:`DEFAULT_ESTIMATORS`;
     ``left`` names the player whose agent left the match: every hand after each
-    seating's last finished one is charged to it (:func:`max_loss`) and counts
+    seating's last finished one is charged to it (:func:`poker.gamedef.max_loss`) and counts
     in every figure as a hand played.
 
     Several seatings are a duplicate match: the duplicate estimate and every

@@ -37,6 +37,7 @@ __all__ = [
     "format_game",
     "load_game",
     "game_names",
+    "max_loss",
     "MAX_PLAYERS",
     "MAX_ROUNDS",
     "MAX_HOLE_CARDS",
@@ -301,6 +302,18 @@ _ALIASES = {
     "hulhe": "holdem.limit.2p.reverse_blinds",
     "hunl": "holdem.nolimit.2p.reverse_blinds",
 }
+
+
+def max_loss(game: Game) -> float:
+    """The most chips a player can lose in one hand of ``game``: its largest
+    stack in no-limit games; in limit games the largest blind and every raise
+    of every round (Kuhn 2, Leduc 13, the shipped limit hold'em 23 big blinds), within
+    the stack. What a hand left unplayed costs the player who left (the hosted
+    arena's abort rule: no quitting rule can then raise an expected result)."""
+    if not game.is_limit:
+        return float(max(game.stack))
+    most = game.big_blind + sum(r * size for r, size in zip(game.max_raises, game.raise_size))
+    return float(min(max(game.stack), most))
 
 
 def _shipped() -> dict[str, str]:

@@ -10,7 +10,8 @@ import pytest
 
 from analysis.hands import Hands
 from analysis.logs import read_log
-from analysis.match_score import Alternative, MatchScore, ScoreError, max_loss, score_match
+from analysis.match_score import Alternative, MatchScore, ScoreError, score_match
+from poker.gamedef import max_loss
 from poker.gamedef import load_game
 from poker.stats import mean_ci
 
