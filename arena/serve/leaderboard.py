@@ -41,7 +41,10 @@ def _pooled(label: str, parts: Sequence[Estimated]) -> Estimated:
 
 def counts(row: MatchRow) -> bool:
     """Whether a match that is over counts on the leaderboard: finished, or
-    aborted by the user's agent (leaving must never help)."""
+    aborted by the user's agent (leaving must never help); never practice (a
+    chosen seed, a remote agent's duplicate: cards the user could know)."""
+    if row.practice:
+        return False
     return row.status == "finished" or (row.status == "aborted" and row.culprit == "user")
 
 
@@ -79,8 +82,6 @@ def leaderboard(
             except GameDefError:  # a game file no longer there: not this game
                 same[row.game] = False
         if not same[row.game] or not counts(row):
-            continue
-        if row.practice:  # cards the user could know: a chosen seed, a remote agent's duplicate
             continue
         score = scoring.score(row, names, over=True)
         user, bot = score.players
