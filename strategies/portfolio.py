@@ -67,7 +67,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import IO, Final
 
 import numpy as np

@@ -40,7 +40,7 @@ from poker.gamedef import Game
 from poker.hand_name import hand_name
 from poker.hand_rank import hand_values
 from poker.protocol import MatchState
-from poker.state import CALL, FOLD, Action, ActionType, IllegalActionError, State
+from poker.state import CALL, Action, ActionType, IllegalActionError, State
 from poker.stats import mean_ci, unit_of
 from strategies.base import Strategy
 

@@ -50,7 +50,6 @@ from arena.commands._kit import (
     whole,
 )
 from poker.gamedef import GameDefError, load_game
-from poker.stats import unit_of
 from strategies.cfr.abstraction.card_abstraction import load_abstraction
 from strategies.cfr.abstraction.card_tables import AbstractionError
 from strategies.cfr.best_response.exact import exploitability

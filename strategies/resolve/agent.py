@@ -681,8 +681,8 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         name = shipped_name(game)
         if model is None and (name is None or name not in SHIPPED_NETS):
             raise StrategyError(
-                f"strategy 'resolve': no value net ships for this game; give evaluator=net,model=PATH"
-                f" (arena train-values) or use evaluator=equity"
+                "strategy 'resolve': no value net ships for this game; give evaluator=net,model=PATH"
+                " (arena train-values) or use evaluator=equity"
             )
         try:
             evaluator = NetEvaluator(game, model if model is not None else SHIPPED_NETS[str(name)])

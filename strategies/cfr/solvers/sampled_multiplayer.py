@@ -64,7 +64,7 @@ from strategies.cfr.tree.betting_graph import DECISION, BettingGraph, bucket_wid
 from strategies.cfr.tree.betting_graph import MAX_ROUNDS as _MAX_ROUNDS
 from strategies.cfr.tree.multi import MultiTree
 from strategies.cfr.tree.multi import PLAYERS as _PLAYERS
-from strategies.cfr.tree.public import TreeError, tree_actions
+from strategies.cfr.tree.public import tree_actions
 
 __all__ = ["ALGORITHM", "BucketTable", "SampledCFR"]
 
