@@ -37,6 +37,8 @@ __all__ = [
     "format_game",
     "load_game",
     "game_names",
+    "short_name",
+    "friendly_name",
     "max_loss",
     "MAX_PLAYERS",
     "MAX_ROUNDS",
@@ -302,6 +304,41 @@ _ALIASES = {
     "hulhe": "holdem.limit.2p.reverse_blinds",
     "hunl": "holdem.nolimit.2p.reverse_blinds",
 }
+
+
+#: Each shipped game as players call it, by file stem: the one name pages, ``arena games``
+#: and the API's bot list show beside the short name (a newcomer knows "heads-up limit
+#: hold'em", not ``holdem.limit.2p.reverse_blinds``).
+_FRIENDLY = {
+    "kuhn.limit.2p": "Kuhn poker",
+    "kuhn.limit.3p": "Three-player Kuhn poker",
+    "leduc.limit.2p": "Leduc hold'em",
+    "leduc.limit.3p": "Three-player Leduc hold'em",
+    "leduc.nolimit.2p": "No-limit Leduc hold'em",
+    "holdem.limit.2p": "Heads-up limit hold'em, 3 raises on the flop",
+    "holdem.limit.2p.reverse_blinds": "Heads-up limit hold'em",
+    "holdem.limit.3p": "Three-player limit hold'em",
+    "holdem.nolimit.2p.reverse_blinds": "Heads-up no-limit hold'em",
+    "holdem.nolimit.3p": "Three-player no-limit hold'em",
+    "holdem.nolimit.6p": "Six-player no-limit hold'em",
+}
+
+
+def short_name(name: str) -> str:
+    """The shortest name :func:`load_game` takes for the shipped game ``name``
+    names (``hulhe`` for ``holdem.limit.2p.reverse_blinds``): one name per game
+    where a list shows games. A name that is no shipped game comes back as it is."""
+    names = game_names()
+    stem = names.get(name)
+    if stem is None:
+        return name
+    return min((alias for alias, of in names.items() if of == stem), key=lambda alias: (len(alias), alias))
+
+
+def friendly_name(name: str) -> str:
+    """The shipped game ``name`` as players call it ("Heads-up limit hold'em"
+    for ``hulhe``); a name that is no shipped game comes back as it is."""
+    return _FRIENDLY.get(game_names().get(name, name), name)
 
 
 def max_loss(game: Game) -> float:

@@ -30,7 +30,7 @@ def test_games_lists_files_with_their_aliases(capsys: pytest.CaptureFixture[str]
     assert main(["games"]) == 0
     out = capsys.readouterr().out
     line = next(l for l in out.splitlines() if l.startswith("holdem.limit.2p.reverse_blinds "))
-    assert "2p limit, 4 round(s), blinds 10/5" in line and "hulhe" in line
+    assert "Heads-up limit hold'em: 2p limit, 4 round(s), blinds 10/5" in line and "hulhe" in line
 
 
 def test_games_prints_one_game_canonically(capsys: pytest.CaptureFixture[str]) -> None:

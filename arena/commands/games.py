@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from arena.commands._kit import EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
-from poker.gamedef import GameDefError, format_game, game_names, load_game
+from poker.gamedef import GameDefError, format_game, friendly_name, game_names, load_game
 
 PROG = "arena games"
 
@@ -38,5 +38,5 @@ def main(argv: list[str]) -> int:
             aliases.setdefault(stem, []).append(name)
     for stem in sorted(set(names.values())):
         also = f"  (also: {', '.join(aliases[stem])})" if stem in aliases else ""
-        print(f"{stem:<34} {_summary(stem)}{also}")
+        print(f"{stem:<34} {friendly_name(stem)}: {_summary(stem)}{also}")
     return EXIT_OK

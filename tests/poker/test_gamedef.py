@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from poker.gamedef import Betting, GameDefError, format_game, game_names, load_game, parse_game
+from poker.gamedef import Betting, GameDefError, format_game, friendly_name, game_names, load_game, parse_game, short_name
 
 SHIPPED = [
     "holdem.limit.2p.reverse_blinds",
@@ -51,6 +51,18 @@ def test_project_games_exist_under_short_names() -> None:
     assert (kuhn.num_players, kuhn.num_ranks, kuhn.num_suits, kuhn.blind, kuhn.max_raises) == (2, 3, 1, (1, 1), (1,))
     nl_leduc = load_game("leduc.nolimit")
     assert (nl_leduc.stack, nl_leduc.blind, nl_leduc.betting) == ((1200, 1200), (100, 100), Betting.NOLIMIT)
+
+
+def test_each_game_has_one_short_name_and_one_friendly_name() -> None:
+    """Lists show a game once, by its shortest name, with the name players know."""
+    assert [short_name(n) for n in ("holdem.limit.2p.reverse_blinds", "holdem.limit", "hulhe", "kuhn.limit.2p")] == [
+        "hulhe", "hulhe", "hulhe", "kuhn"
+    ]
+    assert (friendly_name("hulhe"), friendly_name("holdem.nolimit.2p"), friendly_name("leduc.limit.2p")) == (
+        "Heads-up limit hold'em", "Heads-up no-limit hold'em", "Leduc hold'em"
+    )
+    assert all(friendly_name(stem) != stem for stem in game_names().values())  # every shipped game has one
+    assert (short_name("my.game"), friendly_name("my.game")) == ("my.game", "my.game")  # no shipped game: as given
 
 
 def test_lenient_syntax_of_the_reference_reader() -> None:
