@@ -13,15 +13,36 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Final
 
-from poker.gamedef import Game, GameDefError, load_game
+from poker.gamedef import Game, GameDefError, friendly_name, load_game
 from strategies.bots import LIBRARY, bot_path
 
 from arena.serve.httpkit import RequestError
 
-__all__ = ["MatchRequest", "match_request", "table_request", "hosted_bots", "CHUMPS", "SEED_LIMIT"]
+__all__ = ["MatchRequest", "match_request", "table_request", "hosted_bots", "CHUMPS", "ABOUT", "SEED_LIMIT"]
 
 #: The simple bots every game hosts.
 CHUMPS: Final = ("always-call", "always-raise", "always-fold", "random", "probe")
+#: Each hosted bot in a line a newcomer reads: how it plays and how strong it
+#: measured (docs/bots.md has the methods and the commands; ``description``
+#: keeps the research words). mbb/g: thousandths of a big blind a hand.
+ABOUT: Final = {
+    "kuhn-cfr": "Plays Kuhn poker as well as it can be played: a perfect opponent would win under 0.00001 chips a hand from it.",
+    "leduc-cfr": "Plays Leduc hold'em as well as it can be played: a perfect opponent would win under 0.00001 chips a hand from it.",
+    "leduc-nl-pot": "Bets only the pot or all-in, and is near unbeatable at that game (0.001 chips a hand); other bet sizes can trouble it.",
+    "leduc-nl-3sizes": "Bets half the pot, the pot, twice the pot or all-in; near unbeatable within those sizes (0.001 chips a hand).",
+    "hulhe-ehs2-5": "A solid limit hold'em bot: beats always-call by 554 ± 21 mbb/g; a best response wins 103 ± 69 mbb/g or more from it.",
+    "hulhe-ir50": "The strongest limit hold'em bot here: beats always-call by 525 ± 21 mbb/g and hulhe-ehs2-5 by 16 ± 12;"
+    " a best response wins 158 ± 68 mbb/g or more from it.",
+    "hunl-ehs2-3": "A rough no-limit bot (bets of half the pot, the pot, all-in): beats always-call by 2265 ± 308 mbb/g,"
+    " but a best response wins 1570 ± 338 mbb/g or more from it.",
+    "hunl-modicum": "The strongest no-limit bot here: it thinks afresh at every decision, as DeepStack does;"
+    " a best response wins 377 ± 218 mbb/g or more from it.",
+    "always-call": "Calls or checks every time, whatever its cards: bet your good hands.",
+    "always-raise": "Raises whenever it may, whatever its cards: call it down with fair hands.",
+    "always-fold": "Folds to any bet, checks otherwise: every bet wins the pot.",
+    "random": "Acts at random: folds to a bet 6% of the time, else calls or raises, half and half.",
+    "probe": "Never folds: calls or raises half the time each, whatever its cards.",
+}
 #: Seeds are 32-bit, as the dealer's.
 SEED_LIMIT: Final = 2**32
 _FIELDS: Final = ("game", "opponent", "hands", "seed", "duplicate")
@@ -46,13 +67,16 @@ class MatchRequest:
 
 def hosted_bots() -> list[dict[str, Any]]:
     """The heads-up named bots whose files are present (each for its game),
-    and the chumps (for every game): ``GET /api/bots`` and the lobby's list."""
+    and the chumps (for every game): ``GET /api/bots`` and the lobby's list,
+    each with its game's friendly name and its line in :data:`ABOUT`."""
     bots: list[dict[str, Any]] = [
-        {"name": bot.name, "game": bot.game, "description": bot.description}
+        {"name": bot.name, "game": bot.game, "game_name": friendly_name(bot.game), "about": ABOUT[bot.name],
+         "description": bot.description}
         for bot in LIBRARY.values()
         if bot_path(bot).is_file() and load_game(bot.game).num_players == 2
     ]
-    bots += [{"name": name, "game": None, "description": "a simple bot, for any game"} for name in CHUMPS]
+    bots += [{"name": name, "game": None, "game_name": "any game", "about": ABOUT[name],
+              "description": "a simple bot, for any game"} for name in CHUMPS]
     return bots
 
 

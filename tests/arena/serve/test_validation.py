@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from arena.serve.httpkit import RequestError
-from arena.serve.validation import SEED_LIMIT, MatchRequest, match_request, table_request
+from arena.serve.validation import ABOUT, CHUMPS, SEED_LIMIT, MatchRequest, hosted_bots, match_request, table_request
 from poker.gamedef import load_game
+from strategies.bots import LIBRARY
 
 MAX_HANDS = 100
 
@@ -55,3 +56,12 @@ def test_the_api_body_is_refused_in_one_line(document: dict[str, object], messag
     with pytest.raises(RequestError) as refused:
         match_request(document, MAX_HANDS)
     assert (refused.value.status, str(refused.value)) == (400, message)
+
+
+def test_every_hosted_bot_has_a_line_for_newcomers_and_its_games_name() -> None:
+    """Every bot the library could host (its file built or not) and every simple bot has its plain line."""
+    heads_up = {name for name, bot in LIBRARY.items() if load_game(bot.game).num_players == 2}
+    assert set(ABOUT) == heads_up | set(CHUMPS)
+    listed = {bot["name"]: bot for bot in hosted_bots()}
+    assert (listed["leduc-cfr"]["game_name"], listed["always-call"]["game_name"]) == ("Leduc hold'em", "any game")
+    assert listed["always-fold"]["about"] == "Folds to any bet, checks otherwise: every bet wins the pot."
