@@ -21,6 +21,7 @@ the command line reach the files unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -121,17 +122,30 @@ def _open_text(path: Path, append: bool) -> IO[str]:
 
 
 class MatchLog:
-    """The ``.log`` writer. Every line is flushed at once, so an aborted match
-    leaves every finished hand on disk."""
+    """The ``.log`` writer. Every line is written at once (no buffer), so an
+    aborted match leaves every finished hand on disk; and a write that fails
+    (a full disk) is taken back whole, so the log never ends in half a line
+    that a reader would take for a damaged hand."""
 
     def __init__(self, path: Path, *, append: bool) -> None:
         self.path = path
-        self._file = _open_text(path, append)
+        self._file = open(path, "ab" if append else "wb", buffering=0)
 
     def write(self, text: str) -> None:
-        """Write ``text`` (one or more complete lines) and flush."""
-        self._file.write(text)
-        self._file.flush()
+        """Write ``text`` (one or more complete lines), all of it or none.
+
+        Raises:
+            OSError: it could not be written (the file is as it was).
+        """
+        start = self._file.tell()
+        rest = memoryview(text.encode(ENCODING, ERRORS))
+        try:
+            while rest:
+                rest = rest[self._file.write(rest) or 0 :]
+        except OSError:
+            with contextlib.suppress(OSError):
+                self._file.truncate(start)
+            raise
 
     def close(self) -> None:
         self._file.close()

@@ -59,7 +59,9 @@ Matches share nothing, so one process can serve many at once.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import math
 import re
 import sys
@@ -102,6 +104,10 @@ _DROPS_REPORTED = 10  # dropped connections reported one by one; a flood is summ
 #: Echoes held before they are written at once: a hand's worth, so a normal
 #: hand costs one write, and a flood of comments is written as it comes.
 _ECHOES_HELD = 256
+#: A write to the match's files failing so (a full disk or quota, a file too
+#: large, a device error) aborts the match with the reason; its finished hands
+#: are on disk (each flushed as it ended).
+_WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS})
 _BAD_STATE = "WARNING: bad state format in response"
 _UNREQUESTED = "WARNING: ignoring un-requested response"
 _BAD_FORMAT = "WARNING: bad action format in response, changed to call"
@@ -258,9 +264,13 @@ class _Match:
 
     def _write_err(self, text: str) -> None:
         try:
-            self.err.write(text)
-        except UnicodeEncodeError:
-            self.err.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+            try:
+                self.err.write(text)
+            except UnicodeEncodeError:
+                self.err.write(text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+        except OSError as error:  # stderr a file on a full disk: the match's result still says why it ended
+            if error.errno not in _WRITE_ERRORS:
+                raise
 
     def warn(self, seat: Seat, text: str, line: bytes) -> None:
         self.write_err(text + "\n")
@@ -289,9 +299,13 @@ class _Match:
             )
 
     def close_files(self) -> None:
+        """Close every file; one that cannot be (a full disk) is left: every
+        line and record was flushed as it was written, so what a failing close
+        loses was a failed write, which already aborted the match and said why."""
         for file in (self.log, self.tlog, self.records, self.events_file):
             if file is not None:
-                file.close()
+                with contextlib.suppress(OSError):
+                    file.close()
 
     async def serve(self, task_status: trio.TaskStatus[tuple[int, ...]]) -> MatchResult:
         """Lock the match name, listen, open the files, announce, take the seats,
@@ -319,7 +333,12 @@ class _Match:
                 finally:
                     for listener in listeners:
                         listener.socket.close()
-                await self.play()
+                try:
+                    await self.play()
+                except OSError as error:
+                    if error.errno not in _WRITE_ERRORS:
+                        raise
+                    raise _Abort(f"ERROR: could not write the match's files: {error.strerror}\n") from None
             if cap.cancelled_caught:
                 raise over_time
         except _Abort as abort:
@@ -382,7 +401,11 @@ class _Match:
         self.write_err(abort.output)
         reason = abort.output.rstrip("\n")
         if self.events is not None:
-            self.events.error("aborted", reason=reason, hands=self.hand_id)
+            try:
+                self.events.error("aborted", reason=reason, hands=self.hand_id)
+            except OSError as error:  # the events file on a full disk: the result says why
+                if error.errno not in _WRITE_ERRORS:
+                    raise
         return MatchResult(tuple(self.totals), self.hand_id, reason, 1)
 
     async def accept(self, listeners: list[trio.SocketListener]) -> None:

@@ -151,6 +151,9 @@ class Host:
         self.queue: list[_Live] = []
         self.ports_used: set[int] = set()
         self.nursery: trio.Nursery | None = None
+        #: How matches ended that the database could not record (a full disk):
+        #: shown from here and written again each :data:`REVOKED_POLL_S` until it takes them.
+        self.unrecorded: dict[str, dict[str, Any]] = {}
         #: The matches' scores, read from their seating logs.
         self.scoring = Scoring(self.seating_paths)
 
@@ -179,6 +182,7 @@ class Host:
         assert self.nursery is not None
         while True:
             await trio.sleep(REVOKED_POLL_S)
+            await self._record_ends()
             if not self.live:
                 continue
             revoked = {user.id for user in await self.store.call(self.store.users) if user.revoked}
@@ -189,6 +193,20 @@ class Host:
                         self.queue.remove(live)
                         live.status = "waiting"
                         self.nursery.start_soon(self._play, live)
+
+    async def _record_ends(self) -> None:
+        """Write the ends the database refused when their matches ended, while it takes them."""
+        for match_id, fields in list(self.unrecorded.items()):
+            try:
+                await self.store.call(self.store.update_match, match_id, **fields)
+            except Exception:  # still full: the next poll tries again
+                return
+            del self.unrecorded[match_id]
+
+    def _as_recorded(self, row: MatchRow) -> MatchRow:
+        """``row`` with its end, where the database could not record it yet."""
+        fields = self.unrecorded.get(row.id)
+        return row if fields is None else dataclasses.replace(row, **fields)
 
     # -- the API -------------------------------------------------------------
 
@@ -312,11 +330,11 @@ class Host:
         row = self.store.match(match_id) if len(match_id) <= 64 else None
         if row is None or row.user_id != user.id:
             raise RequestError(404, f"no match {match_id[:64]!r}")
-        return row
+        return self._as_recorded(row)
 
     async def list_matches(self, user: User) -> list[dict[str, Any]]:
         rows = await self.store.call(self.store.matches, user.id)
-        return [self._summary(row) for row in rows]
+        return [self._summary(self._as_recorded(row)) for row in rows]
 
     def _summary(self, row: MatchRow) -> dict[str, Any]:
         """The match's facts; its ``seed`` (which deals every card) only once it is over."""
@@ -462,15 +480,18 @@ class Host:
                 self._release(live.reserved)
                 for port in row.ports:
                     self.ports_used.discard(port)
+                fields: dict[str, Any] = {
+                    "status": "finished" if error is None else "aborted", "error": error,
+                    "culprit": live.culprit, "finished": time.time(),
+                }
                 try:
                     charged = dataclasses.replace(row, culprit=live.culprit)
-                    result = await trio.to_thread.run_sync(self._result, charged, live.names)
-                    await self.store.call(
-                        self.store.update_match, row.id, status="finished" if error is None else "aborted",
-                        error=error, culprit=live.culprit, result=result, finished=time.time(),
-                    )
-                except Exception:  # a full disk, a database error: this match's record, never the service
-                    _log.exception("match %s: its end could not be recorded (a restart marks it aborted)", row.id)
+                    fields["result"] = await trio.to_thread.run_sync(self._result, charged, live.names)
+                    await self.store.call(self.store.update_match, row.id, **fields)
+                except Exception as problem:  # a full disk, a database error: this match's record, never the service
+                    _log.warning("match %s: its end is not recorded yet (%s); kept in memory and written again"
+                                 " when the database takes it", row.id, problem)
+                    self.unrecorded[row.id] = fields
                 finally:
                     del self.live[row.id]
                     self._start_next()
