@@ -1,0 +1,201 @@
+"""The sandbox's launcher: ``python -m arena.sandbox.launch CONFIG`` (started
+by :class:`arena.sandbox.Sandbox`, as root, never by hand) sets up the
+confinement and starts the agent's ``startme.sh`` inside it. Three processes:
+
+1. the launcher moves into new mount, PID, network, IPC and UTS namespaces;
+   in the new network namespace (loopback only, brought up here) it opens
+   the one TCP port the agent may reach, ``127.0.0.1:PORT``, and hands that
+   listening socket to the runner over the control socket (the runner
+   accepts on it from outside and relays each connection to the dealer:
+   the agent's only way out); it mounts the agent's scratch folder, a tmpfs
+   of the scratch cap owned by the agent's uid; it forks
+2. the namespace's init (PID 1), which mounts a /proc of the new PID
+   namespace, forks the agent and reaps what is left to it until the agent's
+   first process ends; when init ends the kernel kills every other process of
+   the namespace before init's parent sees it end, so the launcher's exit means
+   everything the agent started is gone (init dies with the launcher too,
+   by the parent-death signal); the runner gets a pidfd of init, to kill it
+   without a race with the reuse of its PID;
+3. the agent: a session of its own, the rlimits, a uid and gid of its own
+   with no supplementary groups (:data:`UID_BASE` + the launcher's PID, so no
+   other process shares its uid: its process limit is exact), then Landlock
+   (read its folder and the system's programs and libraries, write only the
+   scratch, TCP connect only to PORT, bind nothing, signal and reach abstract
+   sockets only inside its own domain), then the seccomp filter, then
+   ``execve`` of ``startme.sh 127.0.0.1 PORT AFTER...`` in its folder.
+
+Any step that fails ends the launch with a line on the control socket
+(``{"error": ...}``), which the runner raises: the agent never runs with less
+confinement than this. The control socket is close-on-exec, so the runner sees
+its end (EOF, no error) when the agent's ``execve`` succeeded.
+
+The CONFIG is a JSON object: ``agent_dir``, ``startme``, ``after``, ``port``,
+``scratch``, ``read_only`` (more folders the agent may read) and ``limits``
+(:class:`arena.sandbox.runner.Limits`' fields), ``control`` (the control
+socket's descriptor).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import signal
+import socket
+import sys
+from pathlib import Path
+from typing import Any, Final, NoReturn
+
+from arena.sandbox import landlock, seccomp
+from arena.sandbox.linux import (
+    CLONE_NEWIPC,
+    CLONE_NEWNET,
+    CLONE_NEWNS,
+    CLONE_NEWPID,
+    CLONE_NEWUTS,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_REC,
+    PR_SET_PDEATHSIG,
+    loopback_up,
+    mount,
+    prctl,
+    unshare,
+)
+
+__all__ = ["UID_BASE", "SYSTEM_PATHS", "DEVICES", "main"]
+
+#: Sandboxed agents' uids (and gids) are this plus the launcher's PID: far above
+#: any account's, unique while the launcher lives (and it outlives the agent).
+UID_BASE: Final = 1_500_000_000
+#: What every agent may read and run: the system's programs, libraries and settings.
+SYSTEM_PATHS: Final = tuple(Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc"))
+#: The devices an agent may read and write.
+DEVICES: Final = tuple(Path(f"/dev/{name}") for name in ("null", "zero", "full", "random", "urandom"))
+_PATH: Final = "/usr/local/bin:/usr/bin:/bin"
+#: init's exit status for an agent killed by a signal (as a shell says it).
+_SIGNALLED: Final = 128
+
+
+def _fail(control: socket.socket, message: str) -> NoReturn:
+    try:
+        control.sendall(json.dumps({"error": message}).encode() + b"\n")
+    finally:
+        os._exit(125)
+
+
+def _listen(port: int) -> socket.socket:
+    """The agent's one way out: ``127.0.0.1:port`` in the new network namespace."""
+    loopback_up()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", port))
+    listener.listen(8)
+    return listener
+
+
+def _set_limits(limits: dict[str, int]) -> None:
+    """The rlimits: CPU seconds (SIGXCPU, then SIGKILL a second later), address
+    space, processes and threads of the uid, a file's size, open files, no core."""
+    for which, soft, hard in (
+        (resource.RLIMIT_CPU, limits["cpu_s"], limits["cpu_s"] + 1),
+        (resource.RLIMIT_AS, limits["memory"], limits["memory"]),
+        (resource.RLIMIT_NPROC, limits["procs"], limits["procs"]),
+        (resource.RLIMIT_FSIZE, limits["file_size"], limits["file_size"]),
+        (resource.RLIMIT_NOFILE, limits["open_files"], limits["open_files"]),
+        (resource.RLIMIT_CORE, 0, 0),
+    ):
+        resource.setrlimit(which, (soft, hard))
+
+
+def _confine(config: dict[str, Any], uid: int) -> None:
+    """Everything between fork and exec for the agent, in this order: a root
+    process builds the Landlock rules (it may open any path to name it), the
+    limits, then the uid (dropping every capability), then Landlock and seccomp."""
+    rules = landlock.Ruleset()
+    rules.allow_paths(SYSTEM_PATHS, landlock.READ)
+    rules.allow_paths([Path(p) for p in config["read_only"]], landlock.READ)
+    rules.allow_path(Path(config["agent_dir"]), landlock.READ)
+    rules.allow_paths(DEVICES, landlock.READ_WRITE_FILE)
+    rules.allow_path(Path(config["scratch"]), landlock.ALL_FS)
+    rules.allow_connect(config["port"])
+    os.setsid()
+    _set_limits(config["limits"])
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    rules.restrict_self()
+    seccomp.install()
+    os.chdir(config["agent_dir"])
+
+
+def _agent(config: dict[str, Any], control: socket.socket, uid: int) -> NoReturn:
+    try:
+        _confine(config, uid)
+    except OSError as error:
+        _fail(control, f"cannot confine the agent: {error}")
+    scratch = config["scratch"]
+    env = {"PATH": _PATH, "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8"}
+    argv = [config["startme"], "127.0.0.1", str(config["port"]), *config["after"]]
+    try:
+        os.execve(config["startme"], argv, env)
+    except OSError as error:
+        _fail(control, f"cannot run {Path(config['startme']).name}: {error.strerror}")
+
+
+def _init(config: dict[str, Any], control: socket.socket, uid: int, alive: int) -> NoReturn:
+    """PID 1 of the agent's namespace: /proc, the agent, then reap until it ends.
+    ``alive`` is a pipe the launcher holds open while it lives (PID 1 cannot
+    see its parent's PID: its ``getppid`` is 0)."""
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if select.select([alive], [], [], 0)[0]:  # EOF: the launcher died before the line above
+            os._exit(1)
+        os.close(alive)
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        agent = os.fork()
+    except OSError as error:
+        _fail(control, f"cannot start the agent's namespace: {error}")
+    if agent == 0:
+        _agent(config, control, uid)
+    control.close()
+    while True:
+        pid, status = os.wait()
+        if pid == agent:
+            os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNALLED + os.WTERMSIG(status))
+
+
+def main(argv: list[str]) -> NoReturn:
+    """Launch the agent that ``argv[0]`` (the JSON config) describes; exit with
+    its exit status (128 + N for a signal N), 125 when it could not be confined."""
+    config = json.loads(argv[0])
+    control = socket.socket(fileno=config["control"])
+    control.set_inheritable(False)
+    uid = UID_BASE + os.getpid()
+    try:
+        unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+        mount("none", "/", None, MS_REC | MS_PRIVATE)
+        listener = _listen(config["port"])
+        options = f"size={config['limits']['scratch']},mode=0700,uid={uid},gid={uid}"
+        mount("tmpfs", config["scratch"], "tmpfs", MS_NOSUID | MS_NODEV, options)
+        alive, held = os.pipe()
+        init = os.fork()
+    except OSError as error:
+        _fail(control, f"cannot set up the sandbox: {error}")
+    if init == 0:
+        listener.close()
+        os.close(held)
+        _init(config, control, uid, alive)
+    os.close(alive)
+    handle = os.pidfd_open(init)
+    socket.send_fds(control, [json.dumps({"uid": uid}).encode() + b"\n"], [listener.fileno(), handle])
+    listener.close()
+    control.close()
+    _, status = os.waitpid(init, 0)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNALLED + os.WTERMSIG(status))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
