@@ -1,9 +1,13 @@
 """The hosted arena in the browser: login, lobby, web tables, leaderboard,
 match pages with the analysis and a hand replayer, and tournaments.
 
-Pages are plain HTML written here (escaped), with one stylesheet and two
-scripts (the login and logout, the replayer) under ``/web/``: no build step,
-no template engine. A page knows its person by the session cookie that
+Each page is a Jinja2 template under ``templates/`` (one base layout with the
+site's navigation; autoescaped, so a name, an error or a bot's words are
+text, never markup), rendered through Starlette's ``Jinja2Templates``; this
+module holds the routes and the data each page needs. One stylesheet and two
+scripts (the login and logout with the lobby's game choice, the replayer)
+are under ``/web/``: no build step. The pages fit a phone's 390 px as well
+as a desktop. A page knows its person by the session cookie that
 ``POST /api/login`` sets (:mod:`arena.serve.httpkit`); without one it redirects
 to ``/login?next=PATH``. A form that changes something is a POST, which the
 cookie's ``SameSite=Strict`` keeps other sites from sending, and which is
@@ -15,22 +19,24 @@ at ``/tables/ID/``: the same files, and the same WebSocket handler behind a
 check of the session, the table's owner and the ``Origin``.
 
 The admin page submits tournaments (:mod:`arena.serve.tournaments`), as
-``POST /api/tournaments`` (:mod:`arena.serve.app`) does.
+``POST /api/tournaments`` (:mod:`arena.serve.app`) does; only an admin sees a
+tournament's output, which names the service's files and the bots' commands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from html import escape
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, quote
 
+import jinja2
 import trio
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.templating import Jinja2Templates
 from starlette.websockets import WebSocket
 
 from agent.human.seat import betting_words
@@ -39,20 +45,21 @@ from arena.serve.hosting import HISTORIES, Host, history_problem
 from arena.serve.httpkit import RateLimiter, RequestError, error, same_origin, session_user
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
-from arena.serve.tournaments import Tournaments
+from arena.serve.tournaments import EXAMPLE, Tournaments
 from arena.serve.validation import hosted_bots
 from dealer.log import LogError, read_log
 from poker.cards import card_to_text
-from poker.gamedef import game_names, load_game
+from poker.gamedef import friendly_name, game_names, load_game, short_name
 
-__all__ = ["install_pages", "WEB_STATIC", "GAMES", "REPLAY_CHUNK", "LOGGED_OUT"]
+__all__ = ["install_pages", "WEB_STATIC", "TEMPLATES", "GAMES", "REPLAY_CHUNK", "LOGGED_OUT"]
 
 WEB_STATIC: Final = Path(__file__).with_name("static")
-#: The games the lobby offers: each heads-up shipped game by its shortest name.
-GAMES: Final = tuple(sorted(
-    {stem: min((n for n, s in game_names().items() if s == stem), key=len)
-     for stem in set(game_names().values()) if ".2p" in stem}.values()
-))
+TEMPLATES: Final = Path(__file__).with_name("templates")
+#: The games the lobby and the leaderboard offer, each once by its shortest name: the
+#: heads-up games the hosted bots play. (``holdem.limit.2p``, a limit hold'em with three
+#: raises on the flop, is still a game the API takes; offered beside ``hulhe`` it read as
+#: the same game twice.)
+GAMES: Final = ("kuhn", "leduc", "leduc.nolimit", "hulhe", "hunl")
 #: Hands one replay request returns.
 REPLAY_CHUNK: Final = 100
 #: What a table's WebSocket says when its session has gone.
@@ -65,17 +72,35 @@ _WEB_FILES: Final = {
 _TABLE_FILES: Final = {"table.js": "text/javascript; charset=utf-8", "table.css": "text/css; charset=utf-8"}
 #: Every page's headers: never cached, never framed by another site (no clicks stolen on a form).
 _PAGE_HEADERS: Final = {"Cache-Control": "no-store", "X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
+#: The hand-history links' words, by format (:data:`arena.serve.hosting.HISTORIES`).
+_HISTORY_WORDS: Final = {"phh": "hand history (PHH)", "pokerstars": "PokerStars text"}
+#: What the lobby's form holds at first.
+_DEFAULT_GAME: Final = "leduc"
+_DEFAULT_HANDS: Final = 10
+#: A match's statuses once it is over.
+_OVER: Final = ("finished", "aborted")
 
 PageHandler = Callable[[Request, User], Awaitable[Response]]
 
 
+def _templates() -> Jinja2Templates:
+    """The pages' templates: every value escaped (whatever a file's name), and a
+    name a page forgot to pass is an error, not an empty string."""
+    environment = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined,
+        trim_blocks=True, lstrip_blocks=True,
+    )
+    return Jinja2Templates(env=environment)
+
+
 class Web:
-    """What the pages share: the host, the tables, the tournaments."""
+    """What the pages share: the host, the tables, the tournaments, the templates."""
 
     def __init__(self, host: Host, tournaments: Tournaments) -> None:
         self.host = host
         self.tables = Tables(host)
         self.tournaments = tournaments
+        self.templates = _templates()
         self.files = {name: (WEB_STATIC / name).read_bytes() for name in _WEB_FILES}
         self.table_files = {name: (STATIC / name).read_bytes() for name in _TABLE_FILES}
         # arena play's page, with a way back to the lobby
@@ -91,29 +116,16 @@ def _web(request: HTTPConnection) -> Web:
 # -- the frame of every page ---------------------------------------------------------
 
 
-def _html(title: str, body: str, user: User | None, status: int = 200) -> HTMLResponse:
-    nav = ""
-    if user is not None:
-        admin = ' · <a href="/admin">admin</a>' if user.admin else ""
-        nav = (
-            f'<nav><a href="/">lobby</a> · <a href="/leaderboard">leaderboard</a>{admin}'
-            f'<span class="who">{escape(user.name)}'
-            '<button type="button" id="logout">log out</button></span></nav>'
-        )
-    document = (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{escape(title)} · arena</title><link rel="icon" href="data:,">'
-        '<link rel="stylesheet" href="/web/site.css"></head>'
-        f"<body>{nav}<main><h1>{escape(title)}</h1>{body}</main>"
-        '<script src="/web/site.js"></script></body></html>\n'
+def _render(request: Request, template: str, title: str, user: User | None, status: int = 200, **data: Any) -> Response:
+    """``template`` in the site's layout (``base.html``: the navigation for ``user``, the title)."""
+    return _web(request).templates.TemplateResponse(
+        request, template, {"title": title, "user": user, **data}, status_code=status, headers=_PAGE_HEADERS
     )
-    return HTMLResponse(document, status_code=status, headers=_PAGE_HEADERS)
 
 
-def _problem(user: User | None, status: int, message: str, headers: dict[str, str] | None = None) -> HTMLResponse:
-    response = _html("Refused" if status == 403 else "Not found" if status == 404 else "Cannot do that",
-                     f'<p class="error" id="error">{escape(message)}</p>', user, status)
+def _problem(request: Request, user: User | None, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    title = "Refused" if status == 403 else "Not found" if status == 404 else "Cannot do that"
+    response = _render(request, "problem.html", title, user, status, message=message)
     response.headers.update(headers or {})
     return response
 
@@ -133,10 +145,10 @@ def _page(handler: PageHandler) -> Callable[[Request], Awaitable[Response]]:
                 return RedirectResponse(f"/login?next={quote(target, safe='')}", status_code=303)
             limiter.check_user(user)
             if request.method == "POST" and not same_origin(request):
-                return _problem(user, 403, "a form from another site")
+                return _problem(request, user, 403, "a form from another site")
             return await handler(request, user)
         except RequestError as refused:
-            return _problem(user, refused.status, str(refused), refused.headers)
+            return _problem(request, user, refused.status, str(refused), refused.headers)
 
     return endpoint
 
@@ -166,6 +178,19 @@ def _next(target: str | None) -> str:
     return read
 
 
+def _game_word(name: str) -> str:
+    """A game as lists show it: a shipped game by its short name, any other
+    (a tournament's game file) by the file's name alone, never a server's folder."""
+    return short_name(name) if name in game_names() else Path(name).name
+
+
+def _shown_status(document: dict[str, Any]) -> str:
+    """A match's status as its pages show it: the API's ``status``, except that a
+    match still in the queue says ``queued`` (the API: ``waiting`` with ``queued``
+    true), so the list and the match page read one word for one state."""
+    return "queued" if document.get("queued") else str(document["status"])
+
+
 # -- login -------------------------------------------------------------------------
 
 
@@ -175,85 +200,68 @@ async def _login(request: Request) -> Response:
     try:
         request.app.state.limiter.check_address(request)
     except RequestError as refused:
-        return _problem(None, refused.status, str(refused), refused.headers)
-    target = _next(request.query_params.get("next"))
-    body = (
-        f'<form class="login" id="login-form" data-next="{escape(target)}">'
-        '<label>Token <input type="password" name="token" id="token" autocomplete="current-password" required></label>'
-        '<button type="submit" id="login">Log in</button></form><p class="error" id="error"></p>'
-        "<p>Your token is the one <code>arena users add NAME</code> printed for you.</p>"
-    )
-    return _html("Log in", body, None)
+        return _problem(request, None, refused.status, str(refused), refused.headers)
+    return _render(request, "login.html", "Log in", None, next=_next(request.query_params.get("next")))
 
 
 # -- the lobby ---------------------------------------------------------------------
 
 
-def _status_word(status: str) -> str:
-    return f'<span class="status {escape(status)}">{escape(status)}</span>'
+def _game_choices() -> list[dict[str, str]]:
+    """The games offered: the short name, the file stem (what a bot's game is
+    compared by) and the name players know."""
+    stems = game_names()
+    return [{"name": name, "stem": stems[name], "label": friendly_name(name)} for name in GAMES]
 
 
-def _opponent_option(bot: dict[str, Any], stems: dict[str, str]) -> str:
-    """A hosted bot in the lobby's list; a named bot carries its game's stem, a simple bot (any game) none."""
-    name, game = escape(bot["name"]), bot["game"]
-    selected = " selected" if bot["name"] == "leduc-cfr" else ""
-    if game is None:
-        return f'<option value="{name}"{selected}>{name}</option>'
-    return f'<option value="{name}" data-stem="{escape(stems[game])}"{selected}>{name} ({escape(game)})</option>'
-
-
-async def _lobby(request: Request, user: User) -> Response:
+async def _lobby(request: Request, user: User, chosen: dict[str, Any] | None = None, problem: str = "",
+                 status: int = 200) -> Response:
+    """The lobby; ``chosen``: the sit form's values to keep (a refused form
+    comes back with them and ``problem`` beside it)."""
     web = _web(request)
+    chosen = chosen or {"game": _DEFAULT_GAME, "opponent": "leduc-cfr", "hands": _DEFAULT_HANDS, "seed": ""}
+    stems = game_names()
+    game_stem = stems.get(chosen["game"], stems[_DEFAULT_GAME])
     bots = hosted_bots()
-    stems = game_names()  # data-stem: site.js keeps the opponent one that plays the game chosen
-    games = "".join(
-        f'<option value="{escape(g)}" data-stem="{escape(stems[g])}"{" selected" if g == "leduc" else ""}>{escape(g)}</option>'
-        for g in GAMES
+    # Only the chosen game's bots are offered (site.js keeps that true as the game changes).
+    opponents = [
+        {"name": bot["name"], "stem": stems[bot["game"]] if bot["game"] else "",
+         "fits": bot["game"] is None or stems[bot["game"]] == game_stem}
+        for bot in bots
+    ]
+    rows = []
+    for match in reversed(await web.host.list_matches(user)):
+        if match["status"] not in _OVER:  # the match page's live status (running once the agent is in), not the list's
+            match = await web.host.describe(user, match["id"])
+        rows.append({"id": match["id"], "game": _game_word(match["game"]), "opponent": match["opponent"],
+                     "hands": match["hands"], "status": _shown_status(match),
+                     "table": web.tables.of(user, match["id"]) is not None})
+    tournaments = [{**t, "game": _game_word(t["game"])} for t in web.tournaments.all()[:10]]
+    return _render(
+        request, "lobby.html", "Lobby", user, status, games=_game_choices(), opponents=opponents, chosen=chosen,
+        bots=bots, matches=rows, tournaments=tournaments, max_hands=MAX_TABLE_HANDS, error=problem,
     )
-    opponents = "".join(_opponent_option(b, stems) for b in bots)
-    bot_rows = "".join(
-        f'<tr><td>{escape(b["name"])}</td><td>{escape(b["game"] or "any")}</td><td>{escape(b["description"])}</td></tr>'
-        for b in bots
-    )
-    matches = await web.host.list_matches(user)
-    match_rows = "".join(
-        f'<tr><td><a href="/matches/{m["id"]}">{m["id"]}</a></td><td>{escape(m["game"])}</td>'
-        f'<td>{escape(m["opponent"])}</td><td>{m["hands"]}</td><td>{_status_word(m["status"])}</td>'
-        + (f'<td><a href="/tables/{m["id"]}/">table</a></td>' if web.tables.of(user, m["id"]) else "<td></td>")
-        + "</tr>"
-        for m in reversed(matches)
-    ) or '<tr><td colspan="6">none yet</td></tr>'
-    tournaments = "".join(
-        f'<li><a href="/tournaments/{t["id"]}">{escape(t["game"])}, {t["bots"]} bots</a> {_status_word(t["status"])}</li>'
-        for t in web.tournaments.all()[:10]
-    )
-    body = (
-        '<section><h2>Sit at a table</h2><form method="post" action="/tables" id="sit">'
-        f'<label>Game <select name="game" id="game">{games}</select></label> '
-        f'<label>Against <select name="opponent" id="opponent">{opponents}</select></label> '
-        f'<label>Hands <input type="number" name="hands" id="hands" value="10" min="2" max="{MAX_TABLE_HANDS}"></label> '
-        '<label title="a seed you choose makes the match practice: it is on no leaderboard">Seed (practice) '
-        '<input type="number" name="seed" id="seed" min="0" placeholder="random"></label> '
-        '<button type="submit" id="sit-button">Sit down</button></form>'
-        "<p>Agents play over TCP: <code>POST /api/matches</code> (see the hosting manual).</p></section>"
-        '<section><h2>Your matches</h2><table id="matches"><tr><th>match</th><th>game</th><th>opponent</th>'
-        f"<th>hands</th><th>status</th><th></th></tr>{match_rows}</table></section>"
-        f'<section><h2>Hosted bots</h2><table id="bots"><tr><th>bot</th><th>game</th><th></th></tr>{bot_rows}</table></section>'
-        + (f'<section><h2>Tournaments</h2><ul id="tournaments">{tournaments}</ul></section>' if tournaments else "")
-    )
-    return _html("Lobby", body, user)
 
 
 # -- tables ------------------------------------------------------------------------
 
 
 async def _sit(request: Request, user: User) -> Response:
+    """Open a table and go to it; a refused request comes back to the lobby
+    with its reason beside the form and the form as it was filled."""
     web = _web(request)
     fields = await _form(request, web.host.config.max_body_bytes)
-    hands, seed = _whole_field(fields, "hands"), _whole_field(fields, "seed")
-    if hands is None:
-        raise RequestError(400, "hands: give a whole number")
-    match_id = await web.tables.open(user, fields.get("game", ""), fields.get("opponent", ""), hands, seed)
+    chosen = {"game": fields.get("game", ""), "opponent": fields.get("opponent", ""),
+              "hands": fields.get("hands", "")[:10], "seed": fields.get("seed", "")[:10]}
+    try:
+        hands, seed = _whole_field(fields, "hands"), _whole_field(fields, "seed")
+        if hands is None:
+            raise RequestError(400, "hands: give a whole number")
+        match_id = await web.tables.open(user, chosen["game"], chosen["opponent"], hands, seed)
+    except RequestError as refused:
+        if refused.status != 400:
+            raise  # a limit (429, 503, 507): the problem page with its Retry-After
+        return await _lobby(request, user, chosen, str(refused), 400)
     return RedirectResponse(f"/tables/{match_id}/", status_code=303)
 
 
@@ -315,119 +323,29 @@ async def _table_socket(websocket: WebSocket) -> None:
 # -- match pages ------------------------------------------------------------------
 
 
-def _number(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:+.{digits}f}"
-
-
-def _estimate_cell(estimate: dict[str, Any] | None) -> str:
-    if estimate is None:
-        return "<td>–</td><td></td>"
-    low, high = estimate["interval"]
-    return f'<td>{_number(estimate["mean"])}</td><td>[{_number(low)}, {_number(high)}]</td>'
-
-
 async def _match(request: Request, user: User) -> Response:
     web = _web(request)
     match_id = request.path_params["id"]
     described = await web.host.describe(user, match_id)
     row = await web.host.store.call(web.host.store.match, match_id)
     assert row is not None  # describe found it
-    names = web.host.seat_names(row, user.name)
     result = described["result"] or {}
-    over = described["status"] in ("finished", "aborted")
-    players = "".join(
-        f'<tr><td>{escape(p["name"])}</td><td>{p["chips"]:+g}</td>{_estimate_cell(p["estimate"])}</tr>'
-        for p in result.get("players", [])
-    )
-    unit = escape(next((p["estimate"]["unit"] for p in result.get("players", []) if p["estimate"]), ""))
-    duplicate = ""
-    if result.get("duplicate"):
-        duplicate = "<h2>Duplicate</h2><table id=\"duplicate\"><tr><th>player</th><th>mean</th><th>95% interval</th></tr>" + "".join(
-            f"<tr><td>{escape(name)}</td>{_estimate_cell(estimate)}</tr>" for name, estimate in result["duplicate"].items()
-        ) + "</table>"
-    table_link = f'<p><a href="/tables/{match_id}/" id="to-table">back to the table</a></p>' if web.tables.of(user, match_id) else ""
-    body = (
-        f'<p id="summary">{escape(row.game)} · you ({escape(names[0])}) vs {escape(row.opponent)} · '
-        f'{row.hands} hands{" in duplicate" if row.duplicate else ""} · seed {row.seed if over else "shown once the match is over"} · '
-        f'{_status_word(described["status"])}{" · practice (on no leaderboard)" if row.practice else ""}</p>'
-        + (f'<p class="error">{escape(described["error"])}</p>' if described.get("error") else "")
-        + table_link
-        + f'<h2>Result</h2><p id="hands-played">{result.get("hands", 0)} hands played</p>'
-        f'<table id="result"><tr><th>player</th><th>chips</th><th>mean ({unit})</th><th>95% interval</th></tr>{players}</table>'
-        + duplicate
-        + _estimators_html(result, row.opponent, over)
-        + (_downloads_html(match_id, row.game) if over else _LATER)
-    )
-    return _html(f"Match {match_id}", body, user)
-
-
-#: What the match page says of its cards while the match plays.
-_LATER: Final = ('<h2>Downloads</h2><p id="downloads-later">The log, the hands and the replayer are here once the match is '
-                 "over: until then they would show cards still to be dealt.</p>")
-
-
-def _downloads_html(match_id: str, game_name: str) -> str:
-    """A match's downloads and replayer (a match that is over: they show its cards)."""
-    return (
-        f'<h2>Downloads</h2><p><a href="/matches/{match_id}/log" id="download-log">ACPC log</a> · '
-        f'<a href="/matches/{match_id}/hands" id="download-hands">hands (msgpack)</a>{_history_links(match_id, game_name)}</p>'
-        + _REPLAYER.format(id=match_id, chunk=REPLAY_CHUNK)
-    )
-
-
-#: The hand-history links' words, by format (:data:`arena.serve.hosting.HISTORIES`).
-_HISTORY_WORDS: Final = {"phh": "hand history (PHH)", "pokerstars": "PokerStars text"}
-
-
-def _history_links(match_id: str, game_name: str) -> str:
-    """The links to the hand histories the match's game has (none for Kuhn and Leduc poker)."""
-    game = load_game(game_name)
-    return "".join(
-        f' · <a href="/matches/{match_id}/{form}" id="download-{form}">{_HISTORY_WORDS[form]}</a>'
-        for form in HISTORIES
-        if history_problem(game, form) is None
-    )
-
-
-_REPLAYER: Final = """<h2>Replayer</h2>
-<div id="replayer" data-match="{id}" data-chunk="{chunk}">
-<div class="controls"><button type="button" id="prev-hand">◂ hand</button>
-<button type="button" id="back">◂ step</button><button type="button" id="step">step ▸</button>
-<button type="button" id="next-hand">hand ▸</button>
-<label>hand <input type="number" id="hand-no" min="1" value="1"></label> <span id="replay-count"></span></div>
-<div id="replay-title"></div><div id="replay-board"></div><div id="replay-seats"></div>
-<ol id="replay-actions"></ol><div id="replay-result"></div></div>
-<script src="/web/replay.js"></script>"""
-
-
-_BEST: Final = ' class="best"'
-
-
-def _estimators_html(result: dict[str, Any], bot: str, over: bool) -> str:
-    """The lower-variance estimates of the match's score (the ``result``'s
-    ``estimators``, each player's ``best`` marked), or why there are none."""
-    if not result.get("hands"):
-        return ""
-    rows = "".join(
-        f'<tr{_BEST if e == p["best"] else ""}><td>{escape(p["name"])}</td><td>{escape(e["estimator"])}</td>'
-        f'{_estimate_cell(e)}<td>{e["hands"]}</td></tr>'
-        for p in result.get("players", [])
-        for e in p.get("estimators", [])
-    )
-    if rows:
-        return (
-            '<h2>Lower-variance estimates</h2><table id="estimators"><tr><th>player</th><th>estimator</th><th>mean</th>'
-            f'<th>95% interval</th><th>hands</th></tr>{rows}</table>'
-            f'<p class="note">AIVAT is on the side of {escape(bot)}, whose policy is known, with the value function of'
-            " that policy against itself, fixed before the match; yours is its negative. The all-in adjusted value (no-limit)"
-            " values each hand all in before the board was complete at its expectation over the rest of the board."
-            " The narrowest is marked; a duplicate match averages each hand over its seatings first.</p>"
-        )
-    if not over:
-        return '<p class="note" id="no-estimators">The lower-variance estimates are computed when the match is over.</p>'
-    return (
-        '<p class="note" id="no-estimators">No lower-variance estimate applies here: AIVAT needs a two-player limit'
-        " game whose public tree fits (Kuhn, Leduc) and a bot whose policy is known; the all-in adjustment, a no-limit game.</p>"
+    over = described["status"] in _OVER
+    players = result.get("players", [])
+    estimators = [
+        {**e, "name": p["name"], "best": e == p["best"]} for p in players for e in p.get("estimators", [])
+    ]
+    game = load_game(row.game)
+    return _render(
+        request, "match.html", f"Match {match_id}", user,
+        match_id=match_id, game_name=friendly_name(row.game), you=web.host.seat_names(row, user.name)[0],
+        opponent=row.opponent, hands=row.hands, duplicate=row.duplicate, seed=row.seed if over else None,
+        shown_status=_shown_status(described), practice=row.practice, error=described.get("error"),
+        table=web.tables.of(user, match_id) is not None, hands_played=result.get("hands", 0), players=players,
+        unit=next((p["estimate"]["unit"] for p in players if p["estimate"]), ""),
+        duplicate_rows=list((result.get("duplicate") or {}).items()), estimators=estimators, over=over,
+        histories=[(form, _HISTORY_WORDS[form]) for form in HISTORIES if history_problem(game, form) is None],
+        chunk=REPLAY_CHUNK,
     )
 
 
@@ -498,46 +416,28 @@ async def _replay(request: Request, user: User) -> Response:
 
 async def _leaderboard(request: Request, user: User) -> Response:
     web = _web(request)
-    game = request.query_params.get("game", "leduc")
+    game = request.query_params.get("game", _DEFAULT_GAME)
     board = await web.host.leaderboard(game)
-    choices = " · ".join(
-        f'<a href="/leaderboard?game={quote(g)}"{" class=current" if g == game else ""}>{escape(g)}</a>' for g in GAMES
-    )
-    rows = "".join(
-        f'<tr><td>{e.get("rank", "–")}</td><td>{escape(e["user"])}</td><td>{escape(e["bot"])}</td><td>{e["hands"]}</td>'
-        f'{_estimate_cell(e.get("duplicate"))}{_estimate_cell(e.get("aivat"))}{_estimate_cell(e.get("estimate"))}'
-        f'<td>{"yes" if e["ranked"] else "not yet"}</td></tr>'
+    entries = [
+        {"rank": e.get("rank"), "user": e["user"], "bot": e["bot"], "hands": e["hands"], "duplicate": e.get("duplicate"),
+         "aivat": e.get("aivat"), "estimate": e.get("estimate"), "ranked": e["ranked"]}
         for e in board["entries"]
-    ) or '<tr><td colspan="10">no finished match of this game yet</td></tr>'
-    body = (
-        f'<p class="games">{choices}</p>'
-        f'<p>Each user\'s agent against each hosted bot ({escape(board["unit"])}, 95% intervals); a pair is ranked, among '
-        f'the users of the same bot, after {board["min_hands"]} hands. The estimate pools every hand (a duplicate match\'s '
-        'by their duplicate values); a match the user\'s agent left counts, each hand left charged its largest loss.</p>'
-        '<table id="leaderboard"><tr><th>rank</th><th>user</th><th>bot</th><th>hands</th><th>duplicate</th><th></th>'
-        f'<th>AIVAT</th><th></th><th>estimate</th><th></th><th>ranked</th></tr>{rows}</table>'
-        + _rankings_html(board.get("rankings") or {})
+    ]
+    rankings = [(bot, _ranking_rows(ranking)) for bot, ranking in (board.get("rankings") or {}).items()]
+    return _render(
+        request, "leaderboard.html", f"Leaderboard: {friendly_name(game)}", user,
+        games=_game_choices(), chosen=short_name(game), board={**board, "entries": entries}, rankings=rankings,
     )
-    return _html(f"Leaderboard: {game}", body, user)
 
 
-def _rankings_html(per_bot: dict[str, dict[str, Any]]) -> str:
+def _ranking_rows(rankings: dict[str, Any]) -> dict[str, Any]:
     """Per hosted bot, the rankings ``arena rank`` computes over the ranked
     users against it (each match one result; never users of different bots in
-    one list): total bankroll, the bankroll instant run-off and the series
-    run-off, best first (tied players share a place)."""
-    tables = "".join(_bot_rankings_html(bot, rankings) for bot, rankings in per_bot.items())
-    return f'<div id="rankings">{tables}</div>' if tables else ""
-
-
-def _bot_rankings_html(bot: str, rankings: dict[str, Any]) -> str:
+    one list), as rows of places: total bankroll, the bankroll instant run-off
+    and the series run-off, best first (tied players share a place)."""
     if "error" in rankings:
-        return f'<h2>Rankings against {escape(bot)}</h2><p class="note">{escape(str(rankings["error"]))}</p>'
-    columns = (
-        [[name] for name in rankings["bankroll"]],
-        rankings["bankroll_runoff_groups"],
-        rankings["series_runoff"],
-    )
+        return {"error": str(rankings["error"])}
+    columns = ([[name] for name in rankings["bankroll"]], rankings["bankroll_runoff_groups"], rankings["series_runoff"])
     places = []
     for groups in columns:
         place, cells = 1, {}
@@ -545,43 +445,21 @@ def _bot_rankings_html(bot: str, rankings: dict[str, Any]) -> str:
             cells[place] = " = ".join(group)
             place += len(group)
         places.append(cells)
-    rows = "".join(
-        f"<tr><td>{place}</td>" + "".join(f"<td>{escape(cells.get(place, ''))}</td>" for cells in places) + "</tr>"
-        for place in range(1, len(rankings["bankroll"]) + 1)
-    )
-    return (
-        f'<h2>Rankings against {escape(bot)}</h2><p class="note">{rankings["matches"]} matches; bots are <code>bot:NAME</code>.</p>'
-        '<table><tr><th>place</th><th>total bankroll</th><th>bankroll instant run-off</th>'
-        f"<th>series run-off</th></tr>{rows}</table>"
-    )
+    rows = [[str(place), *(cells.get(place, "") for cells in places)] for place in range(1, len(rankings["bankroll"]) + 1)]
+    return {"error": None, "matches": rankings["matches"], "rows": rows}
 
 
 # -- tournaments ------------------------------------------------------------------
 
 
-def _tournament_list(web: Web) -> str:
-    return "".join(
-        f'<tr><td><a href="/tournaments/{t["id"]}">{t["id"]}</a></td><td>{escape(t["game"])}</td><td>{t["bots"]}</td>'
-        f'<td>{escape(t["by"])}</td><td>{_status_word(t["status"])}</td></tr>'
-        for t in web.tournaments.all()
-    )
-
-
-async def _admin(request: Request, user: User) -> Response:
+async def _admin(request: Request, user: User, config: str = EXAMPLE, problem: str = "", status: int = 200) -> Response:
+    """The admin page; a refused config comes back in its box with the reason under it."""
     if not user.admin:
         raise RequestError(403, "only an admin sees this page")
     web = _web(request)
-    where = escape(web.host.config.dask or "a local pool")
-    body = (
-        f"<p>A tournament config as <code>arena tournament</code> takes it, without <code>output</code>; "
-        f"it runs on {where}. External bots are commands on this machine: submitting them approves them.</p>"
-        '<form method="post" action="/admin/tournaments" id="tournament-form">'
-        '<textarea name="config" id="config" rows="16" cols="80" required></textarea><br>'
-        '<button type="submit" id="submit-tournament">Submit the tournament</button></form>'
-        f'<h2>Tournaments</h2><table id="tournaments"><tr><th>id</th><th>game</th><th>bots</th><th>by</th><th>status</th></tr>'
-        f"{_tournament_list(web)}</table>"
-    )
-    return _html("Admin", body, user)
+    tournaments = [{**t, "game": _game_word(t["game"])} for t in web.tournaments.all()]
+    return _render(request, "admin.html", "Admin", user, status, where=web.host.config.dask or "a local pool",
+                   config=config, error=problem, tournaments=tournaments)
 
 
 async def _admin_submit(request: Request, user: User) -> Response:
@@ -589,26 +467,25 @@ async def _admin_submit(request: Request, user: User) -> Response:
     if not user.admin:
         raise RequestError(403, "only an admin submits tournaments")
     fields = await _form(request, 4 * web.host.config.max_body_bytes)
+    text = fields.get("config", "").replace("\r\n", "\n")
     assert web.host.nursery is not None  # the host runs before the app serves
-    status = web.tournaments.start(user, fields.get("config", "").replace("\r\n", "\n").encode(), web.host.nursery)
+    try:
+        status = web.tournaments.start(user, text.encode(), web.host.nursery)
+    except RequestError as refused:
+        return await _admin(request, user, text, str(refused), refused.status)
     return RedirectResponse(f"/tournaments/{status['id']}", status_code=303)
 
 
 async def _tournament(request: Request, user: User) -> Response:
-    web = _web(request)
-    status = web.tournaments.get(request.path_params["id"])
-    report = f'<p><a href="/tournaments/{status["id"]}/report" id="report-link">the report</a></p>' if status["report"] else ""
-    body = (
-        f'<p id="tournament-status">{escape(status["game"])}, {status["bots"]} bots, submitted by {escape(status["by"])}: '
-        f'{_status_word(status["status"])}</p>{report}'
-        f'<h2>Output</h2><pre id="tournament-output">{escape(status["output"])}</pre>'
-    )
-    return _html(f"Tournament {status['id']}", body, user)
+    status = _web(request).tournaments.get(request.path_params["id"])
+    return _render(request, "tournament.html", f"Tournament {status['id']}", user, tournament=status,
+                   game_name=friendly_name(_game_word(status["game"])), output=status["output"] if user.admin else None)
 
 
 async def _tournament_report(request: Request, user: User) -> Response:
-    data = _web(request).tournaments.report(request.path_params["id"])
-    return HTMLResponse(data, headers=_PAGE_HEADERS)
+    tournament_id = request.path_params["id"]
+    title, body = _web(request).tournaments.report(tournament_id)
+    return _render(request, "report.html", title, user, tournament_id=tournament_id, report=body)
 
 
 async def _static(request: Request) -> Response:

@@ -17,6 +17,7 @@ finishes it by hand).
 
 from __future__ import annotations
 
+import html
 import json
 import secrets
 import shutil
@@ -33,12 +34,25 @@ from arena.serve.store import User
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.runner import REPORT_HTML
 
-__all__ = ["Tournaments", "OUTPUT", "CONFIG"]
+__all__ = ["Tournaments", "OUTPUT", "CONFIG", "EXAMPLE"]
 
 #: The output folder of a tournament, inside its own.
 OUTPUT: Final = "out"
 #: The config as submitted (with the service's ``output``).
 CONFIG: Final = "config.toml"
+#: The admin page's tournament box holds this at first: a config that runs as it is, to edit.
+EXAMPLE: Final = """# Every pair of bots plays in duplicate (the same cards, the seats swapped).
+game = "leduc"      # a short name: arena games lists them
+hands = 200         # per seating
+series = 2          # series k deals from seed + k
+seed = 1
+workers = 2
+
+[bots]              # name = strategy spec (arena bots lists the named bots)
+cfr = "leduc-cfr"
+caller = "always-call"
+raiser = "always-raise"
+"""
 _STATUS: Final = "status.json"
 _ID_CHARS: Final = frozenset("0123456789abcdef")
 
@@ -169,17 +183,26 @@ class Tournaments:
             raise RequestError(404, f"no tournament {tournament_id[:40]!r}")
         return status
 
-    def report(self, tournament_id: str) -> bytes:
-        """The tournament's ``report.html``.
+    def report(self, tournament_id: str) -> tuple[str, str]:
+        """The title and the body of the tournament's ``report.html`` (what is
+        inside its ``<body>`` after its ``<h1>``), for the site's own page
+        around it: the report's writer (:func:`analysis.report.render_rank_report`)
+        escaped it, and its style gives way to the site's.
 
         Raises:
             RequestError: 404, no such tournament or no report yet.
         """
         self._known(tournament_id)
         path = self.root / tournament_id / OUTPUT / REPORT_HTML
-        if not path.is_file():
-            raise RequestError(404, f"tournament {tournament_id} has no report yet")
-        return path.read_bytes()
+        try:
+            page = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            raise RequestError(404, f"tournament {tournament_id} has no report yet") from None
+        body = page.partition("<body>")[2].rpartition("</body>")[0]
+        heading, found, rest = body.partition("</h1>")
+        if not found:
+            return f"Tournament {tournament_id}", body
+        return html.unescape(heading.partition("<h1>")[2]), rest
 
 
 def _tail(path: Path, limit: int = 4000) -> str:

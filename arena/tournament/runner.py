@@ -493,10 +493,15 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
         return
     print(format_report(doc))
     path = config.output / REPORT_HTML
-    about = f"{config.game_arg}: {plural(config.hands, 'hand')} a seating, {config.series} series from seed {config.seed}; output {config.output}"
-    sections: list[Section] = [("Bots", about, bots[0], [list(row) for row in bots[1:]])]
+    # The report is a page others read (the hosted arena serves it to every user): it names no
+    # folder of this machine and no command line, which the console above prints for whoever ran it.
+    game = Path(config.game_arg).name  # a game file by its name alone
+    about = f"{game}: {plural(config.hands, 'hand')} a seating, {config.series} series from seed {config.seed}"
+    shown = [[name, played, label if bot.spec is not None else "an external agent (a command)"]
+             for (name, played, label), bot in zip(bots[1:], config.bots)]
+    sections: list[Section] = [("Bots", about, ["bot", "matches", "strategy"], shown)]
     if forfeits:
         sections.append(("Forfeits", "each forfeited hand costs the seat its blind", ["seating forfeited"], [[line] for line in forfeits]))
-    title = f"Tournament: {config.game_arg}, {len(stored)} duplicate matches"
+    title = f"Tournament: {game}, {len(stored)} duplicate matches"
     write_rank_report(path, doc, title, sections)
     print(f"\nreport: {path}")

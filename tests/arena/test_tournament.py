@@ -156,6 +156,7 @@ def test_the_report_is_arena_rank_of_the_database_and_of_the_csv(
     assert set(documents[0]["bankroll"]) == set(BOTS) and len(documents[0]["series_runoff"]) >= 2
     page = (local_run / "report.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "src=\"http" not in page and "<script" not in page
+    assert str(local_run) not in page  # a page others read (the hosted arena shows it) names no folder of this machine
     assert page.count("data:image/png;base64,") == 2  # total bankroll with intervals; P(row beats column)
     for name in BOTS:
         assert f"<th>{name}</th>" in page

@@ -24,17 +24,21 @@
       document.getElementById("error").textContent = answer.error;
     });
   }
-  // The lobby: choosing a game keeps the opponent one that plays it (a named
-  // bot plays its own game, a simple bot any): the game's named bot if one is
-  // hosted, else the first simple bot.
+  // The lobby: the opponent list offers only bots that play the chosen game (a
+  // named bot plays its own game, a simple bot any); when the opponent chosen does
+  // not, the game's first named bot is chosen, else the first simple bot.
   const game = document.getElementById("game");
   const opponent = document.getElementById("opponent");
   if (game && opponent) {
     game.addEventListener("change", () => {
       const stem = game.selectedOptions[0].dataset.stem;
-      const current = opponent.selectedOptions[0];
-      if (current && current.dataset.stem && current.dataset.stem !== stem) {
-        const options = [...opponent.options];
+      const options = [...opponent.options];
+      for (const option of options) {
+        const fits = !option.dataset.stem || option.dataset.stem === stem;
+        option.hidden = !fits;
+        option.disabled = !fits; // iOS shows hidden options: a disabled one cannot be chosen
+      }
+      if (opponent.selectedOptions[0]?.disabled) {
         const fits = options.find((o) => o.dataset.stem === stem) ?? options.find((o) => !o.dataset.stem);
         if (fits) fits.selected = true;
       }

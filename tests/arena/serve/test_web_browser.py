@@ -45,7 +45,7 @@ def test_a_page_without_a_session_goes_to_the_login(served: Service, browser: Br
     expect(page.locator("#error")).to_have_text("wrong token: log in with the token arena users add printed")
     page.fill("#token", served.tokens["bob"])
     page.click("#login")
-    expect(page.locator("h1")).to_have_text("Leaderboard: kuhn")  # back where the person was going
+    expect(page.locator("h1")).to_have_text("Leaderboard: Kuhn poker")  # back where the person was going
     (cookie,) = [c for c in browser.cookies() if c["name"] == SESSION_COOKIE]
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
     assert served.tokens["bob"] not in cookie["value"]  # a session id, not the token
@@ -161,17 +161,22 @@ def test_tournaments_are_an_admins(served: Service, browser: BrowserContext, pag
 
 def test_choosing_a_game_keeps_an_opponent_that_plays_it(served: Service, browser: BrowserContext, page: Page) -> None:
     """The lobby's default opponent (leduc-cfr) plays leduc only: another game
-    chosen brings its own named bot, else a simple bot, never one the table refuses."""
+    chosen brings its own named bot, else a simple bot, never one the table
+    refuses; the list offers only the bots that play the game chosen."""
     status, bots = served.api("GET", "/api/bots", served.tokens["alice"])
     assert status == 200
     plays = {bot["name"]: bot["game"] for bot in bots["bots"]}
     browser.clear_cookies()
     log_in(page, served, "alice")
     chosen = {}
-    for game in ("kuhn", "hunl", "leduc.nolimit", "holdem.limit.2p", "hulhe", "leduc"):
+    offered = {}
+    for game in ("kuhn", "hunl", "leduc.nolimit", "hulhe", "leduc"):
         page.goto(served.url + "/")  # from the defaults: leduc against leduc-cfr
         page.select_option("#game", game)
         chosen[game] = page.locator("#opponent").input_value()
+        offered[game] = page.eval_on_selector_all("#opponent option:not([disabled])", "options => options.map(o => o.value)")
+    assert offered["kuhn"] == ["kuhn-cfr", "always-call", "always-raise", "always-fold", "random", "probe"]
+    assert offered["leduc"][0] == "leduc-cfr" and "kuhn-cfr" not in offered["leduc"]
     stems = game_names()
     named = {game: next((n for n, g in plays.items() if g is not None and stems[g] == stems[game]), "always-call")
              for game in chosen}  # the first hosted bot of the game (which ones are hosted depends on files present)

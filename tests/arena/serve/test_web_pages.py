@@ -1,19 +1,24 @@
 """The hosted arena's pages without a browser: what the session cookie is and
 when it stops working, where a login may send a person, forms from other
 sites, other people's matches, path tricks, the hand-history downloads a
-hold'em match offers, and tournament configs that are refused (each with one
-line)."""
+hold'em match offers, tournament configs that are refused (each with one
+line), and markup in what users write shown as text on every page."""
 
 from __future__ import annotations
 
+import json
+import secrets
+import time
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
 import pytest
+from markupsafe import escape  # the templates' escaping
 
 from arena.serve.httpkit import SESSION_COOKIE
 from arena.serve.config import ConfigError, load_config
-from arena.serve.store import Store
+from arena.serve.store import MatchRow, Store, User
+from arena.serve.tournaments import EXAMPLE, Tournaments
 from tests.arena.serve.service_process import TOURNAMENT, Service, agent, served  # noqa: F401 (a fixture)
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
@@ -129,3 +134,73 @@ def test_the_dask_address_tournaments_run_on(tmp_path: Path) -> None:
     config.write_text("dask = 8786\n")
     with pytest.raises(ConfigError, match=r"^dask: not a scheduler address \(tcp://HOST:8786\): 8786$"):
         load_config(config, {})
+
+
+#: What a page must show as text, never run (no slash: it goes in a URL's path too).
+SCRIPT = "<img src=x onerror=alert(1)>"
+
+
+def test_markup_that_users_write_is_text_on_every_page(served: Service) -> None:
+    """A bot's name and a match's error (as a store could hold them), a
+    tournament's game, submitter and output, a path, a query, a refused form and
+    a refused config, each holding a script: every page shows it escaped."""
+    store = Store(served.data)
+    user, token = store.add_user("mallory", admin=True)
+    match_id = secrets.token_hex(8)
+    store.add_match(MatchRow(match_id, user.id, "kuhn", SCRIPT, 2, 1, False, "aborted", None, (), 0, None, None,
+                             time.time(), None))
+    store.update_match(match_id, error=SCRIPT)
+    store.close()
+    tournament_id = secrets.token_hex(8)
+    folder = served.data / "tournaments" / tournament_id
+    folder.mkdir(parents=True)
+    (folder / "status.json").write_text(json.dumps({
+        "id": tournament_id, "by": SCRIPT, "game": SCRIPT, "bots": 2, "status": "finished",
+        "submitted": time.time(), "finished": time.time(), "exit_status": 0,
+    }))
+    (folder / "stdout.txt").write_text(SCRIPT)
+    cookie = session(log_in(served, token)[1])
+    pages = {
+        "lobby": served.request("GET", "/", headers=cookie),
+        "match": served.request("GET", f"/matches/{match_id}", headers=cookie),
+        "admin": served.request("GET", "/admin", headers=cookie),
+        "tournament": served.request("GET", f"/tournaments/{tournament_id}", headers=cookie),
+        "a path": served.request("GET", "/matches/" + quote(SCRIPT, safe=""), headers=cookie),
+        "a query": served.request("GET", "/leaderboard?" + urlencode({"game": SCRIPT}), headers=cookie),
+        "the login's next": served.request("GET", "/login?" + urlencode({"next": "/" + SCRIPT})),
+        "a refused table": served.request("POST", "/tables", headers={**cookie, **FORM},
+                                          raw=urlencode({"game": "kuhn", "opponent": SCRIPT, "hands": "2"}).encode()),
+        "a refused config": served.request("POST", "/admin/tournaments", headers={**cookie, **FORM},
+                                           raw=urlencode({"config": SCRIPT}).encode()),
+    }
+    for name, (status, _, page) in pages.items():
+        assert status in (200, 400, 404), (name, status)
+        assert b"<img" not in page and b"&lt;img src=x onerror=alert(1)&gt;" in page, (name, page)
+    bob = session(log_in(served, served.tokens["bob"])[1])
+    status, _, page = served.request("GET", f"/tournaments/{tournament_id}", headers=bob)
+    assert status == 200 and b'id="tournament-status"' in page and b'id="tournament-output"' not in page  # an admin's
+
+
+def test_a_refused_table_or_config_comes_back_in_place(served: Service) -> None:
+    """The lobby's form and the admin's box come back as they were filled, the reason beside them."""
+    cookie = session(log_in(served, served.tokens["alice"])[1])
+    status, _, page = served.request("POST", "/tables", headers={**cookie, **FORM},
+                                     raw=b"game=kuhn&opponent=leduc-cfr&hands=7")
+    assert status == 400
+    assert b'<p class="error" id="error">bot leduc-cfr plays leduc, not kuhn</p>' in page
+    assert b'<option value="kuhn" data-stem="kuhn.limit.2p" selected>Kuhn poker</option>' in page
+    assert b'id="hands" value="7"' in page and b'<h2>Sit at a table</h2>' in page
+    config = 'game = "kuhn"\nhands = 20\n'
+    status, _, page = served.request("POST", "/admin/tournaments", headers={**cookie, **FORM},
+                                     raw=urlencode({"config": config}).encode())
+    assert status == 400 and b'<p class="error" id="error">seed: missing (a whole number)</p>' in page
+    assert str(escape(config)).encode() + b"</textarea>" in page
+    status, _, page = served.request("GET", "/admin", headers=cookie)  # at first the box holds the example
+    assert status == 200 and str(escape(EXAMPLE)).encode() + b"</textarea>" in page
+
+
+def test_the_admins_example_is_a_tournament_the_service_takes(tmp_path: Path) -> None:
+    tournaments = Tournaments(tmp_path, None)
+    admin = User(1, "alice", True, False, 0.0)
+    status = tournaments.submit(admin, EXAMPLE.encode())
+    assert (status["game"], status["bots"], status["status"]) == ("leduc", 3, "queued")
