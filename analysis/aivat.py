@@ -79,7 +79,7 @@ from strategies.imaginary import (
     replay_hand,
 )
 
-__all__ = ["Aivat", "AivatError", "EquityValues", "ExpectedDeal", "TreeValues", "ValueFunction", "aivat"]
+__all__ = ["Aivat", "AivatError", "EquityValues", "ExpectedDeal", "TreeValues", "ValueFunction", "aivat", "terminal_payoffs"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -292,6 +292,23 @@ class TreeValues:
         return column
 
 
+def terminal_payoffs(
+    holdings: npt.NDArray[np.int8], position: int, final: State, board: tuple[int, ...], theirs: tuple[int, ...]
+) -> FloatArray:
+    """The rules' payoff of each of ``holdings`` (ours) at the finished hand
+    ``final`` against the opponent's ``theirs``: what AIVAT averages over our
+    final range (here and in :mod:`analysis.recorded_values`)."""
+    if not final.is_showdown():
+        return np.full(len(holdings), float(final.values()[position]))
+    from poker.evaluate import rank_hands, showdown_values
+
+    ranks = np.asarray(showdown_values(holdings, board), dtype=np.int32)
+    their_rank = int(rank_hands(np.array([theirs + board], dtype=np.int8))[0])
+    win, tie, lose = (float(final.values(list(r))[position]) for r in rank_cases(position))
+    out: FloatArray = np.where(ranks > their_rank, win, np.where(ranks == their_rank, tie, lose))
+    return out
+
+
 @dataclass(frozen=True)
 class Aivat:
     """Per-hand AIVAT terms (``float64[n]``), our chips per hand.
@@ -361,15 +378,7 @@ class _Estimator:
 
     def terminal(self, position: int, final: State, board: tuple[int, ...], theirs: tuple[int, ...]) -> FloatArray:
         """The rules' payoff of every holding of ours at a finished hand."""
-        if not final.is_showdown():
-            return np.full(len(self.holdings), float(final.values()[position]))
-        from poker.evaluate import rank_hands, showdown_values
-
-        ranks = np.asarray(showdown_values(self.holdings, board), dtype=np.int32)
-        their_rank = int(rank_hands(np.array([theirs + board], dtype=np.int8))[0])
-        win, tie, lose = (float(final.values(list(r))[position]) for r in rank_cases(position))
-        out: FloatArray = np.where(ranks > their_rank, win, np.where(ranks == their_rank, tie, lose))
-        return out
+        return terminal_payoffs(self.holdings, position, final, board, theirs)
 
     def hand(
         self, where: str, position: int, betting: str, hole: Sequence[Sequence[int]], board: tuple[int, ...], raw: float
