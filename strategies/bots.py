@@ -368,9 +368,10 @@ def _game(bot: Bot) -> Game:
         raise BotError(f"bot {bot.name!r}: {error}") from None
 
 
-def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> Strategy:
+def load_bot(bot: Bot, game: Game, *, seed: int | None = None, record: str | None = None) -> Strategy:
     """``bot`` seated in ``game``: its file played by its agent (the equilibrium
-    agent, or continual re-solving with the file as its leaves' blueprint).
+    agent, or continual re-solving with the file as its leaves' blueprint;
+    ``record`` is then its ``record=PATH``, :mod:`strategies.resolve.recording`).
 
     Raises:
         BotError: another game, or not built (naming the command that builds it).
@@ -389,7 +390,7 @@ def load_bot(bot: Bot, game: Game, *, seed: int | None = None) -> Strategy:
     if bot.agent == "resolve":
         from strategies.resolve.agent import resolve_from_blueprint
 
-        return resolve_from_blueprint(game, path, seed=seed)
+        return resolve_from_blueprint(game, path, seed=seed, record=record)
     try:
         table = load_table(path)
     except (StrategyFileError, OSError) as error:
@@ -480,7 +481,9 @@ def describe(bot: Bot) -> dict[str, Any]:
 
 def _factory(bot: Bot) -> Factory:
     def make(game: Game, options: Options, *, seed: int | None) -> Strategy:
-        return load_bot(bot, game, seed=seed)
+        # A re-solving bot records its own values for AIVAT on request (``hunl-modicum:record=PATH``).
+        record = options.text("record", None, meta="PATH") if bot.agent == "resolve" else None
+        return load_bot(bot, game, seed=seed, record=record)
 
     return make
 

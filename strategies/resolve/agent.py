@@ -61,6 +61,7 @@ from strategies.base import Options, PublicState, Strategy, StrategyError, on_co
 from strategies.cfr.tree.public import MAX_ENTRIES, BettingAbstraction, NodeKind, TreeError, board_key, tree_actions
 from strategies.resolve.blas import one_blas_thread
 from strategies.resolve.lookahead import build_lookahead, checked_down, lookahead_abstraction, parse_sizes
+from strategies.resolve.recording import ValueRecorder
 
 if TYPE_CHECKING:  # the solver (numba) is imported on the first re-solve, not when strategies register
     from strategies.resolve.continuations import ContinuationLeaves
@@ -130,6 +131,9 @@ class ResolvingStrategy(Strategy):
             each depth limit is the opponent's pick among K continuations of a
             blueprint, and the values carried across the deal are its values
             on the deal that came; ``evaluator`` values the streets before.
+        record: append each hand's policies and values to this file as the
+            hand ends (:mod:`strategies.resolve.recording`: AIVAT with the
+            agent's own values); None (the default) records nothing.
     """
 
     name = "resolve"
@@ -150,6 +154,7 @@ class ResolvingStrategy(Strategy):
         evaluator: Evaluator | None = None,
         max_boards: int = DEFAULT_MAX_BOARDS,
         continuations: ContinuationLeaves | None = None,
+        record: str | Path | None = None,
     ) -> None:
         _two_players(game)
         one_blas_thread()
@@ -184,6 +189,7 @@ class ResolvingStrategy(Strategy):
         self._cache: dict[tuple[int, str, tuple[int, ...]], Resolution | None] = {}
         #: Wall seconds of every re-solve this agent ran, lookahead build included (root solve too).
         self.solve_seconds: list[float] = []
+        self.recorder = None if record is None else ValueRecorder(game, record)
 
     # -- re-solving --------------------------------------------------------------------
 
@@ -337,6 +343,16 @@ class ResolvingStrategy(Strategy):
         kept = {key: self._cache[key] for key in first_street[-CACHED_FIRST_STREET:]}
         self._cache.clear()
         self._cache.update(kept)
+        if self.recorder is not None:
+            self.recorder.begin(view, self.root_solve(view.viewer))
+
+    def observe(self, view: MatchState) -> None:
+        if self.recorder is not None:
+            self.recorder.observe(view)
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
 
     def act(self, view: MatchState) -> Action:
         state = view.state
@@ -348,8 +364,10 @@ class ResolvingStrategy(Strategy):
         actions = resolved.tree.actions(0)
         total = float(row.sum())
         chosen = int(self._rng.choice(len(actions), p=row / total)) if total > 0 else 0
-        action = actions[chosen]
-        return action if state.is_legal(action) else CALL
+        action = actions[chosen] if state.is_legal(actions[chosen]) else CALL
+        if self.recorder is not None:
+            self.recorder.decision(state, tuple(view.board[: self.game.total_board_cards(state.round)]), resolved, action)
+        return action
 
     def actions(self, state: State) -> tuple[Action, ...]:
         """The actions the agent may take in ``state`` (its lookahead's root
@@ -633,6 +651,7 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
     cap_text = options.text("max_seconds", None, meta="S")
     model = options.text("model", None, meta="PATH")
     boards_text = options.text("boards", default_boards, meta="K") or default_boards
+    record = options.text("record", None, meta="PATH")
     try:
         iterations = int(iterations_text)
         seconds = float(seconds_text)
@@ -692,22 +711,25 @@ def _parse(game: Game, options: Options, seed: int | None) -> ResolvingStrategy:
         game, sizes=sizes, iterations=iterations, preflop_iterations=preflop_iterations, root_iterations=root_iterations,
         river_iterations=river_iterations, discount=DISCOUNTED_CFR if solver == "dcfr" else None, seconds=seconds, seed=seed,
         max_seconds=max_seconds, evaluator=evaluator, max_boards=boards,
-        continuations=leaves,
+        continuations=leaves, record=record,
     )  # fmt: skip
     agent.warm_up()  # before any dealer's clock: a seat is built before the dealer listens
     return agent
 
 
-def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = None) -> ResolvingStrategy:
+def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = None, record: str | None = None) -> ResolvingStrategy:
     """``resolve:evaluator=continuations`` with its other defaults, its leaves
     from the blueprint at ``path`` (given apart from a spec string, which a path
     with a comma would break): how the named bot ``hunl-modicum`` plays its file
     (:mod:`strategies.bots`).
 
+    ``record`` is the ``record=PATH`` option (:class:`ResolvingStrategy`).
+
     Raises:
-        StrategyError: the file is not a blueprint of ``game`` (one line).
+        StrategyError: the file is not a blueprint of ``game``, or ``record`` cannot be opened (one line).
     """
-    return _parse(game, Options("resolve", {"evaluator": "continuations", "blueprint": str(path)}), seed)
+    options = {"evaluator": "continuations", "blueprint": str(path)} | ({} if record is None else {"record": record})
+    return _parse(game, Options("resolve", options), seed)
 
 
 @register(
@@ -725,7 +747,8 @@ def resolve_from_blueprint(game: Game, path: str | Path, *, seed: int | None = N
     " blueprint's values with preflop=blueprint, preflop_blend=W of them and the rest equity's, default 1;"
     " within_bucket=W adds W x each hand's showdown spread within its blueprint bucket, default 0);"
     " max_seconds=S stops a re-solve of those streets' iterations after S seconds (default none: play then depends on"
-    " the machine's speed where the cap is reached);"
+    " the machine's speed where the cap is reached); record=PATH appends each hand's policies and values to PATH"
+    " (AIVAT with the agent's own values, analysis/recorded_values.py);"
     " where the exact lookahead does not fit (hold'em) the defaults are evaluator=continuations where a blueprint"
     " ships (HUNL), else equity, iterations=100, solver=dcfr, boards=32 (pre-flop and with one card to come: every board)",
 )

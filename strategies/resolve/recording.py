@@ -1,0 +1,240 @@
+"""What the re-solving agent knew at each of its decisions, written while it plays.
+
+AIVAT (Burch, Schmid, Moravčík, Morrill & Bowling 2018, "AIVAT: A New Variance
+Reduction Technique for Agent Evaluation in Imperfect Information Games") with a
+re-solving bot's own values, as DeepStack's evaluation ran it, needs at each of
+the bot's decisions its policy for its whole range and the values of every
+action it could take, and at each deal of board cards the values of every deal
+that could have come. The bot computes all of them while it plays; re-solving
+the hand again to score a match (:meth:`ResolvingStrategy.policy`) costs what
+the match cost. So the agent, given ``record=PATH``, appends one msgpack record
+per hand to PATH as the hand ends (flushed then: a killed match keeps its
+finished hands), read back by :mod:`analysis.recorded_values`.
+
+A record is a map: ``hand`` (the dealer's hand id), ``position`` (the agent's),
+``holdings`` (the number of private hands ``H``, rows of
+:func:`poker.deal.private_hands`) and ``points``, in the order they happened,
+each a map with ``kind``, ``betting`` (the betting string where it happens),
+``board`` (the cards dealt before it, dealing order) and ``values`` ``[K, H]``:
+for each of the point's K outcomes and each holding ``o`` of the opponent, our
+value in chips below the outcome against ``o``, over our range there,
+
+    ``V̄(o) = −c(o) / Σ_{h misses o} r(h)``,
+
+``c`` the opponent's counterfactual values in the re-solve (its chips summed
+over our reach ``r`` below the outcome: in a zero-sum game minus ours), 0 where
+no holding of ours that misses ``o`` gets there (zlib-compressed float16,
+little-endian: HUNL's pots fit its range, within 0.05 %). Kinds:
+
+* ``"root"``: the hand's root solve (both ranges uniform), one outcome.
+* ``"decision"``: one of our decisions: ``actions`` (ACPC action texts, the
+  lookahead's root actions, the outcomes) and ``policy`` ``[H, A]`` (zlib
+  float32), the re-solve's average strategy of every holding of ours (what
+  :meth:`act` drew from).
+* ``"chance"``: a deal of board cards with betting still to come, whose chance
+  node is in our last re-solve's lookahead (below our last action and the
+  opponent's actions since): ``deals`` every set of cards the deal could
+  bring (each round's cards ascending; those that hold one of ``o``'s cards
+  have value 0 for it), ``r`` our reach at the node without the holdings the
+  deal blocks. Recorded only where there are at most :data:`MAX_DEALS` deals
+  (HUNL's turn and river, not its flop): a rule of the game and the round,
+  never of the cards that came.
+
+Every number was computed before the event it describes (a deal's values by
+the lookahead solved before the cards came, an action's before it was drawn),
+from the public history only: the control variates built on them keep mean
+zero. Values of the opponent's holdings, not of ours: they hold the
+opponent's actual cards' part of the variance, which ours (against its range)
+cannot see (:mod:`analysis.recorded_values` says how they become AIVAT's terms).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, Final
+
+import msgpack
+import numpy as np
+import numpy.typing as npt
+
+from poker.deal import private_hands
+from poker.gamedef import Game
+from poker.protocol import MatchState
+from poker.state import Action, State
+from strategies.base import StrategyError
+from strategies.cfr.tree.public import NodeKind, board_key
+
+if TYPE_CHECKING:
+    from strategies.resolve.resolver import Resolution
+
+__all__ = ["MAX_DEALS", "RECORD_FORMAT", "ValueRecorder", "per_range"]
+
+#: The most deals a chance point records (one float32 vector per deal): HUNL's
+#: turn (49 cards) and river (48), not its flop (19,600 flops: 100 MB a hand).
+MAX_DEALS: Final = 64
+#: The ``format`` of every record (a reader refuses another).
+RECORD_FORMAT: Final = "resolve-values/1"
+#: Our reach below which an outcome counts as out of our range.
+_TINY: Final = 1e-12
+
+
+def _floats(array: npt.NDArray[np.float64], dtype: str = "<f2") -> bytes:
+    return zlib.compress(np.ascontiguousarray(array, dtype=dtype).tobytes(), 1)
+
+
+def per_range(counterfactual: npt.NDArray[np.float64], reach: npt.NDArray[np.float64], compatible: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """Our value in chips against each holding of the opponent, ``[K, H]``, from
+    its counterfactual values ``[K, H]`` summed over our reach ``[K, H]`` below
+    each of K outcomes (module docstring); ``compatible[h, o]`` 1 where the
+    holdings share no card."""
+    mass = reach @ compatible
+    out: npt.NDArray[np.float64] = np.where(mass > _TINY, -counterfactual / np.where(mass > _TINY, mass, 1.0), 0.0)
+    return out
+
+
+@dataclass
+class _Hand:
+    """One hand being recorded: its points, and where the last re-solve's
+    lookahead has got to (``source`` and ``node``: None once the opponent left it)."""
+
+    hand_id: int
+    position: int
+    points: list[dict[str, object]] = field(default_factory=list)
+    source: Resolution | None = None
+    node: int = 0
+    reach: npt.NDArray[np.float64] | None = None  # ours at ``node``, in ``source``'s units
+    state: State | None = None
+
+
+class ValueRecorder:
+    """Appends each hand's record to ``path`` (module docstring). The agent calls
+    :meth:`begin` at a hand's start, :meth:`decision` at each of its actions and
+    :meth:`observe` with every state the dealer sends; the record is written when
+    a state shows the hand over.
+
+    Raises:
+        StrategyError: ``path`` cannot be opened for appending (one line).
+    """
+
+    def __init__(self, game: Game, path: str | Path) -> None:
+        self.game = game
+        self.path = Path(path)
+        try:
+            self._file: BinaryIO | None = self.path.open("ab")
+        except OSError as error:
+            raise StrategyError(f"strategy 'resolve': record={path}: {error.strerror or error}") from None
+        self._hand: _Hand | None = None
+        bits = np.array([sum(1 << int(c) for c in h) for h in private_hands(game)], dtype=np.uint64)
+        self._bits = bits
+        self._compatible = ((bits[:, None] & bits[None, :]) == 0).astype(np.float64)
+        deck = sorted(game.deck())
+        self._deals = {
+            round_: [tuple(cards) for cards in itertools.combinations(deck, game.num_board_cards[round_])]
+            for round_ in range(1, game.num_rounds)
+            if game.num_board_cards[round_] and math.comb(len(deck), game.num_board_cards[round_]) <= MAX_DEALS
+        }
+        #: Hands written.
+        self.hands = 0
+
+    def begin(self, view: MatchState, root: Resolution) -> None:
+        """A hand starts; ``root`` is the root solve for our position."""
+        hand = _Hand(view.hand_id, view.viewer, state=State(self.game))
+        values = per_range(root.br_values[1 - view.viewer, 0][None, :], root.ranges[view.viewer][None, :], self._compatible)
+        hand.points.append({"kind": "root", "betting": "", "board": [], "values": _floats(values)})
+        self._hand = hand
+
+    def decision(self, state: State, board: tuple[int, ...], resolved: Resolution, action: Action) -> None:
+        """Our decision at ``state``: the re-solve ``resolved`` we drew ``action`` from."""
+        hand = self._hand
+        if hand is None:
+            return
+        tree = resolved.tree
+        actions = tree.actions(0)
+        children = [int(tree.action_child[0, a]) for a in range(len(actions))]
+        policy = resolved.root_policy()
+        reach = resolved.ranges[resolved.position][None, :] * policy.T  # [A, H]
+        values = per_range(resolved.br_values[1 - resolved.position, children], reach, self._compatible)
+        hand.points.append(
+            {"kind": "decision", "betting": state.betting_string(), "board": list(board), "actions": [str(a) for a in actions],
+             "policy": _floats(policy, "<f4"), "values": _floats(values)}
+        )  # fmt: skip
+        if action in actions:
+            hand.source, hand.node, hand.reach = resolved, children[actions.index(action)], reach[actions.index(action)]
+        else:
+            hand.source = None
+
+    def observe(self, view: MatchState) -> None:
+        """Follow the actions since the last state: the opponent's along the
+        lookahead, a deal with betting to come recorded (:meth:`_chance`), the
+        record written when the hand is over."""
+        hand = self._hand
+        if hand is None or hand.state is None or view.hand_id != hand.hand_id:
+            return
+        state = hand.state
+        target = view.state
+        for round_ in range(state.round, target.round + 1):
+            for action in target.actions[round_][len(state.actions[round_]) if round_ == state.round else 0 :]:
+                if state.current_player() != hand.position:
+                    self._follow(hand, action)
+                after = state.apply(action)
+                if after.round > state.round and not after.finished:
+                    self._chance(hand, after, tuple(view.board[: self.game.total_board_cards(after.round)]))
+                state = after
+        hand.state = state
+        if state.finished:
+            self._write(hand)
+            self._hand = None
+
+    def _follow(self, hand: _Hand, action: Action) -> None:
+        source = hand.source
+        if source is None:
+            return
+        tree = source.tree
+        node = hand.node
+        if tree.kind[node] == NodeKind.DECISION and action in tree.actions(node):
+            hand.node = int(tree.action_child[node, tree.actions(node).index(action)])
+        else:
+            hand.source = None
+
+    def _chance(self, hand: _Hand, state: State, board: tuple[int, ...]) -> None:
+        """The deal that brought ``board`` at ``state``: every deal's values at the
+        lookahead's chance node, where it has one and the deals are few."""
+        from strategies.resolve.street_tree import StreetTree
+
+        source, node, round_ = hand.source, hand.node, state.round
+        hand.source = None  # the next re-solve starts from the new street
+        deals = self._deals.get(round_)
+        if source is None or deals is None or hand.reach is None:
+            return
+        tree = source.tree
+        if not (tree.kind[node] == NodeKind.CHANCE or (isinstance(tree, StreetTree) and tree.is_pick(node))):
+            return
+        seen = board[: self.game.total_board_cards(round_ - 1)]
+        possible = [d for d in deals if not set(d) & set(seen)]
+        counterfactual = np.stack([source.values_after_chance(node, board_key(self.game, seen + d, round_))[1] for d in possible])
+        dealt = np.array([sum(1 << c for c in d) for d in possible], dtype=np.uint64)
+        blocks = (self._bits[None, :] & dealt[:, None]) != 0  # [D, H]: holdings that hold a card of the deal
+        values = per_range(counterfactual, np.where(blocks, 0.0, hand.reach[None, :]), self._compatible)
+        values[blocks] = 0.0  # the opponent cannot hold a card the deal brought
+        hand.points.append(
+            {"kind": "chance", "betting": state.betting_string(), "board": list(seen), "deals": [list(d) for d in possible],
+             "values": _floats(values)}
+        )  # fmt: skip
+
+    def _write(self, hand: _Hand) -> None:
+        if self._file is None:
+            return
+        record = {"format": RECORD_FORMAT, "hand": hand.hand_id, "position": hand.position, "points": hand.points}
+        self._file.write(msgpack.packb(record, use_bin_type=True))
+        self._file.flush()
+        self.hands += 1
+
+    def close(self) -> None:
+        """The match is over: close the file (an unfinished hand is not written)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None

@@ -1,0 +1,178 @@
+"""AIVAT with the re-solving agent's own recorded values (analysis/recorded_values.py).
+
+No-limit Leduc, the same code path as HUNL's ``hunl-modicum`` (the agent records
+while it plays through the hooks the agent client calls; the estimator reads the
+file): the agent is deterministic given the public history, so its exact value
+against always-call is a sum over every deal, and the AIVAT mean over seeded
+hands contains it. A record whose policy gives the action taken probability 0,
+or that belongs to another hand, is refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from collections.abc import Sequence
+from fractions import Fraction
+from pathlib import Path
+
+import msgpack
+import numpy as np
+import pytest
+
+import strategies  # noqa: F401  (registers the built-in strategies)
+from analysis.aivat import AivatError
+from analysis.hands import NO_SEED, Hands
+from analysis.recorded_values import read_values, recorded_aivat
+from poker.deal import Dealer
+from poker.gamedef import Game, load_game
+from poker.protocol import view_of
+from poker.hand_rank import hand_values
+from poker.state import CALL, State
+from poker.stats import mean_ci
+from strategies.base import Strategy, make_strategy
+from strategies.resolve.agent import ResolvingStrategy
+
+LEDUC_NL = load_game("leduc.nolimit.2p")
+
+
+def play(game: Game, players: Sequence[Strategy], num_hands: int, *, seed: int) -> Hands:
+    """``num_hands`` hands through the agents' hooks as the agent client calls
+    them (players alternate positions), as a :class:`Hands` table."""
+    dealer = Dealer(game, seed=seed)
+    hole = np.empty((num_hands, 2, game.num_hole_cards), dtype=np.int8)
+    board = np.full((num_hands, sum(game.num_board_cards)), -1, dtype=np.int8)
+    values = np.empty((num_hands, 2))
+    seats = np.empty((num_hands, 2), dtype=np.int32)
+    betting = []
+    for h in range(num_hands):
+        deal = dealer.next_hand()
+        seat_of = [(p - h) % 2 for p in range(2)]  # position -> player
+        state = State(game)
+        for p in range(2):
+            players[seat_of[p]].new_hand(view_of(state, deal, hand_id=h, viewer=p))
+        while True:
+            for p in range(2):
+                players[seat_of[p]].observe(view_of(state, deal, hand_id=h, viewer=p))
+            if state.finished:
+                break
+            mover = state.current_player()
+            state = state.apply(players[seat_of[mover]].act(view_of(state, deal, hand_id=h, viewer=mover)))
+        shown = sum(game.num_board_cards) if state.is_showdown() else game.total_board_cards(state.round)
+        values[h] = [float(v) for v in hand_values(state, deal.hole, deal.board[:shown])]
+        hole[h], board[h, :shown], seats[h] = deal.hole, deal.board[:shown], seat_of
+        betting.append(state.betting_string())
+    ids = np.arange(num_hands, dtype=np.int64)
+    return Hands(game, "in-process", ids, values, ("bot", "caller"), seats, hole, board, tuple(betting), ids, np.full(num_hands, NO_SEED))
+
+
+def exact_against_caller(agent: ResolvingStrategy, game: Game) -> float:
+    """The agent's chips per hand against always-call, over both positions: its
+    policy at every public state it reaches (its re-solves), every deal."""
+
+    def walk(state: State, position: int, hole: tuple[tuple[int, ...], ...], board: tuple[int, ...], hand: int) -> Fraction:
+        if state.finished:
+            shown = board if state.is_showdown() else board[: game.total_board_cards(state.round)]
+            return Fraction(hand_values(state, hole, shown)[position])
+        if state.current_player() != position:
+            return walk(state.apply(CALL), position, hole, board, hand)
+        resolved = agent.resolution(state, board[: game.total_board_cards(state.round)])
+        assert resolved is not None
+        row = resolved.root_policy()[hand]
+        total = Fraction(0)
+        for action, p in zip(resolved.tree.actions(0), row / row.sum(), strict=True):
+            if p > 0:
+                played = action if state.is_legal(action) else CALL
+                total += Fraction(float(p)) * walk(state.apply(played), position, hole, board, hand)
+        return total
+
+    deck = sorted(game.deck())
+    value = Fraction(0)
+    count = 0
+    for ours, theirs, flop in itertools.permutations(deck, 3):
+        for position in (0, 1):
+            hole = ((ours,), (theirs,)) if position == 0 else ((theirs,), (ours,))
+            hand = agent._hand_row[(ours,)]
+            value += walk(State(game), position, hole, (flop,), hand)
+            count += 1
+    return float(value / count)
+
+
+@pytest.fixture(scope="module")
+def leduc_match(tmp_path_factory: pytest.TempPathFactory) -> tuple[Hands, Path, ResolvingStrategy]:
+    path = tmp_path_factory.mktemp("recorded") / "bot.values.msgpack"
+    agent = make_strategy(f"resolve:iterations=100,record={path}", LEDUC_NL, seed=3)
+    assert isinstance(agent, ResolvingStrategy)
+    hands = play(LEDUC_NL, [agent, make_strategy("always-call", LEDUC_NL, seed=1)], 400, seed=5)
+    agent.close()
+    return hands, path, agent
+
+
+def test_one_record_per_hand_with_its_points(leduc_match: tuple[Hands, Path, ResolvingStrategy]) -> None:
+    hands, path, _ = leduc_match
+    records = read_values(path, LEDUC_NL)
+    assert sorted(records) == list(range(400))
+    first = records[0]  # position 0 acts first: root, its decision, ..., the round's deal with all 6 cards
+    assert first.position == 0 and first.points[0].kind == "root" and first.points[1].kind == "decision"
+    chances = [p for r in records.values() for p in r.points if p.kind == "chance"]
+    assert chances and all(len(p.outcomes) == 6 for p in chances)
+
+
+def test_leduc_estimate_contains_the_exact_value(leduc_match: tuple[Hands, Path, ResolvingStrategy]) -> None:
+    hands, path, agent = leduc_match
+    exact = exact_against_caller(agent, LEDUC_NL)
+    terms = recorded_aivat(hands, "bot", read_values(path, LEDUC_NL))
+    raw, estimate = mean_ci(terms.raw), mean_ci(terms.estimate)
+    assert abs(raw.mean - exact) <= raw.half_width
+    assert abs(estimate.mean - exact) <= estimate.half_width
+    assert estimate.half_width < raw.half_width
+    assert np.array_equal(terms.raw, hands.values[np.arange(400), [0 if h % 2 == 0 else 1 for h in range(400)]])
+
+
+def _rewritten(path: Path, out: Path, change: object) -> None:
+    records = list(msgpack.Unpacker(path.open("rb"), raw=False))
+    for record in records:
+        change(record)  # type: ignore[operator]
+    out.write_bytes(b"".join(msgpack.packb(r, use_bin_type=True) for r in records))
+
+
+def test_a_zero_probability_for_the_action_taken_is_refused(
+    leduc_match: tuple[Hands, Path, ResolvingStrategy], tmp_path: Path
+) -> None:
+    hands, path, _ = leduc_match
+
+    def zero_first_decision(record: dict[str, object]) -> None:
+        points = record["points"]
+        assert isinstance(points, list)
+        decision = points[1]
+        policy = np.frombuffer(zlib.decompress(decision["policy"]), dtype="<f4").reshape(6, -1).copy()
+        policy[:, :] = 0.0
+        policy[:, -1] = 1.0  # every holding all-in: the first hand's action (a call or a pot raise) had probability 0
+        decision["policy"] = zlib.compress(policy.tobytes())
+
+    wrong = tmp_path / "wrong.msgpack"
+    _rewritten(path, wrong, zero_first_decision)
+    first = hands.betting[0]
+    assert not first.startswith("r1200")
+    with pytest.raises(AivatError, match="probability 0"):
+        recorded_aivat(hands, "bot", read_values(wrong, LEDUC_NL))
+
+
+def test_a_record_of_another_hand_is_refused(leduc_match: tuple[Hands, Path, ResolvingStrategy]) -> None:
+    hands, path, _ = leduc_match
+    records = read_values(path, LEDUC_NL)
+    swapped = dict(records)
+    swapped[0], swapped[1] = records[1], records[0]
+    with pytest.raises(AivatError, match="position"):
+        recorded_aivat(hands, "bot", swapped)
+    with pytest.raises(AivatError, match="no recorded values for hand 7"):
+        recorded_aivat(hands, "bot", {h: r for h, r in records.items() if h != 7})
+
+
+def test_not_a_file_of_recorded_values(tmp_path: Path) -> None:
+    other = tmp_path / "other.msgpack"
+    other.write_bytes(msgpack.packb({"format": "something else"}))
+    with pytest.raises(AivatError, match="not a resolve-values/1 record"):
+        read_values(other, LEDUC_NL)
+    with pytest.raises(AivatError, match="No such file"):
+        read_values(tmp_path / "missing.msgpack", LEDUC_NL)
