@@ -1,0 +1,91 @@
+"""The sandboxed seat (:class:`arena.match.Sandboxed`) in the one match path:
+a submitted agent plays inside its sandbox, hand for hand as the same
+strategy in-process; one that prints without bound leaves bounded files and is
+ended with its seating; one that cannot be confined is never run and is
+blamed with the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from arena.match import KEEP_BYTES, InProcess, Seat, run_seating
+from arena.match.seats import Sandboxed
+from dealer.server import MatchConfig
+from poker.gamedef import load_game
+from strategies.base import Spec
+from tests.sandbox.harness import NEEDS_SANDBOX, make_agent
+
+pytestmark = NEEDS_SANDBOX
+
+HANDS = 20
+KUHN = load_game("kuhn")
+
+#: An ACPC client of Kuhn poker with the standard library: it checks or calls
+#: whenever it is its turn (position 0 acts first; the betting goes on after
+#: "", "c", "r" and "cr").
+ALWAYS_CALL = """
+dealer = socket.create_connection((HOST, PORT))
+dealer.sendall(b"VERSION:2.0.0\\r\\n")
+for raw in dealer.makefile("rb"):
+    line = raw.decode().strip()
+    if line.startswith("MATCHSTATE:"):
+        _, position, _, betting, _ = line.split(":", 4)
+        if betting in ("", "c", "r", "cr") and len(betting) % 2 == int(position):
+            dealer.sendall((line + ":c\\r\\n").encode())
+"""
+
+
+def config(run_dir: Path, **extra: object) -> MatchConfig:
+    run_dir.mkdir()
+    options: dict[str, object] = {"t_response_ms": 10_000, "start_timeout_ms": 30_000, **extra}
+    return MatchConfig(
+        match_name="match", game=KUHN, game_path="kuhn", num_hands=HANDS, seed=3,
+        names=("raiser", "caller"), log_dir=run_dir, quiet=True, **options,  # type: ignore[arg-type]
+    )
+
+
+def raiser() -> InProcess:
+    return InProcess(Spec.parse("always-raise"), seed=1)
+
+
+def states(run_dir: Path) -> list[str]:
+    return [line for line in (run_dir / "match.log").read_text().splitlines() if line.startswith("STATE")]
+
+
+async def test_a_sandboxed_agent_plays_as_the_same_strategy_in_process(world: Path, tmp_path: Path) -> None:
+    agent = make_agent(world, "caller", ALWAYS_CALL)
+    seats: tuple[Seat, Seat] = (raiser(), Sandboxed(agent))
+    sandboxed = await run_seating(config(tmp_path / "sandboxed"), seats)
+    local = await run_seating(config(tmp_path / "local"), (raiser(), InProcess(Spec.parse("always-call"), seed=2)))
+    assert sandboxed.result is not None and local.result is not None
+    assert sandboxed.result.aborted is None and sandboxed.result.hands_played == HANDS
+    assert sandboxed.result.totals == local.result.totals and sandboxed.result.totals[0] != 0
+    assert sandboxed.ends == () and sandboxed.culprits() == {}
+    assert len(states(tmp_path / "sandboxed")) == HANDS and states(tmp_path / "sandboxed") == states(tmp_path / "local")
+
+
+async def test_an_agent_printing_without_bound_keeps_bounded_files_and_is_ended(world: Path, tmp_path: Path) -> None:
+    """It never connects, printing all the while: the dealer gives up on it
+    after its start timeout, and its seating ends it; its .std file holds its
+    first and last KEEP_BYTES and a line saying how much was dropped."""
+    agent = make_agent(world, "printer", "line = 'x' * 1023 + '\\n'\nwhile True:\n    sys.stdout.write(line)\n")
+    start = trio.current_time()
+    run = await run_seating(config(tmp_path / "run", start_timeout_ms=1500), (raiser(), Sandboxed(agent)), after_abort_s=0.5)
+    assert trio.current_time() - start < 10
+    assert run.result is not None and run.result.aborted is not None
+    assert 1 in run.culprits()
+    kept = (tmp_path / "run" / "match.player2.std").read_bytes()
+    head, dropped, tail = kept[:KEEP_BYTES], kept[KEEP_BYTES:-KEEP_BYTES], kept[-KEEP_BYTES:]
+    assert head == tail == (b"x" * 1023 + b"\n") * (KEEP_BYTES // 1024)
+    assert dropped.startswith(b"\n[arena: ") and dropped.endswith(f" bytes dropped here: only the first and the last {KEEP_BYTES} are kept]\n".encode())
+
+
+async def test_an_agent_that_cannot_be_confined_is_not_run_and_is_blamed(world: Path, tmp_path: Path) -> None:
+    agent = make_agent(world, "private", ALWAYS_CALL)
+    agent.chmod(0o700)
+    run = await run_seating(config(tmp_path / "run", start_timeout_ms=1000), (raiser(), Sandboxed(agent)), after_abort_s=0.5)
+    assert run.culprits() == {
+        1: f"could not be started: the agent runs as a uid of its own, and {agent} is not readable by every user"
+    }
