@@ -73,14 +73,15 @@ import numpy as np
 import numpy.typing as npt
 
 from analysis.aivat import Aivat, AivatError, terminal_payoffs
-from analysis.hands import Hands
+from analysis.hands import NO_SEED, Hands
 from analysis.importance import per_hand, player_positions
 from poker.deal import private_hands
 from poker.gamedef import Game
+from strategies.base import Strategy
 from strategies.imaginary import card_bits, check_value, holding_bits, replay_hand
 from strategies.resolve.recording import RECORD_FORMAT
 
-__all__ = ["HandValues", "Point", "read_values", "recorded_aivat"]
+__all__ = ["HandValues", "Point", "play_through_hooks", "read_values", "recorded_aivat"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -262,3 +263,42 @@ def recorded_aivat(hands: Hands, player: str | int | Sequence[int] | IntArray, r
             raise AivatError(f"{args[0]}: no recorded values for hand {int(hands.hand_id[i])}")
         out[i] = scorer.hand(record, *args)
     return Aivat(raw, out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(), out[:, 3].copy(), np.zeros(len(hands)))
+
+
+def play_through_hooks(game: Game, players: Sequence[Strategy], num_hands: int, *, seed: int, names: tuple[str, str] = ("bot", "other")) -> Hands:
+    """``num_hands`` hands between two strategies in this process, through the
+    hooks the agent client calls (``new_hand``, ``observe`` of every view,
+    ``act``; :func:`strategies.portfolio.play_hands`), as a :class:`Hands`
+    table: what a recording agent's values are scored against without a
+    dealer (tests, ``benchmarks/variance_hunl.py``). Players alternate
+    positions; cards come from ``Dealer(game, seed=seed)``; hand ids count from 0."""
+    from poker.deal import Dealer
+    from poker.hand_rank import hand_values
+    from poker.protocol import view_of
+    from poker.state import State
+
+    dealer = Dealer(game, seed=seed)
+    hole = np.empty((num_hands, 2, game.num_hole_cards), dtype=np.int8)
+    board = np.full((num_hands, sum(game.num_board_cards)), -1, dtype=np.int8)
+    values = np.empty((num_hands, 2))
+    seats = np.empty((num_hands, 2), dtype=np.int32)
+    betting = []
+    for h in range(num_hands):
+        deal = dealer.next_hand()
+        seat_of = [(p - h) % 2 for p in range(2)]  # position -> player
+        state = State(game)
+        for p in range(2):
+            players[seat_of[p]].new_hand(view_of(state, deal, hand_id=h, viewer=p))
+        while True:
+            for p in range(2):
+                players[seat_of[p]].observe(view_of(state, deal, hand_id=h, viewer=p))
+            if state.finished:
+                break
+            mover = state.current_player()
+            state = state.apply(players[seat_of[mover]].act(view_of(state, deal, hand_id=h, viewer=mover)))
+        shown = sum(game.num_board_cards) if state.is_showdown() else game.total_board_cards(state.round)
+        values[h] = [float(v) for v in hand_values(state, deal.hole, deal.board[:shown])]
+        hole[h], board[h, :shown], seats[h] = deal.hole, deal.board[:shown], seat_of
+        betting.append(state.betting_string())
+    ids = np.arange(num_hands, dtype=np.int64)
+    return Hands(game, "in-process", ids, values, names, seats, hole, board, tuple(betting), ids, np.full(num_hands, NO_SEED))

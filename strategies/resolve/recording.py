@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,19 +140,24 @@ class ValueRecorder:
         }
         #: Hands written.
         self.hands = 0
+        #: Wall seconds spent recording (values per range, every deal's values, writing): the overhead.
+        self.seconds = 0.0
 
     def begin(self, view: MatchState, root: Resolution) -> None:
         """A hand starts; ``root`` is the root solve for our position."""
+        start = time.perf_counter()
         hand = _Hand(view.hand_id, view.viewer, state=State(self.game))
         values = per_range(root.br_values[1 - view.viewer, 0][None, :], root.ranges[view.viewer][None, :], self._compatible)
         hand.points.append({"kind": "root", "betting": "", "board": [], "values": _floats(values)})
         self._hand = hand
+        self.seconds += time.perf_counter() - start
 
     def decision(self, state: State, board: tuple[int, ...], resolved: Resolution, action: Action) -> None:
         """Our decision at ``state``: the re-solve ``resolved`` we drew ``action`` from."""
         hand = self._hand
         if hand is None:
             return
+        start = time.perf_counter()
         tree = resolved.tree
         actions = tree.actions(0)
         children = [int(tree.action_child[0, a]) for a in range(len(actions))]
@@ -166,6 +172,7 @@ class ValueRecorder:
             hand.source, hand.node, hand.reach = resolved, children[actions.index(action)], reach[actions.index(action)]
         else:
             hand.source = None
+        self.seconds += time.perf_counter() - start
 
     def observe(self, view: MatchState) -> None:
         """Follow the actions since the last state: the opponent's along the
@@ -174,6 +181,7 @@ class ValueRecorder:
         hand = self._hand
         if hand is None or hand.state is None or view.hand_id != hand.hand_id:
             return
+        start = time.perf_counter()
         state = hand.state
         target = view.state
         for round_ in range(state.round, target.round + 1):
@@ -188,6 +196,7 @@ class ValueRecorder:
         if state.finished:
             self._write(hand)
             self._hand = None
+        self.seconds += time.perf_counter() - start
 
     def _follow(self, hand: _Hand, action: Action) -> None:
         source = hand.source

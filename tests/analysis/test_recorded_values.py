@@ -23,7 +23,7 @@ import pytest
 import strategies  # noqa: F401  (registers the built-in strategies)
 from analysis.aivat import AivatError
 from analysis.hands import NO_SEED, Hands
-from analysis.recorded_values import read_values, recorded_aivat
+from analysis.recorded_values import play_through_hooks as play, read_values, recorded_aivat
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
 from poker.protocol import view_of
@@ -34,36 +34,6 @@ from strategies.base import Strategy, make_strategy
 from strategies.resolve.agent import ResolvingStrategy
 
 LEDUC_NL = load_game("leduc.nolimit.2p")
-
-
-def play(game: Game, players: Sequence[Strategy], num_hands: int, *, seed: int) -> Hands:
-    """``num_hands`` hands through the agents' hooks as the agent client calls
-    them (players alternate positions), as a :class:`Hands` table."""
-    dealer = Dealer(game, seed=seed)
-    hole = np.empty((num_hands, 2, game.num_hole_cards), dtype=np.int8)
-    board = np.full((num_hands, sum(game.num_board_cards)), -1, dtype=np.int8)
-    values = np.empty((num_hands, 2))
-    seats = np.empty((num_hands, 2), dtype=np.int32)
-    betting = []
-    for h in range(num_hands):
-        deal = dealer.next_hand()
-        seat_of = [(p - h) % 2 for p in range(2)]  # position -> player
-        state = State(game)
-        for p in range(2):
-            players[seat_of[p]].new_hand(view_of(state, deal, hand_id=h, viewer=p))
-        while True:
-            for p in range(2):
-                players[seat_of[p]].observe(view_of(state, deal, hand_id=h, viewer=p))
-            if state.finished:
-                break
-            mover = state.current_player()
-            state = state.apply(players[seat_of[mover]].act(view_of(state, deal, hand_id=h, viewer=mover)))
-        shown = sum(game.num_board_cards) if state.is_showdown() else game.total_board_cards(state.round)
-        values[h] = [float(v) for v in hand_values(state, deal.hole, deal.board[:shown])]
-        hole[h], board[h, :shown], seats[h] = deal.hole, deal.board[:shown], seat_of
-        betting.append(state.betting_string())
-    ids = np.arange(num_hands, dtype=np.int64)
-    return Hands(game, "in-process", ids, values, ("bot", "caller"), seats, hole, board, tuple(betting), ids, np.full(num_hands, NO_SEED))
 
 
 def exact_against_caller(agent: ResolvingStrategy, game: Game) -> float:
@@ -103,7 +73,7 @@ def leduc_match(tmp_path_factory: pytest.TempPathFactory) -> tuple[Hands, Path, 
     path = tmp_path_factory.mktemp("recorded") / "bot.values.msgpack"
     agent = make_strategy(f"resolve:iterations=100,record={path}", LEDUC_NL, seed=3)
     assert isinstance(agent, ResolvingStrategy)
-    hands = play(LEDUC_NL, [agent, make_strategy("always-call", LEDUC_NL, seed=1)], 400, seed=5)
+    hands = play(LEDUC_NL, [agent, make_strategy("always-call", LEDUC_NL, seed=1)], 400, seed=5, names=("bot", "caller"))
     agent.close()
     return hands, path, agent
 
