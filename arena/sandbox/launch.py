@@ -44,6 +44,7 @@ import select
 import signal
 import socket
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
@@ -63,10 +64,11 @@ from arena.sandbox.linux import (
     loopback_up,
     mount,
     prctl,
+    unmount,
     unshare,
 )
 
-__all__ = ["UID_BASE", "SYSTEM_PATHS", "DEVICES", "main"]
+__all__ = ["UID_BASE", "SYSTEM_PATHS", "DEVICES", "probe", "main"]
 
 #: Sandboxed agents' uids (and gids) are this plus the launcher's PID: far above
 #: any account's, unique while the launcher lives (and it outlives the agent).
@@ -78,6 +80,13 @@ DEVICES: Final = tuple(Path(f"/dev/{name}") for name in ("null", "zero", "full",
 _PATH: Final = "/usr/local/bin:/usr/bin:/bin"
 #: init's exit status for an agent killed by a signal (as a shell says it).
 _SIGNALLED: Final = 128
+
+
+def _said(error: OSError) -> str:
+    """An error in one line without its ``[Errno N]``: what failed and why."""
+    if error.strerror is None:
+        return str(error)
+    return f"{error.filename}: {error.strerror}" if error.filename else error.strerror
 
 
 def _fail(control: socket.socket, message: str) -> NoReturn:
@@ -135,7 +144,7 @@ def _agent(config: dict[str, Any], control: socket.socket, uid: int) -> NoReturn
     try:
         _confine(config, uid)
     except OSError as error:
-        _fail(control, f"cannot confine the agent: {error}")
+        _fail(control, f"cannot confine the agent: {_said(error)}")
     scratch = config["scratch"]
     env = {"PATH": _PATH, "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8"}
     argv = [config["startme"], "127.0.0.1", str(config["port"]), *config["after"]]
@@ -157,33 +166,68 @@ def _init(config: dict[str, Any], control: socket.socket, uid: int, alive: int) 
         mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         agent = os.fork()
     except OSError as error:
-        _fail(control, f"cannot start the agent's namespace: {error}")
+        _fail(control, f"cannot start the agent's namespace: {_said(error)}")
     if agent == 0:
         _agent(config, control, uid)
     control.close()
     while True:
         pid, status = os.wait()
         if pid == agent:
-            os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNALLED + os.WTERMSIG(status))
+            _exit_as(status)
+
+
+def _enter(port: int, scratch: str, tmpfs_options: str) -> socket.socket:
+    """The namespaces, the listening socket of the agent's port and its scratch tmpfs."""
+    unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
+    mount("none", "/", None, MS_REC | MS_PRIVATE)
+    listener = _listen(port)
+    mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options)
+    return listener
+
+
+def _exit_as(status: int) -> NoReturn:
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNALLED + os.WTERMSIG(status))
+
+
+def probe() -> NoReturn:
+    """Whether the namespaces, mounts and loopback can be set up here (a
+    container without the right to may refuse them): the steps of a launch
+    before the agent's own, with a /proc mounted in the new PID namespace;
+    exit 0, or print why and exit 125."""
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            _enter(0, scratch, "size=4096").close()
+            unmount(scratch)
+            child = os.fork()
+            if child == 0:
+                try:
+                    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+                finally:
+                    os._exit(0 if os.getpid() == 1 else 1)
+            if os.waitpid(child, 0)[1] != 0:
+                raise OSError("mount proc in a new PID namespace: failed")
+    except OSError as error:
+        print(f"cannot set up the sandbox: {_said(error)}", flush=True)
+        os._exit(125)
+    os._exit(0)
 
 
 def main(argv: list[str]) -> NoReturn:
     """Launch the agent that ``argv[0]`` (the JSON config) describes; exit with
-    its exit status (128 + N for a signal N), 125 when it could not be confined."""
+    its exit status (128 + N for a signal N), 125 when it could not be
+    confined. ``--probe``: :func:`probe`."""
+    if argv == ["--probe"]:
+        probe()
     config = json.loads(argv[0])
     control = socket.socket(fileno=config["control"])
     control.set_inheritable(False)
     uid = UID_BASE + os.getpid()
     try:
-        unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
-        mount("none", "/", None, MS_REC | MS_PRIVATE)
-        listener = _listen(config["port"])
-        options = f"size={config['limits']['scratch']},mode=0700,uid={uid},gid={uid}"
-        mount("tmpfs", config["scratch"], "tmpfs", MS_NOSUID | MS_NODEV, options)
+        listener = _enter(config["port"], config["scratch"], f"size={config['limits']['scratch']},mode=0700,uid={uid},gid={uid}")
         alive, held = os.pipe()
         init = os.fork()
     except OSError as error:
-        _fail(control, f"cannot set up the sandbox: {error}")
+        _fail(control, f"cannot set up the sandbox: {_said(error)}")
     if init == 0:
         listener.close()
         os.close(held)
@@ -193,8 +237,7 @@ def main(argv: list[str]) -> NoReturn:
     socket.send_fds(control, [json.dumps({"uid": uid}).encode() + b"\n"], [listener.fileno(), handle])
     listener.close()
     control.close()
-    _, status = os.waitpid(init, 0)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else _SIGNALLED + os.WTERMSIG(status))
+    _exit_as(os.waitpid(init, 0)[1])
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ __all__ = [
     "prctl",
     "unshare",
     "mount",
+    "unmount",
     "loopback_up",
 ]
 
@@ -61,6 +62,7 @@ PR_GET_SECCOMP: Final = 21
 PR_SET_SECCOMP: Final = 22
 PR_SET_NO_NEW_PRIVS: Final = 38
 
+_MNT_DETACH: Final = 2
 _SIOCGIFFLAGS: Final = 0x8913
 _SIOCSIFFLAGS: Final = 0x8914
 _IFF_UP: Final = 0x1
@@ -108,6 +110,11 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
         ),
         f"mount {fstype or 'flags'} on {target}",
     )
+
+
+def unmount(target: str) -> None:
+    """``umount2(target, MNT_DETACH)``."""
+    _checked(_libc.umount2(target.encode(), _MNT_DETACH), f"unmount {target}")
 
 
 def loopback_up() -> None:

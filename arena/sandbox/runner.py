@@ -8,6 +8,7 @@ model: what this guards and what it does not.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import signal
@@ -65,8 +66,10 @@ class Limits:
 
 
 def unavailable() -> str | None:
-    """Why submitted agents cannot be confined on this machine (``None``: they can).
-    The launch itself checks again, step by step, and refuses on any failure."""
+    """Why submitted agents cannot be confined on this machine (``None``:
+    they can), from what the kernel says and a trial of the launch's first
+    steps (:func:`arena.sandbox.launch.probe`, once per process). Each launch
+    still checks every step and refuses on any failure."""
     if sys.platform != "linux":
         return f"the sandbox needs Linux (this is {sys.platform})"
     if os.geteuid() != 0:
@@ -76,7 +79,17 @@ def unavailable() -> str | None:
         return f"the sandbox needs Landlock ABI {landlock.MIN_ABI} (Linux 6.12 or later, landlock among the LSMs); this kernel has {abi}"
     if not seccomp.supported():
         return "the sandbox has no seccomp filter for this machine's architecture"
-    return None
+    return _probe()
+
+
+@functools.cache
+def _probe() -> str | None:
+    argv = [sys.executable, "-I", "-m", "arena.sandbox.launch", "--probe"]
+    probed = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+    if probed.returncode == 0:
+        return None
+    said = (probed.stdout.strip() or probed.stderr.strip() or f"status {probed.returncode}").splitlines()[-1]
+    return f"{said} (the sandbox needs mount, PID and network namespaces: a container must allow them)"
 
 
 def _readable_by_all(path: Path) -> str | None:

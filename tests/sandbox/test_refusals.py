@@ -4,6 +4,8 @@ with a folder its uid cannot read, or when a step inside the launch fails."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +58,11 @@ def test_a_folder_the_agent_cannot_read_is_refused(world: Path) -> None:
 def test_limits_are_positive() -> None:
     with pytest.raises(ValueError, match="^the sandbox's procs must be at least 1, not 0$"):
         Limits(procs=0)
+
+
+def test_the_probe_says_why_namespaces_cannot_be_had() -> None:
+    """As in a container that forbids them: here the sandbox's own seccomp
+    filter refuses ``unshare`` to the probe, which says so and fails."""
+    code = "from arena.sandbox import launch, seccomp; seccomp.install(); launch.probe()"
+    probed = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=False)
+    assert (probed.returncode, probed.stdout) == (125, "cannot set up the sandbox: unshare: Operation not permitted\n")
