@@ -7,6 +7,7 @@ line), and markup in what users write shown as text on every page."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import time
 from pathlib import Path
@@ -19,7 +20,7 @@ from arena.serve.httpkit import SESSION_COOKIE
 from arena.serve.config import ConfigError, load_config
 from arena.serve.store import MatchRow, Store, User
 from arena.serve.tournaments import EXAMPLE, Tournaments
-from tests.arena.serve.service_process import TOURNAMENT, Service, agent, served  # noqa: F401 (a fixture)
+from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, agent, served  # noqa: F401 (a fixture)
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 
@@ -204,3 +205,30 @@ def test_the_admins_example_is_a_tournament_the_service_takes(tmp_path: Path) ->
     admin = User(1, "alice", True, False, 0.0)
     status = tournaments.submit(admin, EXAMPLE.encode())
     assert (status["game"], status["bots"], status["status"]) == ("leduc", 3, "queued")
+
+
+def test_the_match_list_and_the_match_page_say_one_status(tmp_path: Path) -> None:
+    """One match playing at a time: a web table's, whose person's seat has
+    joined (``running``, where the list once said ``waiting``), and an agent's
+    waiting in the queue (``queued``, where both once said ``waiting``): the
+    lobby's list and each match's page say the same word."""
+    service = Service(tmp_path, max_matches=1).start()
+    try:
+        token = add_user(service.data, "alice")
+        cookie = session(log_in(service, token)[1])
+        status, headers, _ = service.request("POST", "/tables", headers={**cookie, **FORM},
+                                             raw=b"game=kuhn&opponent=always-call&hands=2")
+        assert status == 303
+        table = headers["location"].split("/")[2]
+        queued = service.api("POST", "/api/matches", token, b'{"game": "kuhn", "opponent": "always-call", "hands": 2}')[1]["id"]
+
+        def words(path: str) -> list[str]:
+            return re.findall(r'<span class="status (\w+)">', service.request("GET", path, headers=cookie)[2].decode())
+
+        deadline = time.monotonic() + 30
+        while words(f"/matches/{table}") != ["running"] and time.monotonic() < deadline:
+            time.sleep(0.1)  # the table's seat joins as its dealer starts
+        assert (words(f"/matches/{table}"), words(f"/matches/{queued}")) == (["running"], ["queued"])
+        assert words("/") == ["queued", "running"]  # the newest first
+    finally:
+        service.stop()
