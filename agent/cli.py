@@ -4,6 +4,10 @@ Mirrors the reference ``example_player <gamefile> <host> <port>``: GAME is a gam
 file or a short name (``arena games`` lists them); the strategy is chosen by name
 (``random``, the default, plays like the example player).
 
+A seat of the hosted arena has a secret key (docs/hosting.md, Who may connect):
+``--key KEY``, or better the environment variable :data:`KEY_VARIABLE`, which
+other users cannot read in ``ps`` as they can a command line.
+
 Every way a match ends gives one exit status and, unless it is 0, one line on
 stderr (``arena agent: ...``), never a traceback:
 
@@ -29,13 +33,16 @@ An exception from a strategy's own code is a bug: it keeps Python's traceback
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from functools import partial
 from typing import NoReturn
 
 import trio
 
 from agent.client import AgentError, ConnectionLost, play
 from poker.gamedef import GameDefError, load_game
+from poker.protocol import key_line
 from strategies.base import StrategyError, make_strategy, strategy_names
 
 EXIT_OK = 0
@@ -45,6 +52,8 @@ EXIT_CONNECTION = 3
 EXIT_INTERRUPTED = 130
 _PORTS = range(1, 2**16)
 _SEEDS = range(2**32)
+#: The environment variable that gives the seat's key when ``--key`` does not.
+KEY_VARIABLE = "ARENA_SEAT_KEY"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,6 +83,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("port", metavar="PORT", type=int, help="this seat's port")
     parser.add_argument("--strategy", default="random", metavar="NAME[:OPTIONS]", help="default: random")
     parser.add_argument("--seed", type=int, default=None, help="seed for randomised strategies (default: unseeded)")
+    parser.add_argument(
+        "--key", default=None, metavar="KEY",
+        help=f"the seat's secret key, sent before the version line (default: ${KEY_VARIABLE}; none when unset)",
+    )
     return parser
 
 
@@ -112,6 +125,12 @@ def _main(argv: list[str]) -> int:
             parser.error(f"argument PORT: must be in 1..65535, got {args.port}")
         if args.seed is not None and args.seed not in _SEEDS:
             parser.error(f"argument --seed: must be in 0..4294967295, got {args.seed}")
+        key = args.key if args.key is not None else os.environ.get(KEY_VARIABLE) or None
+        if key is not None:
+            try:
+                key_line(key)
+            except ValueError as error:
+                parser.error(f"argument --key (or ${KEY_VARIABLE}): {error}")
     except SystemExit as done:  # --help (0), or a usage error, already printed: a status, not an exception
         return done.code if isinstance(done.code, int) else EXIT_USAGE
     try:
@@ -120,7 +139,7 @@ def _main(argv: list[str]) -> int:
     except (GameDefError, StrategyError) as error:
         return _fail(EXIT_USAGE, f"error: {error}")
     try:
-        trio.run(play, args.host, args.port, game, strategy)
+        trio.run(partial(play, args.host, args.port, game, strategy, key=key))
     except BaseException as raised:
         leaf = _single(raised)
         if isinstance(leaf, KeyboardInterrupt):

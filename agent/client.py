@@ -3,7 +3,9 @@
 What the reference ``example_player`` does, and what the ACPC protocol asks of an agent
 (docs/protocol.md, Messages):
 
-1. connect to the seat's port and send ``VERSION:2.0.0\\r\\n``;
+1. connect to the seat's port and send ``VERSION:2.0.0\\r\\n`` (after a
+   ``#KEY:<key>`` line when the seat has a secret key: our extension,
+   :func:`poker.protocol.key_line`);
 2. read the dealer's lines: several may arrive in one read and one may span
    several reads; a line ends at ``\\n`` with an optional ``\\r`` before it and
    is at most :data:`poker.protocol.READBUF_LEN` bytes with its terminator; lines
@@ -35,7 +37,7 @@ import trio
 
 from poker.excerpt import quote
 from poker.gamedef import Game
-from poker.protocol import READBUF_LEN, VERSION_LINE, MatchState, MatchStateReader, ProtocolError
+from poker.protocol import READBUF_LEN, VERSION_LINE, MatchState, MatchStateReader, ProtocolError, key_line
 from poker.state import Action, IllegalActionError
 from strategies.base import Strategy
 
@@ -170,31 +172,36 @@ class Session:
 
 
 async def play(
-    host: str, port: int, game: Game, strategy: Strategy, *, decide: Decide | None = None
+    host: str, port: int, game: Game, strategy: Strategy, *, decide: Decide | None = None, key: str | None = None
 ) -> PlaySummary:
     """Connect to the dealer's seat at ``host:port`` and play the whole match.
 
     Returns when the dealer closes the connection. ``decide`` replaces
-    ``strategy.act`` when given. ``strategy.close()`` is called at the end.
+    ``strategy.act`` when given; ``key`` is the seat's secret, sent in its
+    line before the version. ``strategy.close()`` is called at the end.
 
     Raises:
         OSError: the connection cannot be opened.
         ConnectionLost: the connection was reset or failed during the match.
         AgentError: a malformed dealer line, or an illegal strategy action.
+        ValueError: ``key`` is not a key (:func:`poker.protocol.key_line`).
     """
+    handshake = (b"" if key is None else key_line(key)) + f"{VERSION_LINE}\r\n".encode()
     stream = await trio.open_tcp_stream(host, port)
     async with stream:
-        return await play_stream(stream, game, strategy, decide=decide)
+        return await play_stream(stream, game, strategy, decide=decide, handshake=handshake)
 
 
 async def play_stream(
-    stream: trio.abc.Stream, game: Game, strategy: Strategy, *, decide: Decide | None = None
+    stream: trio.abc.Stream, game: Game, strategy: Strategy, *, decide: Decide | None = None,
+    handshake: bytes = f"{VERSION_LINE}\r\n".encode(),
 ) -> PlaySummary:
-    """:func:`play` over an already open stream (TCP, or in-memory in tests)."""
+    """:func:`play` over an already open stream (TCP, or in-memory in tests),
+    starting with ``handshake`` (the version line, a key line before it for a keyed seat)."""
     session = Session(game, strategy)
     reader = LineReader(stream)
     try:
-        await _send(stream, f"{VERSION_LINE}\r\n", session)
+        await _send(stream, handshake, session)
         while (raw := await _receive(reader, session)) is not None:
             text = _decode(raw)
             turn = session.receive(text)
@@ -231,8 +238,8 @@ async def _receive(reader: LineReader, session: Session) -> bytes | None:
         raise _lost(error, session) from error
 
 
-async def _send(stream: trio.abc.SendStream, text: str, session: Session) -> None:
+async def _send(stream: trio.abc.SendStream, text: str | bytes, session: Session) -> None:
     try:
-        await stream.send_all(text.encode("ascii"))
+        await stream.send_all(text if isinstance(text, bytes) else text.encode("ascii"))
     except (trio.BrokenResourceError, OSError) as error:
         raise _lost(error, session) from error

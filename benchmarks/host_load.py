@@ -56,6 +56,7 @@ from arena.commands.match import main as arena_match  # noqa: E402
 from arena.serve.config import ServeConfig  # noqa: E402
 from arena.serve.store import Store  # noqa: E402
 from poker.gamedef import load_game  # noqa: E402
+from poker.protocol import VERSION_LINE, key_line  # noqa: E402
 from strategies.base import make_strategy  # noqa: E402
 
 GAME = "kuhn"
@@ -124,17 +125,19 @@ def start_service(directory: Path, matches: int) -> tuple[subprocess.Popen[str],
     return process, line.split("the API is at ")[1].split("/api")[0]
 
 
-async def play_all(ports: list[int], seeds: list[int], latencies: list[float]) -> None:
+async def play_all(seats: list[tuple[int, str]], seeds: list[int], latencies: list[float]) -> None:
+    """Play every match's seat (its port and seat key) at once."""
     game = load_game(GAME)
 
-    async def one(port: int, seed: int) -> None:
+    async def one(port: int, key: str, seed: int) -> None:
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         async with stream:
-            await play_stream(TimedStream(stream, latencies), game, make_strategy(CLIENT, game, seed=seed))
+            handshake = key_line(key) + f"{VERSION_LINE}\r\n".encode()
+            await play_stream(TimedStream(stream, latencies), game, make_strategy(CLIENT, game, seed=seed), handshake=handshake)
 
     async with trio.open_nursery() as nursery:
-        for port, seed in zip(ports, seeds):
-            nursery.start_soon(one, port, seed)
+        for (port, key), seed in zip(seats, seeds):
+            nursery.start_soon(one, port, key, seed)
 
 
 def hosted(directory: Path, matches: int, hands: int, seeds: list[int]) -> tuple[float, int, float]:
@@ -149,13 +152,13 @@ def hosted(directory: Path, matches: int, hands: int, seeds: list[int]) -> tuple
         started = time.perf_counter()
         ids = [api("POST", "/api/matches", {"game": GAME, "opponent": OPPONENT, "hands": hands, "seed": seed})["id"]
                for seed in seeds]
-        ports = []
+        seats = []
         for match_id in ids:
-            while (port := api("GET", f"/api/matches/{match_id}")["next_port"]) is None:
+            while (shown := api("GET", f"/api/matches/{match_id}"))["next_port"] is None:
                 time.sleep(0.05)
-            ports.append(port)
+            seats.append((shown["next_port"], shown["seat_key"]))
         latencies: list[float] = []
-        trio.run(play_all, ports, seeds, latencies)
+        trio.run(play_all, seats, seeds, latencies)
         lost = 0
         for match_id in ids:
             while (shown := api("GET", f"/api/matches/{match_id}"))["status"] not in ("finished", "aborted"):

@@ -29,6 +29,18 @@ Where we differ, and why:
 * a seat may be given the one address its agent connects from
   (:class:`dealer.server.MatchConfig`'s ``peers``): a connection from any other
   is dropped at once, so a seat open to the network is not taken by a stranger;
+* a seat may be given a secret key (``keys``), which its agent sends as a
+  comment line before its version line (:func:`poker.protocol.key_line`;
+  docs/protocol.md): a connection whose first line is not that key is dropped
+  like any stray one. An address is no secret (everyone behind one NAT, on one
+  host, or behind Docker's proxy shares it) and the port range is small; the
+  key is what makes a seat its owner's. A comment line is what the protocol
+  lets an agent send beyond its version, so an agent that sends it to a seat
+  without a key is not refused either: the line is skipped;
+* a listener may be a socket the caller bound beforehand (``sockets`` of
+  :func:`open_listeners`): a port reserved for a seat stays bound from its
+  reservation until the seat is taken, with no moment where another program
+  could bind it and pose as the dealer;
 * the backlog is :data:`_BACKLOG` instead of 8, so a burst of connections is
   queued rather than left retrying while the dealer drains it;
 * a rejected version line is quoted escaped and cut (:func:`poker.excerpt.quote`),
@@ -37,9 +49,12 @@ Where we differ, and why:
 
 from __future__ import annotations
 
+import hmac
 import ipaddress
 import math
 import os
+import socket
+from collections.abc import Sequence
 from collections.abc import Callable
 from typing import Final
 
@@ -47,7 +62,7 @@ import trio
 
 from poker.excerpt import quote
 from dealer._scan import scan_unsigned
-from poker.protocol import READBUF_LEN
+from poker.protocol import KEY_PREFIX, READBUF_LEN, key_line
 
 __all__ = [
     "LONGEST_LINE",
@@ -68,6 +83,7 @@ LONGEST_LINE: Final = READBUF_LEN - 1
 #: Connections of one seat allowed to wait for their version line at once.
 MAX_PENDING_PER_SEAT: Final = 16
 _BACKLOG: Final = 128
+
 _RECEIVE_BYTES: Final = 65536
 
 #: Called for each dropped connection with the seat index, the peer and why.
@@ -80,13 +96,19 @@ class SeatSetupError(Exception):
     """A listener could not be opened; ``str()`` is the ERROR line."""
 
 
-async def open_listeners(host: str, ports: tuple[int, ...]) -> list[trio.SocketListener]:
-    """One listener per entry of ``ports`` (0 = the OS picks), in seat order."""
+async def open_listeners(
+    host: str, ports: tuple[int, ...], sockets: Sequence[socket.socket | None] = ()
+) -> list[trio.SocketListener]:
+    """One listener per entry of ``ports`` (0 = the OS picks), in seat order;
+    where ``sockets`` has a socket for a seat, that socket, already bound by
+    the caller (its reservation of the port), is made to listen instead, and
+    from then on belongs to the listener (closing one closes the other)."""
     listeners: list[trio.SocketListener] = []
     try:
         for index, port in enumerate(ports):
+            bound = sockets[index] if index < len(sockets) else None
             try:
-                listeners.append(await _listen(host, port))
+                listeners.append(_listen_on(bound) if bound is not None else await _listen(host, port))
             except OSError as error:
                 reason = error.strerror or str(error)
                 raise SeatSetupError(
@@ -111,6 +133,18 @@ async def _listen(host: str, port: int) -> trio.SocketListener:
         sock.close()
         raise
     return trio.SocketListener(sock)
+
+
+def _listen_on(bound: socket.socket) -> trio.SocketListener:
+    """A listener on a socket the caller bound (never closed and bound again:
+    that would leave a moment for another program to bind the port)."""
+    port = bound.getsockname()[1]
+    try:
+        bound.setblocking(False)
+        bound.listen(_BACKLOG)
+    except OSError as error:
+        raise OSError(error.errno, f"{error.strerror or error} (the reserved socket of port {port})") from None
+    return trio.SocketListener(trio.socket.from_stdlib_socket(bound))
 
 
 def listener_port(listener: trio.SocketListener) -> int:
@@ -263,15 +297,17 @@ async def claim_seat(
     version_timeout_s: float,
     dropped: DropReport,
     peer: Address | None = None,
+    key: str | None = None,
 ) -> tuple[Seat, tuple[int, int, int]]:
     """Accept connections on ``listener`` until one sends a valid version line;
     returns that connection as seat ``index`` with its version numbers. Every
     other connection is closed, and reported to ``dropped`` unless the wait was
     cancelled (see the module notes); with ``peer``, so is every connection
-    from another address. Raises ``OSError`` if accepting fails (the
-    reference's "could not connect"). It waits for as long as it takes: bound it
-    with a cancel scope."""
-    claim = _Claim(index, version_timeout_s, dropped, peer)
+    from another address, and with ``key``, every connection whose first line
+    is not :func:`key_line` of it (the key itself is never reported). Raises
+    ``OSError`` if accepting fails (the reference's "could not connect"). It
+    waits for as long as it takes: bound it with a cancel scope."""
+    claim = _Claim(index, version_timeout_s, dropped, peer, key)
     try:
         async with trio.open_nursery() as nursery:
             claim.nursery = nursery
@@ -290,11 +326,14 @@ async def claim_seat(
 class _Claim:
     """The connections competing for one seat."""
 
-    def __init__(self, index: int, version_timeout_s: float, dropped: DropReport, peer: Address | None) -> None:
+    def __init__(
+        self, index: int, version_timeout_s: float, dropped: DropReport, peer: Address | None, key: str | None
+    ) -> None:
         self.index = index
         self.version_timeout_s = version_timeout_s
         self.dropped = dropped
         self.peer = peer
+        self.key = None if key is None else key_line(key).rstrip(b"\r\n")
         self.nursery: trio.Nursery | None = None
         self.pending: dict[trio.CancelScope, None] = {}  # handshakes under way, oldest first
         self.evicted: dict[trio.CancelScope, str] = {}  # handshakes cancelled to make room -> why
@@ -328,6 +367,15 @@ class _Claim:
         except ValueError:  # no address (a scoped IPv6 one, or none at all): not the peer
             return False
 
+    @staticmethod
+    async def next_line(seat: Seat, deadline: float) -> bytes | None:
+        """The seat's next line by ``deadline``: ``None`` if none came, ``b""``
+        if the connection ended or failed."""
+        try:
+            return await seat.read_line(timeout_s=max(deadline - trio.current_time(), 0.0))
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return b""
+
     async def handshake(self, stream: trio.SocketStream, scope: trio.CancelScope) -> None:
         try:
             host, port = stream.socket.getpeername()[:2]
@@ -343,9 +391,19 @@ class _Claim:
                     return
                 try:
                     seat = Seat(self.index, stream)
-                    line = await seat.read_line(timeout_s=self.version_timeout_s)
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    line = b""
+                except OSError:
+                    reason = "closed without a version line"
+                    return
+                deadline = trio.current_time() + self.version_timeout_s
+                line = await self.next_line(seat, deadline)
+                if self.key is not None and line:
+                    if not hmac.compare_digest(line.rstrip(b"\r\n"), self.key):
+                        reason = "no seat key" if not line.startswith(KEY_PREFIX) else "a wrong seat key"
+                        reason += " (this seat needs its #KEY line before the version line)"
+                        return
+                    line = await self.next_line(seat, deadline)
+                elif line and line.startswith(KEY_PREFIX):  # a key for a seat that needs none: a comment
+                    line = await self.next_line(seat, deadline)
                 if line is None:
                     reason = f"no version line within {self.version_timeout_s:g} s"
                 elif not line:

@@ -49,7 +49,13 @@ Departures, none visible to a well-behaved agent:
   response instead of repairing it;
 * ``peers`` gives a seat the one address its agent may connect from (a seat
   open to the network for someone's own agent); connections from any other
-  are dropped with a WARNING.
+  are dropped with a WARNING;
+* ``keys`` gives a seat a secret its agent sends in a ``#KEY:`` line before
+  its version line (:func:`poker.protocol.key_line`); a connection without it is
+  dropped with a WARNING, so a seat is its owner's whoever shares the address;
+* ``sockets`` hands the dealer a seat's port already bound (a reservation
+  held since the match was asked for), so that no other program can bind it
+  between the reservation and the dealer's listening.
 
 Lines from agents are bytes: they are parsed as Latin-1 (so only ASCII can
 match) up to the first NUL, as the C string would be.
@@ -64,6 +70,7 @@ import dataclasses
 import errno
 import math
 import re
+import socket
 import sys
 import time
 from collections.abc import Callable
@@ -117,7 +124,7 @@ _BAD_FORMAT = "WARNING: bad action format in response, changed to call"
 class MatchConfig:
     """Everything the reference command line sets, plus our extensions
     (``host``, ``log_dir``, ``records``, ``strict``, ``match_limit_s``,
-    ``peers``). Times
+    ``peers``, ``keys``, ``sockets``). Times
     are milliseconds but for ``match_limit_s``, a cap on the whole match's wall
     clock from the start of :func:`serve_match` (see
     :func:`dealer.budget.match_deadline_s` for one derived from the limits)."""
@@ -144,6 +151,11 @@ class MatchConfig:
     strict: bool = False  # abort on the first invalid response (extension)
     match_limit_s: float = math.inf  # abort a match still running after this long (extension)
     peers: tuple[Address | None, ...] = ()  # per seat, the only address it accepts (None or missing: any)
+    #: Per seat, the secret its agent's ``#KEY:`` line must carry (None or missing: no key); never printed.
+    keys: tuple[str | None, ...] = dataclasses.field(default=(), repr=False)
+    #: Per seat, a socket already bound to its port to listen on (None or missing: bind ``ports``);
+    #: the dealer closes it once the seat is taken, as it closes its own listeners.
+    sockets: tuple[socket.socket | None, ...] = dataclasses.field(default=(), repr=False, compare=False)
 
     def path(self, suffix: str) -> Path:
         """``<log_dir>/<match_name><suffix>``."""
@@ -321,7 +333,7 @@ class _Match:
                 lock = self.lock()
                 ports = config.ports[: self.n] + (0,) * (self.n - len(config.ports[: self.n]))
                 try:
-                    listeners = await open_listeners(config.host, ports)
+                    listeners = await open_listeners(config.host, ports, config.sockets)
                 except SeatSetupError as error:
                     raise _Abort(f"{error}\n") from None
                 try:
@@ -425,6 +437,7 @@ class _Match:
                     version_timeout_s=self.config.t_response_ms / 1000,
                     dropped=self.dropped,
                     peer=self.config.peers[index] if index < len(self.config.peers) else None,
+                    key=self.config.keys[index] if index < len(self.config.keys) else None,
                 )
             except OSError:
                 failed.append(index)

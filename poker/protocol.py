@@ -35,6 +35,8 @@ __all__ = [
     "Response",
     "StateLine",
     "VERSION_LINE",
+    "KEY_PREFIX",
+    "key_line",
     "READBUF_LEN",
     "parse_action",
     "parse_betting",
@@ -47,6 +49,24 @@ __all__ = [
 ]
 
 VERSION_LINE = "VERSION:2.0.0"
+#: Our extension (docs/protocol.md, Seat keys): an agent sends ``#KEY:<key>`` before its
+#: version line to take a seat that has a secret key (our dealer skips it at a seat without
+#: one; the reference dealer would take it for a bad version string).
+KEY_PREFIX = b"#KEY:"
+_KEY = re.compile(r"[!-~]{1,256}")
+
+
+def key_line(key: str) -> bytes:
+    """The line an agent sends before its version line to take a seat that has ``key``.
+
+    Raises:
+        ValueError: ``key`` is not 1 to 256 printable ASCII characters without spaces.
+    """
+    if not _KEY.fullmatch(key):
+        raise ValueError(f"a seat key is 1 to 256 printable ASCII characters without spaces, not {key[:40]!r}")
+    return KEY_PREFIX + key.encode("ascii") + b"\r\n"
+
+
 #: The reference's line buffer (``net.h`` ``READBUF_LEN``): the longest
 #: protocol line, terminator included. The reference reads with ``fgets``, so it keeps at
 #: most ``READBUF_LEN - 1`` bytes of a line (room for C's NUL) and splits longer input;

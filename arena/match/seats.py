@@ -21,7 +21,10 @@ A seat is one of five kinds, given in seat order beside a
 * :class:`Remote` — nothing is started: the dealer's port for the seat is
   announced (:func:`run_seating` calls ``task_status.started(ports)``) and the
   first ACPC agent that connects and sends its version takes the seat, only
-  from ``peer`` when one is given, and within the config's start timeout;
+  from ``peer`` when one is given, only after its ``#KEY:`` line when a
+  ``key`` is (:func:`poker.protocol.key_line`), and within the config's start
+  timeout; on ``listener``, when given, a socket the caller bound to the
+  seat's port beforehand (its reservation), which the dealer listens on as it is;
 * :class:`Person` — a person at a table, played here: an ACPC client like any
   agent (:class:`agent.human.seat.HumanSeat`), made once the dealer listens
   and told why when the dealer aborts;
@@ -47,6 +50,12 @@ its match as a :class:`~arena.match.plan.MatchPlan` instead, and
 
     ports = await nursery.start(host)  # ports[1]: where the agent connects
 
+The seats this runner starts itself (in-process agents, our own agent as a
+command) each get a fresh secret key, so that no other program on the
+machine takes their seat by connecting first (a hosted bot's port is no
+secret to a local user: ``ss -ltn`` lists it). A command that is not our
+agent, and a person's seat, are kept by their address only.
+
 The rules of a seating: the dealer writes ``<match>.log`` (and whatever the
 config asks) in ``config.log_dir``, its stdout and stderr in ``<match>.out`` and
 ``<match>.err`` (appended to with ``config.append``, as are the commands'
@@ -63,7 +72,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import secrets
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -74,14 +85,14 @@ from typing import Final, Protocol, TextIO
 
 import trio
 
-from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION
+from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION, KEY_VARIABLE
 from agent.client import AgentError, ConnectionLost, play
 from analysis.tables import plural
 from arena.sandbox import Limits, Sandbox, SandboxError
 from dealer.seats import Address, peer_address
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
-from poker.protocol import MatchState
+from poker.protocol import MatchState, key_line
 from poker.state import Action
 from strategies.base import Spec, Strategy, make_strategy
 
@@ -137,27 +148,38 @@ class InProcess:
 
 @dataclass(frozen=True)
 class Command:
-    """A program run as ``ARGV... HOST PORT AFTER...`` from ``cwd``."""
+    """A program run as ``ARGV... HOST PORT AFTER...`` from ``cwd``;
+    ``takes_key``: it is our agent, which reads its seat's key from
+    :data:`agent.cli.KEY_VARIABLE` (an environment variable: a command line
+    is readable by every user in ``ps``)."""
 
     argv: tuple[str, ...]
     after: tuple[str, ...] = ()
     cwd: str | None = None
+    takes_key: bool = False
 
 
 @dataclass(frozen=True)
 class Remote:
     """A seat for an agent we do not start: whoever connects to its port first
-    with a version line, from ``peer`` (an IP address) only when given.
+    with a version line, from ``peer`` (an IP address) only when given, after
+    a ``#KEY:`` line with ``key`` when given. ``listener``: the seat's port
+    already bound by the caller (not listening), which the dealer listens on
+    and closes once the seat is taken.
 
     Raises:
-        ValueError: ``peer`` is not an IP address.
+        ValueError: ``peer`` is not an IP address, or ``key`` not a key.
     """
 
     peer: str | None = None
+    key: str | None = field(default=None, repr=False)
+    listener: socket.socket | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.peer is not None:
             peer_address(self.peer)
+        if self.key is not None:
+            key_line(self.key)
 
 
 class PersonSeat(Protocol):
@@ -175,9 +197,10 @@ class Person:
     """A person at a table, played by a task in this process. ``sit`` makes the
     seat once the dealer listens, from the seating's names in seat order and
     the person's seat (a web table makes one per seating); when the dealer
-    aborts, the seat is told why."""
+    aborts, the seat is told why. ``listener``: as a :class:`Remote` seat's."""
 
     sit: Callable[[tuple[str, ...], int], PersonSeat]
+    listener: socket.socket | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -196,7 +219,7 @@ Seat = InProcess | Command | Remote | Person | Sandboxed
 def agent_command(game: str, spec: Spec, seed: int) -> Command:
     """Our own agent as a process (``python -m agent GAME HOST PORT --strategy
     SPEC --seed S``): what a seat of ours is when agents run as processes."""
-    return Command((sys.executable, "-m", "agent", game), after=("--strategy", str(spec), "--seed", str(seed)))
+    return Command((sys.executable, "-m", "agent", game), after=("--strategy", str(spec), "--seed", str(seed)), takes_key=True)
 
 
 # -- what became of them ------------------------------------------------------------
@@ -392,7 +415,13 @@ async def run_seating(
         raise ValueError(f"{len(seats)} seats for a {config.game.num_players}-player game")
     stop = stop or Stop()
     host, local_peer = our_address(config.host)
-    config = dataclasses.replace(config, peers=tuple(_peer(seat, local_peer) for seat in seats))
+    keys = tuple(_key(seat) for seat in seats)
+    config = dataclasses.replace(
+        config,
+        peers=tuple(_peer(seat, local_peer) for seat in seats),
+        keys=keys,
+        sockets=tuple(seat.listener if isinstance(seat, (Remote, Person)) else None for seat in seats),
+    )
     # built before the dealer listens: the start timeout is for connecting
     strategies = {
         i: make_strategy(seat.spec, config.game, seed=seat.seed) for i, seat in enumerate(seats) if isinstance(seat, InProcess)
@@ -412,9 +441,11 @@ async def run_seating(
                 task_status.started(ports)
             for index, (seat, port) in enumerate(zip(seats, ports)):
                 if isinstance(seat, InProcess):
-                    nursery.start_soon(_in_process, strategies.pop(index), index, host, port, run, config.game, seat.threaded)
+                    nursery.start_soon(
+                        _in_process, strategies.pop(index), index, host, port, run, config.game, seat.threaded, keys[index]
+                    )
                 elif isinstance(seat, Command):
-                    nursery.start_soon(_command, seat, index, host, port, run, config)
+                    nursery.start_soon(_command, seat, index, host, port, run, config, keys[index])
                 elif isinstance(seat, Sandboxed):
                     nursery.start_soon(_sandboxed, seat, index, host, port, run, config)
                 elif isinstance(seat, Person):
@@ -435,6 +466,15 @@ def our_address(host: str) -> tuple[str, Address | None]:
         return local, peer_address(local)
     except ValueError:
         return local, None
+
+
+def _key(seat: Seat) -> str | None:
+    """The seat's key: a remote seat's own; a fresh one for the agents we start that can send it."""
+    if isinstance(seat, Remote):
+        return seat.key
+    if isinstance(seat, InProcess) or (isinstance(seat, Command) and seat.takes_key):
+        return secrets.token_hex(16)
+    return None
 
 
 def _peer(seat: Seat, local: Address | None) -> Address | None:
@@ -466,7 +506,7 @@ async def _serve(
 
 
 async def _in_process(
-    strategy: Strategy, seat: int, host: str, port: int, run: _Running, game: Game, threaded: bool
+    strategy: Strategy, seat: int, host: str, port: int, run: _Running, game: Game, threaded: bool, key: str | None
 ) -> None:
     """Play the seat. The end of the connection is the normal end when the
     dealer closed it, and an agent that left early when it did not: which one
@@ -477,9 +517,9 @@ async def _in_process(
 
     try:
         if threaded:
-            await play(host, port, game, strategy, decide=in_thread)
+            await play(host, port, game, strategy, decide=in_thread, key=key)
         else:
-            await play(host, port, game, strategy)
+            await play(host, port, game, strategy, key=key)
     except (AgentError, OSError) as error:
         status = EXIT_CONNECTION if isinstance(error, (ConnectionLost, OSError)) else EXIT_AGENT_ERROR
         run.ended(SeatEnd(seat, status, str(error), not run.dealer_done.is_set()))
@@ -498,14 +538,18 @@ async def _person(person: PersonSeat, seat: int, host: str, port: int, run: _Run
     run.ended(SeatEnd(seat, 0, "", run.result is None))
 
 
-async def _command(command: Command, seat: int, host: str, port: int, run: _Running, config: MatchConfig) -> None:
+async def _command(
+    command: Command, seat: int, host: str, port: int, run: _Running, config: MatchConfig, key: str | None
+) -> None:
     """Run the command with its output kept (until EOF: once its whole process
-    group is gone); when it ends, or the seating does, the group is killed."""
+    group is gone); when it ends, or the seating does, the group is killed.
+    ``key`` goes to it in :data:`agent.cli.KEY_VARIABLE`."""
     err_path = config.path(f".player{seat + 1}.err")
     argv = [*command.argv, host, str(port), *command.after]
+    env = {**os.environ, KEY_VARIABLE: key} if key is not None else None
     try:
         process = await trio.lowlevel.open_process(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=command.cwd, start_new_session=True
+            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=command.cwd, start_new_session=True, env=env
         )
     except OSError as error:
         run.ended(SeatEnd(seat, None, error.strerror or str(error), not run.dealer_done.is_set(), err_path))

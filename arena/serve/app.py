@@ -106,7 +106,8 @@ async def _create_match(request: Request, user: User) -> Response:
     document = await read_json(request, host.config.max_body_bytes)
     peer = request.client.host if request.client is not None else None
     row = await host.create_match(user, match_request(document, host.config.max_hands), peer)
-    return JSONResponse({"id": row.id, "host": host.config.advertised_host, "ports": list(row.ports)}, status_code=201)
+    answer = {"id": row.id, "host": host.config.advertised_host, "ports": list(row.ports), "seat_keys": host.seat_keys(row)}
+    return JSONResponse(answer, status_code=201)
 
 
 async def _list_matches(request: Request, user: User) -> Response:

@@ -20,15 +20,22 @@ leaderboard; a revoked user's matches end at once, uncounted.
 A match is an :class:`arena.match.MatchPlan` whose seatings are played one
 by one (:func:`arena.match.play_seating`): the dealer in this process on the
 match's reserved port, the hosted bot an in-process seat, the user's agent a
-remote seat on that port, taken only from the allowed peer (the address that
-asked, unless configured otherwise) within the start timeout, or a web table's
-person (:mod:`arena.serve.tables`) under a person's limits; idle and garbage
-connections are dropped as the dealer drops them. Requests are checked before
-they reach the host (:mod:`arena.serve.validation`). Until its seating starts
-a port is bound (without ``SO_REUSEADDR``, so no other program can bind it
-too) but not listening (reserved; a connection is refused), so
-an agent connects once ``GET /api/matches/ID`` names the port as
-``next_port`` with ``queued`` false.
+remote seat on that port, taken only with the seating's secret key (a
+``#KEY:`` line before the version line: :func:`poker.protocol.key_line`;
+the match's owner alone is told it, as ``seat_key``) and only from the
+allowed peer (the address that asked, unless ``allow`` says otherwise)
+within the start timeout, or a web table's person (:mod:`arena.serve.tables`)
+under a person's limits; idle, garbage and keyless connections are dropped
+as the dealer drops them. The key is what makes a seat its owner's: an
+address is shared by everyone behind one NAT, on one host, or (in the compose
+stack) behind Docker's proxy. Requests are checked before they reach the host
+(:mod:`arena.serve.validation`). From its reservation to the match's end a
+port is held by one socket: bound (without ``SO_REUSEADDR``, so no other
+program can bind it too) but not listening (a connection is refused) until
+its seating starts, then handed to the dealer, which listens on that very
+socket (:class:`arena.match.Remote`'s ``listener``), so there is no moment
+when a squatter could bind it and pose as the dealer. An agent connects once
+``GET /api/matches/ID`` names the port as ``next_port`` with ``queued`` false.
 
 Limits: active matches per user (429), matches playing at once (more wait
 in a fair queue: the next to start belongs to the user with the fewest
@@ -127,6 +134,7 @@ class _Live:
     game: Game
     names: tuple[str, str]  # the user's seat name, the bot's
     reserved: list[socket.socket | None]  # each seating's port, bound until its dealer takes it
+    keys: tuple[str, ...]  # each seating's seat key, which the user's agent sends (never stored)
     seating: int = 0  # the seating playing or next
     listening: bool = False  # the seating's dealer waits for the agents
     status: str = "queued"
@@ -234,7 +242,8 @@ class Host:
         practice = request.chosen or (request.duplicate and person is None)
         row = MatchRow(match_id, user.id, request.game_name, request.opponent, request.hands, request.seed,
                        request.duplicate, "queued", allowed, ports, 0, None, None, time.time(), None, practice=practice)
-        live = _Live(row, request.game, self.seat_names(row, user.name), list(reserved), person=person)
+        keys = tuple(secrets.token_hex(16) for _ in ports)
+        live = _Live(row, request.game, self.seat_names(row, user.name), list(reserved), keys, person=person)
         self.live[match_id] = live  # counted from now on; queued once stored
         try:
             (self.matches_dir / match_id).mkdir()
@@ -246,6 +255,11 @@ class Host:
         self.queue.append(live)
         self._start_next()
         return row
+
+    def seat_keys(self, row: MatchRow) -> list[str]:
+        """Each seating's seat key, for the answer that created the match (its owner's alone)."""
+        live = self.live.get(row.id)
+        return list(live.keys) if live is not None else []
 
     def _check_quota(self, user: User) -> None:
         """The user's matches not over and the queue's length, counted in
@@ -317,7 +331,7 @@ class Host:
 
     def _release(self, reserved: Sequence[socket.socket | None]) -> None:
         for sock in reserved:
-            if sock is not None:
+            if sock is not None and sock.fileno() != -1:  # the dealer closes one it listened on
                 self.ports_used.discard(sock.getsockname()[1])
                 sock.close()
 
@@ -355,7 +369,10 @@ class Host:
 
     async def describe(self, user: User, match_id: str) -> dict[str, Any]:
         """``GET /api/matches/ID``: the summary, the result so far and, while the
-        agent has a seating left to join, the port for it."""
+        agent has a seating left to join, the port for it and (as soon as the
+        match is asked for) ``seat_key``, the key of the seating playing or
+        next. Only here and in the answer that created the match: the owner's
+        alone, never in a list, a log or a page."""
         row = await self.store.call(self.owned_match, user, match_id)
         document = self._summary(row)
         live = self.live.get(row.id)
@@ -365,9 +382,10 @@ class Host:
             document["status"] = "running" if joined or live.seating else document["status"]
             document["next_port"] = row.ports[live.seating] if live.listening and not joined else None
             document["queued"] = live.status == "queued"
+            document["seat_key"] = live.keys[live.seating] if live.person is None else None
             document["result"] = result
         else:
-            document["next_port"] = None
+            document["next_port"] = document["seat_key"] = None
             document["result"] = row.result
         document["error"] = row.error
         return document
@@ -464,10 +482,9 @@ class Host:
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
             with live.stop:
-                plan = self._plan(live, directory)
                 for index in range(len(row.ports)):
                     live.seating = index
-                    error = await self._play_seating(live, plan, index)
+                    error = await self._play_seating(live, self._plan(live, directory, index), index)
                     if error is not None:
                         break
             if live.stop.cancelled_caught:
@@ -496,11 +513,13 @@ class Host:
                     del self.live[row.id]
                     self._start_next()
 
-    def _plan(self, live: _Live, directory: Path) -> MatchPlan:
-        """The match as :mod:`arena.match` plays it: the user in seat ``k`` of
-        seating ``k`` on the seating's reserved port, the hosted bot in the
-        other (its strategy seed fixed by the card seed, as ``arena match``
-        seeds its bots), every seating capped at what its limits allow.
+    def _plan(self, live: _Live, directory: Path, seating: int) -> MatchPlan:
+        """The match as :mod:`arena.match` plays it, for playing seating
+        ``seating``: the user in seat ``k`` of seating ``k`` on the seating's
+        reserved port (its socket and key those of ``seating``), the hosted
+        bot in the other (its strategy seed fixed by the card seed, as
+        ``arena match`` seeds its bots), every seating capped at what its
+        limits allow.
 
         Raises:
             ValueError: the allowed peer is not an IP address.
@@ -509,7 +528,9 @@ class Host:
         user_name, bot_name = live.names
         limits = PERSON_LIMITS if live.person is not None else TimeLimits(config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms)
         seed = agent_seed(row.seed, 1)
-        user = Bot.seated(user_name, live.person or Remote(row.peer))
+        listener = live.reserved[seating]
+        own = Remote(row.peer, key=live.keys[seating], listener=listener)
+        user = Bot.seated(user_name, own if live.person is None else dataclasses.replace(live.person, listener=listener))
         bot = Bot(Spec.parse(row.opponent), bot_name, seed, bot_seat(row.game, row.opponent, seed))
         seatings = ((0, 1), (1, 0))[: len(row.ports)]
         return MatchPlan(
@@ -530,11 +551,10 @@ class Host:
         )
 
     async def _play_seating(self, live: _Live, plan: MatchPlan, index: int) -> str | None:
-        """One seating (the user in seat ``index``); why it did not finish, or None."""
+        """One seating (the user in seat ``index``); why it did not finish, or
+        None. The seating's reserved socket goes to its dealer (through the
+        plan's remote seat), which listens on it and closes it."""
         port = live.row.ports[index]
-        self._release(live.reserved[index : index + 1])  # the dealer binds it now
-        live.reserved[index] = None
-        self.ports_used.add(port)
         runs: list[SeatingRun] = []
 
         async def play(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:

@@ -3,6 +3,7 @@ status for each way a match ends (agent/cli.py), against a tiny dealer on 127.0.
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import struct
@@ -189,6 +190,8 @@ async def test_usage_errors_are_status_2(args: list[str], text: str) -> None:
         (["kuhn", "127.0.0.1", "-5"], "argument PORT: must be in 1..65535, got -5"),
         (["kuhn", "127.0.0.1", "1", "--seed", "-1"], "argument --seed: must be in 0..4294967295, got -1"),
         (["kuhn", "127.0.0.1", "1", "--no-such-option"], "unrecognized arguments: --no-such-option"),
+        (["kuhn", "127.0.0.1", "1", "--key", "a b"],
+         "argument --key (or $ARENA_SEAT_KEY): a seat key is 1 to 256 printable ASCII characters without spaces, not 'a b'"),
     ],
 )
 def test_bad_arguments_are_one_line_and_status_2(
@@ -210,3 +213,30 @@ async def test_bad_dealer_line_is_status_1() -> None:
         nursery.cancel_scope.cancel()
     assert status == EXIT_AGENT_ERROR
     _assert_one_line(err, "not a MATCHSTATE message: 'HELLO'")
+
+
+@pytest.mark.parametrize(("extra", "env", "sent"), [
+    ((), {}, VERSION),
+    (("--key", "k3y"), {}, b"#KEY:k3y\r\n" + VERSION),
+    ((), {"ARENA_SEAT_KEY": "fr0m-env"}, b"#KEY:fr0m-env\r\n" + VERSION),
+    (("--key", "k3y"), {"ARENA_SEAT_KEY": "fr0m-env"}, b"#KEY:k3y\r\n" + VERSION),  # the option wins
+], ids=["none", "option", "environment", "both"])
+async def test_a_seat_key_goes_before_the_version_line(extra: tuple[str, ...], env: dict[str, str], sent: bytes) -> None:
+    """The hosted arena's seats take a ``#KEY:`` line first (docs/protocol.md, Seat keys)."""
+    received = b""
+
+    async def dealer(task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        nonlocal received
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        task_status.started(listeners[0].socket.getsockname()[1])
+        async with await listeners[0].accept() as stream:
+            while not received.endswith(VERSION) and (data := await stream.receive_some()):
+                received += data
+        await listeners[0].aclose()
+
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(dealer)
+        environment = {key: value for key, value in os.environ.items() if key != "ARENA_SEAT_KEY"} | env
+        command = [*ARENA, "agent", "kuhn", "127.0.0.1", str(port), *extra]
+        done = await trio.run_process(command, capture_stderr=True, check=False, cwd=ROOT, env=environment)
+    assert (done.returncode, received) == (EXIT_OK, sent)

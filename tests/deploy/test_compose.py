@@ -396,9 +396,9 @@ def test_a_user_plays_a_hosted_bot_through_the_published_port(stack: Stack) -> N
     port = match["ports"][0]
     assert port in stack.match_ports  # the container's port is the published one
 
-    # Our agent, from this machine, through the port published on 127.0.0.1.
+    # Our agent, from this machine, through the port published on 127.0.0.1, with the seat's key.
     agent = [sys.executable, "-m", "arena.cli", "agent", "leduc", "127.0.0.1", str(port), "--strategy", "always-call", "--seed", "1"]
-    _run(agent, dict(os.environ), 300)
+    _run(agent, {**os.environ, "ARENA_SEAT_KEY": match["seat_keys"][0]}, 300)
 
     deadline = time.monotonic() + 120
     while True:

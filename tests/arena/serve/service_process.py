@@ -63,7 +63,10 @@ class Service:
         self.tmp_path = tmp_path
         self.data = tmp_path / "data"
         low = random.Random(os.getpid() * 7919 + time.time_ns()).randrange(20000, 60000, 100)
-        self.settings = {"match_ports": f"{low}-{low + 99}", "t_response_ms": 5000, "start_timeout_s": 10.0}
+        # No warm-up of the hold'em bots at start (make test compiled their kernels): each test's service
+        # would spend seconds of CPU on it; a match against one still waits for its own (test_warming.py).
+        self.settings = {"match_ports": f"{low}-{low + 99}", "t_response_ms": 5000, "start_timeout_s": 10.0,
+                         "warm_bots": False}
         self.settings.update(settings)
         self.err = tmp_path / "serve.err"
         self.process: subprocess.Popen[bytes] | None = None
@@ -150,20 +153,36 @@ class Service:
             time.sleep(0.1)
 
     def next_port(self, token: str, match_id: str, timeout: float = 60) -> int:
-        """The port the match's dealer waits on for the agent, once it does."""
+        """The port the match's dealer waits on for the agent, once it does;
+        its seat key is then :func:`seat_key` of the port (what :func:`agent` sends)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             document = self.request("GET", f"/api/matches/{match_id}", token)[2]
             if document.get("next_port") is not None:
+                _SEAT_KEYS[int(document["next_port"])] = document["seat_key"]
                 return int(document["next_port"])
             time.sleep(0.05)
         raise AssertionError(f"match {match_id} never waited for an agent")
 
 
+#: Port -> the seat key ``GET /api/matches/ID`` last gave with it as ``next_port``.
+_SEAT_KEYS: dict[int, str] = {}
+
+
+def seat_key(port: int) -> str:
+    """The key of the seat :meth:`Service.next_port` last named ``port`` for."""
+    return _SEAT_KEYS[port]
+
+
+def seat_env(port: int) -> dict[str, str]:
+    """The environment for our agent to take the seat on ``port`` (its key in ``ARENA_SEAT_KEY``)."""
+    return {**os.environ, "ARENA_SEAT_KEY": seat_key(port)}
+
+
 def agent(host: str, port: int, game: str = "kuhn", strategy: str = "always-call") -> subprocess.CompletedProcess[str]:
-    """Our ``arena agent`` in another process, through the port the API gave."""
+    """Our ``arena agent`` in another process, through the port the API gave, with its seat key."""
     command = [sys.executable, "-m", "arena", "agent", game, host, str(port), "--strategy", strategy]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, env=seat_env(port))
 
 
 @pytest.fixture(scope="module")

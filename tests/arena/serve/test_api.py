@@ -16,7 +16,7 @@ from analysis.phh import read_phh
 from arena.match.seats import Command, InProcess
 from arena.serve.config import ServeConfig
 from arena.serve.hosting import bot_seat
-from tests.arena.serve.service_process import Service, add_user, agent
+from tests.arena.serve.service_process import Service, add_user, agent, seat_key
 from tests.holdem_matches import assert_same_hands
 
 UNAUTHORIZED = "missing or wrong token: send Authorization: Bearer TOKEN (arena users add NAME prints one)"
@@ -44,9 +44,11 @@ def test_a_duplicate_match_played_through_the_ports(service: Service) -> None:
         "POST", "/api/matches", token, {"game": "kuhn", "opponent": "always-call", "hands": 10, "seed": 7, "duplicate": True}
     )
     assert status == 201
-    assert sorted(answer) == ["host", "id", "ports"] and answer["host"] == "127.0.0.1" and len(answer["ports"]) == 2
+    assert sorted(answer) == ["host", "id", "ports", "seat_keys"] and answer["host"] == "127.0.0.1" and len(answer["ports"]) == 2
     match_id, ports = answer["id"], answer["ports"]
+    assert len(set(answer["seat_keys"])) == 2 and all(len(key) == 32 for key in answer["seat_keys"])  # one per seating
     assert service.next_port(token, match_id) == ports[0]
+    assert seat_key(ports[0]) == answer["seat_keys"][0]
     assert service.request("GET", f"/api/matches/{match_id}", token)[2]["status"] == "waiting"
 
     first = agent("127.0.0.1", ports[0])
@@ -130,7 +132,7 @@ def test_a_re_solving_bot_plays_in_a_process_of_its_own(tmp_path: Path) -> None:
         token = add_user(service.data, "alice")
         status, _, answer = service.request("POST", "/api/matches", token, {"game": "hunl", "opponent": "hunl-modicum", "hands": 2, "seed": 5})
         assert status == 201
-        played = agent("127.0.0.1", answer["ports"][0], "hunl", "always-call")
+        played = agent("127.0.0.1", service.next_port(token, answer["id"]), "hunl", "always-call")
         assert played.returncode == 0, played.stderr
         shown = service.wait_status(token, answer["id"], ("finished", "aborted"))
     finally:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.serve.store import Store
-from tests.arena.serve.service_process import Service, add_user
+from tests.arena.serve.service_process import Service, add_user, seat_env
 from tests.needs import missing
 
 #: The tmpfs's size and the free space below which the service takes no new match.
@@ -71,7 +71,8 @@ def test_a_disk_filled_mid_match_ends_the_match_and_the_service_stays_up(tmp_pat
         match = service.request("POST", "/api/matches", token, {"game": "kuhn", "opponent": "always-call", "hands": 100000})[2]
         port = service.next_port(token, match["id"])
         agent = subprocess.Popen([sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(port),
-                                  "--strategy", "always-call"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  "--strategy", "always-call"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=seat_env(port))
         log = small_disk / "matches" / match["id"] / "seating0.log"
         deadline = time.monotonic() + 60
         while (not log.is_file() or log.read_text().count("STATE:") < 50) and time.monotonic() < deadline:

@@ -25,7 +25,7 @@ from arena.serve.config import ConfigError, ServeConfig, load_config
 from arena.serve.hosting import Host
 from arena.serve.store import Store
 from arena.serve.validation import match_request
-from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, agent
+from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, agent, seat_env
 from tests.arena.serve.test_web_pages import log_in, session
 
 KUHN = {"game": "kuhn", "opponent": "always-call", "hands": 5}
@@ -218,7 +218,7 @@ def test_a_revoked_users_running_match_ends_at_once_and_does_not_rank(tmp_path: 
         match_id = service.request("POST", "/api/matches", alice, {**KUHN, "hands": 10000})[2]["id"]
         port = service.next_port(alice, match_id)
         command = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "always-call"]
-        playing = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        playing = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=seat_env(port))
         try:
             service.wait_status(alice, match_id, ("running",))
             revoked = subprocess.run([sys.executable, "-m", "arena", "users", "revoke", "alice", "--data", str(service.data)],

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import trio
 from agent.client import play
 from poker.gamedef import load_game
 from strategies.base import make_strategy
-from tests.arena.serve.service_process import Service, add_user, agent
+from tests.arena.serve.service_process import Service, add_user, agent, seat_env, seat_key
 
 KUHN = {"game": "kuhn", "opponent": "always-call"}
 
@@ -51,16 +52,15 @@ async def test_an_agent_killed_mid_match_aborts_only_its_match(service: Service)
 
     async def doomed_agent() -> None:
         try:
-            await play("127.0.0.1", doomed["ports"][0], game, strategy, decide=_as_async(decide_then_die))
+            await play("127.0.0.1", doomed["ports"][0], game, strategy, decide=_as_async(decide_then_die),
+                       key=seat_key(doomed["ports"][0]))
         except _Killed:
             pass
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(doomed_agent)
-        nursery.start_soon(
-            trio.run_process,
-            [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(healthy["ports"][0]), "--strategy", "random"],
-        )
+        healthy_agent = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(healthy["ports"][0]), "--strategy", "random"]
+        nursery.start_soon(partial(trio.run_process, healthy_agent, env=seat_env(healthy["ports"][0])))
     shown = await trio.to_thread.run_sync(service.wait_status, token, doomed["id"], ("finished", "aborted"))
     assert shown["status"] == "aborted" and "seat 1" in shown["error"]
     finished = _states(service, doomed["id"])
@@ -125,8 +125,9 @@ def test_kill_9_keeps_finished_matches_and_hands(tmp_path: Path) -> None:
     assert agent("127.0.0.1", service.next_port(token, done["id"])).returncode == 0
     assert service.wait_status(token, done["id"], ("finished",))["status"] == "finished"
     long = service.request("POST", "/api/matches", token, {**KUHN, "hands": 10000, "seed": 2})[2]
-    command = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(service.next_port(token, long["id"])), "--strategy", "random"]
-    player = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    port = service.next_port(token, long["id"])
+    command = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", str(port), "--strategy", "random"]
+    player = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=seat_env(port))
     try:
         deadline = time.monotonic() + 60
         while len(_states(service, long["id"])) < 30 and time.monotonic() < deadline:

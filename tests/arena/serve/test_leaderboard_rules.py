@@ -20,7 +20,7 @@ from arena.serve.scoring import Scoring
 from arena.serve.store import MatchRow, Store
 from poker.gamedef import load_game
 from strategies.base import make_strategy
-from tests.arena.serve.service_process import Service, add_user
+from tests.arena.serve.service_process import Service, add_user, seat_key
 
 KUHN = load_game("kuhn")
 
@@ -197,7 +197,7 @@ async def test_a_match_the_agent_left_is_on_the_leaderboard_charged(service: Ser
         return strategy.act(view)
 
     with pytest.raises(_HungUp):
-        await play("127.0.0.1", port, game, strategy, decide=decide)
+        await play("127.0.0.1", port, game, strategy, decide=decide, key=seat_key(port))
     shown = await trio.to_thread.run_sync(service.wait_status, token, created["id"], ("finished", "aborted"))
     assert shown["status"] == "aborted" and "seat 1" in shown["error"]
     alice = shown["result"]["players"][0]

@@ -23,7 +23,7 @@ import pytest
 from arena.commands.match import main as arena_match
 from arena.match import agent_seed
 from poker.stats import format_chips
-from tests.arena.serve.service_process import Service, add_user
+from tests.arena.serve.service_process import Service, add_user, seat_env
 
 HANDS, SEED = 40, 5
 NAMES = ("random", "always-fold")
@@ -55,7 +55,7 @@ def hosted(service: Service, token: str, cookie: dict[str, str], duplicate: bool
         played = subprocess.run(
             [sys.executable, "-m", "arena", "agent", "leduc", "127.0.0.1", str(port), "--strategy", "random",
              "--seed", str(agent_seed(SEED, 0))],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True, text=True, timeout=120, env=seat_env(port),
         )
         assert played.returncode == 0, played.stderr
     shown = service.wait_status(token, answer["id"], ("finished", "aborted"))
