@@ -205,6 +205,8 @@ def test_the_admins_example_is_a_tournament_the_service_takes(tmp_path: Path) ->
     admin = User(1, "alice", True, False, 0.0)
     status = tournaments.submit(admin, EXAMPLE.encode())
     assert (status["game"], status["bots"], status["status"]) == ("leduc", 3, "queued")
+    manual = (Path(__file__).parents[3] / "docs" / "hosting-web.md").read_text()
+    assert f"```toml\n{EXAMPLE}```" in manual  # the manual shows the example as the page does
 
 
 def test_the_match_list_and_the_match_page_say_one_status(tmp_path: Path) -> None:
