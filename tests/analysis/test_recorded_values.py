@@ -146,3 +146,21 @@ def test_not_a_file_of_recorded_values(tmp_path: Path) -> None:
         read_values(other, LEDUC_NL)
     with pytest.raises(AivatError, match="No such file"):
         read_values(tmp_path / "missing.msgpack", LEDUC_NL)
+
+
+def test_hunl_modicum_aivat_minus_raw_is_consistent_with_zero(tmp_path: Path) -> None:
+    """The shipped HUNL bot's recorded values over a few hands against
+    always-call: every hand scored, the turn's and river's deals recorded with
+    every card, and AIVAT minus raw (same hands) within its 95% interval of 0
+    (the large check is benchmarks/variance_hunl.py)."""
+    hunl = load_game("hunl")
+    path = tmp_path / "hunl-modicum.values.msgpack"
+    bot = make_strategy(f"hunl-modicum:record={path}", hunl, seed=3)
+    hands = play(hunl, [bot, make_strategy("always-call", hunl, seed=1)], 12, seed=5)
+    bot.close()
+    records = read_values(path, hunl)
+    chances = [len(p.outcomes) for r in records.values() for p in r.points if p.kind == "chance"]
+    assert chances and set(chances) <= {48, 49}
+    terms = recorded_aivat(hands, "bot", records)
+    difference = mean_ci(terms.estimate - terms.raw)
+    assert abs(difference.mean) <= difference.half_width
