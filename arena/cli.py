@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "exploitability": ("arena.commands.exploitability", "exact exploitability of a strategy file"),
     "train-values": ("arena.commands.train_values", "train the counterfactual-value net continual re-solving asks at the street's end (NL Leduc)"),
     "serve": ("arena.commands.serve", "the hosted arena: a JSON API that hosts matches against the hosted bots on ports any ACPC agent connects to"),
+    "connect": ("arena.commands.connect", "a local relay to a hosted match's seats, for an agent that cannot send a seat key (example_player, a compiled bot)"),
     "users": ("arena.commands.users", "the hosted arena's users: add (prints the token once), list, revoke, rotate"),
     "warmup": ("arena.commands.warmup", "compile (and cache) the numba kernels ahead of the first run: what `make test` does at set-up"),
 }
