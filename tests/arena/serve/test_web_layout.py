@@ -1,8 +1,9 @@
 """Every page of the hosted arena on a phone (390 x 844) and on a desktop
 (1280 x 800), in Chromium: none is wider than its viewport (a wide table
-scrolls inside its own box, never the page), and on the phone every button,
-field and menu link is a 44 px touch target. Each page's screenshot is kept
-in the test's tmp_path (test artefacts, not committed), to look at."""
+scrolls inside its own box, never the page), the web table included, and on
+the phone every button, field and menu link of the site's pages is a 44 px
+touch target. Each page's screenshot is kept in the test's tmp_path (test
+artefacts, not committed), to look at."""
 
 from __future__ import annotations
 
@@ -62,6 +63,11 @@ def test_every_page_fits_a_phone_and_a_desktop(served: Service, browser: Browser
     }
     browser.clear_cookies()
     log_in(page, served, "alice")
+    page.select_option("#game", "kuhn")
+    page.select_option("#opponent", "always-call")
+    page.click("#sit-button")  # a table too: arena play's page, served by the arena
+    expect(page.locator("#hand-number")).to_have_text("hand 1 of 10")
+    pages["table"] = page.url.removeprefix(served.url)
     overflowing, small = [], []
     for size, (width, height) in VIEWPORTS.items():
         page.set_viewport_size({"width": width, "height": height})
@@ -69,11 +75,13 @@ def test_every_page_fits_a_phone_and_a_desktop(served: Service, browser: Browser
             page.goto(served.url + path)
             if name == "match":
                 expect(page.locator("#replay-count")).to_have_text("of 20")  # the replayer has drawn its hand
+            if name == "table":
+                expect(page.locator("#hand-number")).to_have_text("hand 1 of 10")
             page.screenshot(path=str(tmp_path / f"{name.replace(' ', '-')}-{size}.png"), full_page=True)
             scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             if scroll > inner:
                 overflowing.append(f"{name} at {size}: {scroll} px wide in {inner}")
-            if size == "phone":
+            if size == "phone" and name != "table":  # the table's controls are arena play's (agent/human/static)
                 found = page.eval_on_selector_all(
                     CONTROLS,
                     """(controls, least) => controls
