@@ -32,8 +32,10 @@ class ServeConfig:
     #: What the API answers as a match's ``host`` (where agents connect); default: ``host``.
     public_host: str | None = None
     match_ports: tuple[int, int] = (9000, 9999)
-    #: Whom a match port lets in: ``"asker"`` (the address that asked for the
-    #: match), ``"any"``, or one fixed address.
+    #: Whom a match port lets in besides the seat's secret key, which it always
+    #: asks for: ``"asker"`` (the address that asked for the match), ``"any"``
+    #: (the compose stack, where every agent comes from Docker's gateway), or
+    #: one fixed address.
     allow: str = "asker"
     start_timeout_s: float = 60.0
     max_matches_per_user: int = 4
