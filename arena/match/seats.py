@@ -51,7 +51,8 @@ its match as a :class:`~arena.match.plan.MatchPlan` instead, and
     ports = await nursery.start(host)  # ports[1]: where the agent connects
 
 The seats this runner starts itself (in-process agents, our own agent as a
-command) each get a fresh secret key, so that no other program on the
+command, a sandboxed agent, whose relay sends the key before anything of the
+agent's) each get a fresh secret key, so that no other program on the
 machine takes their seat by connecting first (a hosted bot's port is no
 secret to a local user: ``ss -ltn`` lists it). A command that is not our
 agent, and a person's seat, are kept by their address only.
@@ -447,7 +448,7 @@ async def run_seating(
                 elif isinstance(seat, Command):
                     nursery.start_soon(_command, seat, index, host, port, run, config, keys[index])
                 elif isinstance(seat, Sandboxed):
-                    nursery.start_soon(_sandboxed, seat, index, host, port, run, config)
+                    nursery.start_soon(_sandboxed, seat, index, host, port, run, config, keys[index])
                 elif isinstance(seat, Person):
                     run.persons.append(seat.sit(config.names, index))
                     nursery.start_soon(_person, run.persons[-1], index, host, port, run)
@@ -472,7 +473,7 @@ def _key(seat: Seat) -> str | None:
     """The seat's key: a remote seat's own; a fresh one for the agents we start that can send it."""
     if isinstance(seat, Remote):
         return seat.key
-    if isinstance(seat, InProcess) or (isinstance(seat, Command) and seat.takes_key):
+    if isinstance(seat, (InProcess, Sandboxed)) or (isinstance(seat, Command) and seat.takes_key):
         return secrets.token_hex(16)
     return None
 
@@ -570,14 +571,17 @@ async def _command(
     run.ended(SeatEnd(seat, process.returncode, last_line(err_path), during, err_path))
 
 
-async def _sandboxed(agent: Sandboxed, seat: int, host: str, port: int, run: _Running, config: MatchConfig) -> None:
+async def _sandboxed(
+    agent: Sandboxed, seat: int, host: str, port: int, run: _Running, config: MatchConfig, key: str | None
+) -> None:
     """Run the submitted agent in its sandbox, its output kept as a
-    command's; when it ends, or the seating does, the sandbox ends every
-    process it started before this returns."""
+    command's, ``key`` sent to the dealer by its relay; when it ends, or the
+    seating does, the sandbox ends every process it started before this returns."""
     err_path = config.path(f".player{seat + 1}.err")
+    greeting = b"" if key is None else key_line(key)
     try:
         sandbox = Sandbox(agent.agent_dir, agent.limits, after=agent.after)
-        async with sandbox.open(host, port) as confined, trio.open_nursery() as keepers:
+        async with sandbox.open(host, port, greeting=greeting) as confined, trio.open_nursery() as keepers:
             keepers.start_soon(keep_output, confined.stdout, config.path(f".player{seat + 1}.std"), KEEP_BYTES, config.append)
             keepers.start_soon(keep_output, confined.stderr, err_path, KEEP_BYTES, config.append)
             status = await confined.wait()

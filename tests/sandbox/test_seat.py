@@ -10,7 +10,7 @@ from pathlib import Path
 
 import trio
 
-from arena.match import KEEP_BYTES, InProcess, Seat, run_seating
+from arena.match import KEEP_BYTES, InProcess, Seat, SeatingRun, run_seating
 from arena.match.seats import Sandboxed
 from dealer.server import MatchConfig
 from poker.gamedef import load_game
@@ -64,6 +64,27 @@ async def test_a_sandboxed_agent_plays_as_the_same_strategy_in_process(world: Pa
     assert sandboxed.result.totals == local.result.totals and sandboxed.result.totals[0] != 0
     assert sandboxed.ends == () and sandboxed.culprits() == {}
     assert len(states(tmp_path / "sandboxed")) == HANDS and states(tmp_path / "sandboxed") == states(tmp_path / "local")
+
+
+async def test_a_program_that_connects_first_does_not_take_the_sandboxed_seat(world: Path, tmp_path: Path) -> None:
+    """The relay sends the seat's key before anything of the agent's: a local
+    program that connects to the seat's port first, as the agent would (from
+    127.0.0.1, a version line), is dropped, and the agent plays."""
+    agent = make_agent(world, "caller", ALWAYS_CALL)
+    runs: list[SeatingRun] = []
+
+    async def host(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
+        runs.append(await run_seating(config(tmp_path / "run"), (raiser(), Sandboxed(agent)), task_status=task_status))
+
+    async with trio.open_nursery() as nursery:
+        ports = await nursery.start(host)
+        async with await trio.open_tcp_stream("127.0.0.1", ports[1]) as stranger:
+            await stranger.send_all(b"VERSION:2.0.0\r\n")
+            with trio.fail_after(10):
+                assert await stranger.receive_some() == b""  # closed by the dealer
+    assert runs[0].result is not None and runs[0].result.aborted is None and runs[0].result.hands_played == HANDS
+    warnings = [line for line in (tmp_path / "run" / "match.err").read_text().splitlines() if line.startswith("WARNING")]
+    assert len(warnings) == 1 and warnings[0].startswith("WARNING: dropped connection to seat 2 from 127.0.0.1:")
 
 
 async def test_an_agent_printing_without_bound_keeps_bounded_files_and_is_ended(world: Path, tmp_path: Path) -> None:
