@@ -613,10 +613,10 @@ def test_an_agent_that_leaves_before_the_match_is_over_stops_the_dealer(
     for another; the agent is gone (status 0), so the match used to wait for ever."""
     calls: list[int] = []
 
-    async def play_or_leave(host: str, port: int, game: Game, strategy: Strategy) -> None:
+    async def play_or_leave(host: str, port: int, game: Game, strategy: Strategy, *, key: str | None = None) -> None:
         calls.append(port)
         if len(calls) == 1:
-            await play(host, port, game, strategy)
+            await play(host, port, game, strategy, key=key)  # the seat's key, which the runner gives its agents
         else:
             await (await trio.open_tcp_stream(host, port)).aclose()
 
