@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -89,9 +90,12 @@ def processes_of(uid: int) -> list[int]:
     return found
 
 
-async def run_agent(folder: Path, limits: Limits = Limits(), *, wait_s: float = 20.0) -> Outcome:
-    """Run the agent in ``folder`` confined, its dealer a listener that collects
-    what it sends, until it ends or ``wait_s`` pass; then close the sandbox."""
+async def run_agent(
+    folder: Path, limits: Limits = Limits(), *, read_only: Sequence[Path] = (), wait_s: float = 20.0
+) -> Outcome:
+    """Run the agent in ``folder`` confined (``read_only``: as :class:`Sandbox`
+    takes it), its dealer a listener that collects what it sends, until it
+    ends or ``wait_s`` pass; then close the sandbox."""
     received = bytearray()
     output = {"stdout": bytearray(), "stderr": bytearray()}
     total = 0
@@ -110,7 +114,7 @@ async def run_agent(folder: Path, limits: Limits = Limits(), *, wait_s: float = 
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(trio.serve_tcp, dealer, 0, host="127.0.0.1"))
         port = listeners[0].socket.getsockname()[1]
-        async with Sandbox(folder, limits).open("127.0.0.1", port) as confined:
+        async with Sandbox(folder, limits, read_only=read_only).open("127.0.0.1", port) as confined:
             uid = confined.uid
             with trio.move_on_after(wait_s):
                 async with trio.open_nursery() as streams:

@@ -26,10 +26,14 @@ _MIB = 1 << 20
 
 
 async def test_reads_its_own_folder_and_nothing_else(world: Path) -> None:
+    """Nor the service's database, another agent's files, or the folder above
+    its own, all readable by every user: only what it is given besides."""
     (world / "service").mkdir(mode=0o755)
     database = world_readable(world / "service" / "arena.db", "users and tokens")
     other = make_agent(world, "other", "")
     world_readable(other / "strategy.txt", "someone else's work")
+    (world / "library").mkdir(mode=0o755)
+    library = world_readable(world / "library" / "module.py", "shared = 1")
     agent = make_agent(
         world,
         "reader",
@@ -39,14 +43,15 @@ async def test_reads_its_own_folder_and_nothing_else(world: Path) -> None:
             attempt(lambda: open({str(database)!r}).read()),
             attempt(lambda: open({str(other / "strategy.txt")!r}).read()),
             attempt(lambda: os.listdir({str(world)!r})),
+            attempt(lambda: open({str(library)!r}).read()),
             attempt(lambda: open("written-here", "w")),
             attempt(lambda: open(os.environ["TMPDIR"] + "/notes", "w").write("mine")),
         )
         """,
     )
-    outcome = await run_agent(agent)
+    outcome = await run_agent(agent, read_only=[world / "library"])  # a folder every agent may read
     denied = f"PermissionError {errno.EACCES}"
-    assert outcome.report == ["ok 'import'", denied, denied, denied, denied, "ok 4"]
+    assert outcome.report == ["ok 'import'", denied, denied, denied, "ok 'shared = 1'", denied, "ok 4"]
     assert outcome.status == 0
     assert not (agent / "written-here").exists()
 
@@ -128,7 +133,7 @@ async def test_a_fork_bomb_stops_at_the_process_cap(world: Path) -> None:
 
 async def test_a_4_gib_allocation_is_refused(world: Path) -> None:
     agent = make_agent(world, "glutton", "report(attempt(lambda: len(bytearray(4 << 30))))")
-    outcome = await run_agent(agent, Limits(memory=256 * _MIB))
+    outcome = await run_agent(agent)  # the default limits: 2 GiB of address space
     assert outcome.report == ["MemoryError"]
 
 
