@@ -8,8 +8,9 @@ below public state ``s`` summed over our reach ``r`` there (both players
 playing the re-solve's strategies from ``s`` on). With ``record=PATH`` it writes
 them (:mod:`strategies.resolve.recording`); this module turns them into AIVAT's
 terms (Burch, Schmid, Moravčík, Morrill & Bowling 2018, "AIVAT: A New Variance
-Reduction Technique for Agent Evaluation in Imperfect Information Games"), the
-terms of :class:`analysis.aivat.Aivat`, without re-solving anything.
+Reduction Technique for Agent Evaluation in Imperfect Information Games") by
+the one estimator, :func:`analysis.aivat.aivat`, with :class:`RecordedValues`
+as its value function and policy, without re-solving anything.
 
 **What AIVAT needs, and why counterfactual values give it.** With every card
 known (a dealer's log) and our own holding averaged over our range (the
@@ -66,22 +67,26 @@ import math
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from analysis.aivat import Aivat, AivatError, terminal_payoffs
+from analysis.aivat import Aivat, AivatError, aivat
 from analysis.hands import NO_SEED, Hands
-from analysis.importance import per_hand, player_positions
+from analysis.importance import player_positions
 from poker.deal import private_hands
 from poker.gamedef import Game
-from strategies.base import Strategy
-from strategies.imaginary import card_bits, check_value, holding_bits, replay_hand
+from poker.protocol import ProtocolError, parse_action, parse_betting
+from poker.state import Action, State
+from strategies.base import PublicState, Strategy, on_columns
+from strategies.cfr.tree.public import board_key
+from strategies.imaginary import card_bits, holding_bits
 from strategies.resolve.recording import RECORD_FORMAT
 
-__all__ = ["HandValues", "Point", "play_through_hooks", "read_values", "recorded_aivat"]
+__all__ = ["HandValues", "Point", "RecordedPolicy", "RecordedValues", "play_through_hooks", "read_values", "recorded_aivat"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -167,102 +172,160 @@ def read_values(path: str | Path, game: Game) -> dict[int, HandValues]:
     return out
 
 
-class _Scorer:
-    """The per-hand AIVAT terms from a hand's recorded points (module docstring)."""
+class RecordedValues:
+    """The recorded values of some hands as AIVAT's value function and policy
+    (:class:`analysis.aivat.ValueFunction` with ``expected_deal`` and
+    ``root_mean``; :meth:`policy` a :data:`strategies.imaginary.Policy`), for
+    :func:`analysis.aivat.aivat`, the one estimator.
 
-    def __init__(self, game: Game) -> None:
+    Looked up by the bot's position and the public state (betting, board): the
+    re-solves are a function of the public history, so every hand that reaches a
+    state recorded the same numbers there; records that disagree (two instances
+    of the bot, a resumed seating's with another seed) are refused. The value
+    at a state is ``V̄`` against the opponent's holding for every holding of ours
+    alike (AIVAT reads only its average over our range: module docstring); at a
+    deal no record holds (the flop, an all-in's run-out) it is 0 before and
+    after, so that deal is not corrected.
+
+    Raises:
+        AivatError: records that disagree, or a decision no record holds (at
+            :meth:`policy`).
+    """
+
+    def __init__(self, game: Game, records: Sequence[HandValues]) -> None:
         if game.num_players != 2:
             raise AivatError(f"AIVAT is implemented for two players, not {game.num_players}")
         self.game = game
-        self.holdings = private_hands(game)
-        self.bits = holding_bits(self.holdings)
-        self.index = {tuple(int(c) for c in h): i for i, h in enumerate(self.holdings)}
+        holdings = private_hands(game)
+        self.rows = len(holdings)
+        self.bits = holding_bits(holdings)
+        #: (position, betting, board) -> V̄ against each holding of the opponent ``[H]``.
+        self.values: dict[tuple[int, str, tuple[int, ...]], FloatArray] = {}
+        #: (betting, board) -> our actions there and the policy ``[H, A]``.
+        self.decisions: dict[tuple[str, tuple[int, ...]], tuple[tuple[Action, ...], FloatArray]] = {}
+        #: (position, betting, board) of a deal -> the deals and ``V̄`` below each ``[D, H]``.
+        self.deals: dict[tuple[int, str, tuple[int, ...]], tuple[tuple[tuple[int, ...], ...], FloatArray]] = {}
+        for record in records:
+            for point in record.points:
+                self._add(record, point)
 
-    def hand(
-        self, record: HandValues, where: str, position: int, betting: str, hole: Sequence[Sequence[int]], board: tuple[int, ...], raw: float
-    ) -> tuple[float, float, float, float]:
-        """(value, chance, chance baseline, decisions) of one hand."""
-        if record.position != position:
-            raise AivatError(f"{where}: the values were recorded in position {record.position}, the hand has it in {position}")
-        ours = tuple(sorted(int(c) for c in hole[position]))
-        theirs = tuple(sorted(int(c) for c in hole[1 - position]))
-        k, o = self.index.get(ours), self.index.get(theirs)
-        if k is None or o is None:
-            raise AivatError(f"{where}: hole cards {ours}, {theirs} are not holdings of the game")
-        points = iter(record.points)
-        root = next(points, None)
-        if root is None or root.kind != "root":
-            raise AivatError(f"{where}: the record has no root solve")
-        # The deal of the opponent's holding: each is as likely (ours is averaged over our range).
-        chance = float(root.values[0, o] - root.values[0].mean())
-        baseline = float(root.values[0].mean())
-        decisions = 0.0
-        r: FloatArray = ((self.bits & self.bits[o]) == 0).astype(np.float64)
-        pending = next(points, None)
-        line = replay_hand(self.game, betting)
-        seen: tuple[int, ...] = ()
-        for state, action in line.steps:
-            if state.current_player() == position:
-                point = pending
-                if point is None or point.kind != "decision" or point.betting != state.betting_string() or point.board != seen:
-                    raise AivatError(f"{where}: no recorded decision at {state.betting_string()!r}")
-                pending = next(points, None)
-                assert point.policy is not None
-                if str(action) not in point.outcomes:
-                    raise AivatError(f"{where}: {action} at {state.betting_string()!r} is not an action of the recorded re-solve")
-                a = point.outcomes.index(str(action))
-                taken = r * point.policy[:, a]
-                if point.policy[k, a] <= 0 or taken.sum() <= _TINY:
-                    raise AivatError(f"{where}: the recorded policy gives probability 0 to {action} at {state.betting_string()!r}")
-                below = point.values[:, o]
-                decisions += float(below[a] - (r @ point.policy) @ below / r.sum())
-                r = taken
-            after = state.apply(action)
-            shown = self.game.total_board_cards(after.round)
-            if after.finished or shown <= len(seen):
-                continue
-            dealt = tuple(sorted(board[len(seen) : shown]))
-            if pending is not None and pending.kind == "chance" and pending.betting == after.betting_string():
-                point, pending = pending, next(points, None)
-                deals = [d for d in point.outcomes if isinstance(d, tuple)]
-                if dealt not in deals or len(deals) != math.comb(len(self.game.deck()) - len(seen), len(dealt)):
-                    raise AivatError(f"{where}: the recorded deals at {after.betting_string()!r} are not every deal")
-                # P(d) ∝ the mass of our range that misses d; no deal holds the opponent's cards.
-                held = card_bits(theirs)
-                fits = np.array([0.0 if card_bits(d) & held else float(r @ ((self.bits & card_bits(d)) == 0)) for d in deals])
-                expected = float(fits @ point.values[:, o] / fits.sum())
-                chance += float(point.values[deals.index(dealt), o]) - expected
-                baseline += expected
-            r = np.where((self.bits & card_bits(dealt)) == 0, r, 0.0)
-            seen = board[:shown]
-        if pending is not None:
-            raise AivatError(f"{where}: the record has a point the hand never reached ({pending.kind} at {pending.betting!r})")
-        r = np.where((self.bits & card_bits(board[len(seen) :])) == 0, r, 0.0)  # an all-in's run-out: uncorrected
-        values = terminal_payoffs(self.holdings, position, line.final, board, theirs)
-        check_value(where, betting, float(values[k]), raw)
-        return float(r @ values / r.sum()), chance, baseline, decisions
+    def key(self, board: Sequence[int]) -> tuple[int, ...]:
+        """A board as the lookups hold it: each round's cards ascending."""
+        rounds = [r for r in range(self.game.num_rounds) if self.game.total_board_cards(r) >= len(board)]
+        return board_key(self.game, tuple(board), rounds[0] if rounds else self.game.num_rounds - 1)
+
+    def _put(self, table: dict[Any, Any], key: object, value: Any, record: HandValues) -> None:
+        found = table.setdefault(key, value)
+        pairs = zip(found, value, strict=True) if isinstance(value, tuple) else [(found, value)]
+        if not all(np.array_equal(a, b) for a, b in pairs):
+            raise AivatError(f"hand {record.hand}: its record disagrees with an earlier hand's at {key!r} (another instance of the bot?)")
+
+    def _add(self, record: HandValues, point: Point) -> None:
+        p = record.position
+        board = self.key(point.board)
+        if point.kind == "root":
+            self._put(self.values, (p, "", ()), point.values[0], record)
+            return
+        try:
+            state = parse_betting(point.betting, self.game)
+        except ProtocolError as error:
+            raise AivatError(f"hand {record.hand}: a recorded betting {point.betting!r}: {error}") from None
+        if point.kind == "chance":
+            deals = tuple(d for d in point.outcomes if isinstance(d, tuple))
+            self._put(self.deals, (p, point.betting, board), (deals, point.values), record)
+            for deal, row in zip(deals, point.values, strict=True):
+                self._put(self.values, (p, point.betting, self.key(point.board + deal)), row, record)
+            return
+        actions = tuple(self._action(state, str(text), record) for text in point.outcomes)
+        assert point.policy is not None
+        self._put(self.decisions, (point.betting, board), (actions, point.policy), record)
+        for action, row in zip(actions, point.values, strict=True):
+            self._put(self.values, (p, state.apply(action).betting_string(), board), row, record)
+
+    def _action(self, state: State, text: str, record: HandValues) -> Action:
+        action, end = parse_action(text, self.game)
+        if action is None or end != len(text) or not state.is_legal(action):
+            raise AivatError(f"hand {record.hand}: {text!r} is not an action after {state.betting_string()!r}")
+        return action
+
+    # -- the value function ------------------------------------------------------------
+
+    def __call__(self, position: int, state: State, board: tuple[int, ...], theirs: int) -> FloatArray:
+        found = self.values.get((position, state.betting_string(), self.key(board)))
+        return np.full(self.rows, 0.0 if found is None else float(found[theirs]))
+
+    def expected_deal(self, position: int, state: State, seen: tuple[int, ...], reach: FloatArray, theirs: int) -> float:
+        """``Σ_d P(d) V̄(d)`` over the recorded deals, ``P(d)`` the mass of our
+        range ``reach`` that misses ``d`` (none holds the opponent's cards); 0
+        where no deal is recorded (the values after it are 0 too)."""
+        found = self.deals.get((position, state.betting_string(), self.key(seen)))
+        if found is None:
+            return 0.0
+        deals, values = found
+        held = self.bits[theirs]
+        fits = np.array([0.0 if card_bits(d) & held else float(reach @ ((self.bits & card_bits(d)) == 0)) for d in deals])
+        return float(fits @ values[:, theirs] / fits.sum())
+
+    def root_mean(self, position: int) -> float:
+        """The mean of ``V̄(root)`` over the opponent's holdings, each as likely."""
+        found = self.values.get((position, "", ()))
+        return 0.0 if found is None else float(found.mean())
+
+    @property
+    def sigma(self) -> RecordedPolicy:
+        """The recorded policy, AIVAT's σ."""
+        return RecordedPolicy(self)
+
+
+class RecordedPolicy:
+    """The recorded re-solves' policy as a :data:`strategies.imaginary.Policy`
+    (with ``actions``, the columns :class:`strategies.imaginary.CachedPolicy` asks
+    for in no-limit games)."""
+
+    def __init__(self, recorded: RecordedValues) -> None:
+        self.recorded = recorded
+        self._actions: dict[str, tuple[Action, ...]] = {}
+        for (betting, _), (actions, _) in recorded.decisions.items():
+            self._actions.setdefault(betting, actions)
+
+    def actions(self, state: State) -> tuple[Action, ...]:
+        """The recorded re-solve's actions at ``state`` (on any board)."""
+        return self._actions.get(state.betting_string(), ())
+
+    def __call__(self, public: PublicState) -> FloatArray:
+        """The recorded policy at ``public`` on its columns.
+
+        Raises:
+            AivatError: no record holds a decision there."""
+        found = self.recorded.decisions.get((public.state.betting_string(), self.recorded.key(public.board)))
+        if found is None:
+            raise AivatError(f"no recorded decision at {public.state.betting_string()!r} with board {list(public.board)}")
+        actions, policy = found
+        return on_columns("recorded", public, actions, policy)
 
 
 def recorded_aivat(hands: Hands, player: str | int | Sequence[int] | IntArray, records: Mapping[int, HandValues]) -> Aivat:
     """AIVAT terms of ``player``'s hands (a re-solving agent that recorded
-    ``records``, by hand id: :func:`read_values`), every card known.
+    ``records``, by hand id: :func:`read_values`), every card known, by
+    :func:`analysis.aivat.aivat` with :class:`RecordedValues` of those hands.
 
     Raises:
-        AivatError: a hand without a record, a record that does not match its
-            hand (another position, a decision or deal the hand did not have), a
-            recorded policy that gives the action taken probability 0, a value
-            the rules do not give, a game that is not two-player.
+        AivatError: a hand without a record or recorded in another position,
+            records that disagree, a decision no record holds, a recorded policy
+            that gives the action taken probability 0, a value the rules do not
+            give, a game that is not two-player.
     """
     positions = player_positions(hands, player, AivatError)
-    scorer = _Scorer(hands.game)
-    raw, rows = per_hand(hands, positions)
-    out = np.empty((len(hands), 4))
-    for i, args in enumerate(rows):
-        record = records.get(int(hands.hand_id[i]))
+    mine = []
+    for i, hand in enumerate(hands.hand_id):
+        record = records.get(int(hand))
         if record is None:
-            raise AivatError(f"{args[0]}: no recorded values for hand {int(hands.hand_id[i])}")
-        out[i] = scorer.hand(record, *args)
-    return Aivat(raw, out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(), out[:, 3].copy(), np.zeros(len(hands)))
+            raise AivatError(f"{hands.where(i)}: no recorded values for hand {int(hand)}")
+        if record.position != positions[i]:
+            raise AivatError(f"{hands.where(i)}: hand {int(hand)} was recorded in position {record.position}, not {positions[i]}")
+        mine.append(record)
+    recorded = RecordedValues(hands.game, mine)
+    return aivat(hands, positions, recorded.sigma, recorded)
 
 
 def play_through_hooks(game: Game, players: Sequence[Strategy], num_hands: int, *, seed: int, names: tuple[str, str] = ("bot", "other")) -> Hands:

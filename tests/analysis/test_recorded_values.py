@@ -139,6 +139,23 @@ def test_a_record_of_another_hand_is_refused(leduc_match: tuple[Hands, Path, Res
         recorded_aivat(hands, "bot", {h: r for h, r in records.items() if h != 7})
 
 
+def test_records_that_disagree_are_refused(leduc_match: tuple[Hands, Path, ResolvingStrategy], tmp_path: Path) -> None:
+    """Every hand reaches the root: a record whose root values differ from the
+    others' is another instance of the bot, not the one that played."""
+    hands, path, _ = leduc_match
+
+    def other_root(record: dict[str, object]) -> None:
+        points = record["points"]
+        assert isinstance(points, list)
+        if record["hand"] == 2:
+            points[0]["values"] = zlib.compress(np.ones(6, dtype="<f2").tobytes())
+
+    other = tmp_path / "other.msgpack"
+    _rewritten(path, other, other_root)
+    with pytest.raises(AivatError, match="hand 2: its record disagrees with an earlier hand's"):
+        recorded_aivat(hands, "bot", read_values(other, LEDUC_NL))
+
+
 def test_not_a_file_of_recorded_values(tmp_path: Path) -> None:
     other = tmp_path / "other.msgpack"
     other.write_bytes(msgpack.packb({"format": "something else"}))
