@@ -155,9 +155,9 @@ async def _submit_tournament(request: Request, user: User) -> Response:
 
 
 async def _show_tournament(request: Request, user: User) -> Response:
-    """``GET /api/tournaments/ID``: its status and the end of its output (any user)."""
+    """``GET /api/tournaments/ID``: its status (any user) and the end of its output (an admin)."""
     tournaments: Tournaments = request.app.state.tournaments
-    return JSONResponse(tournaments.get(request.path_params["id"]))
+    return JSONResponse(tournaments.get(request.path_params["id"], admin=user.admin))
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -477,9 +477,9 @@ async def _admin_submit(request: Request, user: User) -> Response:
 
 
 async def _tournament(request: Request, user: User) -> Response:
-    status = _web(request).tournaments.get(request.path_params["id"])
+    status = _web(request).tournaments.get(request.path_params["id"], admin=user.admin)
     return _render(request, "tournament.html", f"Tournament {status['id']}", user, tournament=status,
-                   game_name=friendly_name(_game_word(status["game"])), output=status["output"] if user.admin else None)
+                   game_name=friendly_name(_game_word(status["game"])), output=status["output"])
 
 
 async def _tournament_report(request: Request, user: User) -> Response:

@@ -160,8 +160,9 @@ class Tournaments:
         found = [status for folder in self.root.iterdir() if (status := self._status(folder.name)) is not None]
         return sorted(found, key=lambda status: -status["submitted"])
 
-    def get(self, tournament_id: str) -> dict[str, Any]:
-        """A tournament's status, with the end of its output once it is over.
+    def get(self, tournament_id: str, *, admin: bool) -> dict[str, Any]:
+        """A tournament's status, with the end of its output for an ``admin``
+        (None for anyone else: it names the service's folders and the bots' commands).
 
         Raises:
             RequestError: 404, no such tournament.
@@ -169,7 +170,7 @@ class Tournaments:
         status = self._known(tournament_id)
         folder = self.root / tournament_id
         status["report"] = (folder / OUTPUT / REPORT_HTML).is_file()
-        status["output"] = _tail(folder / "stdout.txt") + _tail(folder / "stderr.txt")
+        status["output"] = _tail(folder / "stdout.txt") + _tail(folder / "stderr.txt") if admin else None
         return status
 
     def _known(self, tournament_id: str) -> dict[str, Any]:

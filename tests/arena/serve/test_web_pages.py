@@ -180,6 +180,8 @@ def test_markup_that_users_write_is_text_on_every_page(served: Service) -> None:
     bob = session(log_in(served, served.tokens["bob"])[1])
     status, _, page = served.request("GET", f"/tournaments/{tournament_id}", headers=bob)
     assert status == 200 and b'id="tournament-status"' in page and b'id="tournament-output"' not in page  # an admin's
+    assert served.api("GET", f"/api/tournaments/{tournament_id}", served.tokens["bob"])[1]["output"] is None  # the API's too
+    assert served.api("GET", f"/api/tournaments/{tournament_id}", token)[1]["output"] == SCRIPT
 
 
 def test_a_refused_table_or_config_comes_back_in_place(served: Service) -> None:
