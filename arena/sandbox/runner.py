@@ -33,6 +33,8 @@ __all__ = ["Limits", "Sandbox", "Confined", "SandboxError", "unavailable", "MAX_
 STARTME: Final = "startme.sh"
 #: Connections the relay takes from one agent over a match (an ACPC agent makes one).
 MAX_CONNECTIONS: Final = 4
+#: How long the relay may take, once the agent has ended, to pass on what it sent last.
+DRAIN_S: Final = 2.0
 _MIB: Final = 1 << 20
 
 
@@ -115,6 +117,8 @@ class Confined:
     uid: int
     _process: trio.Process
     connections: int = 0
+    #: per connection: set once all the agent sent on it has reached the dealer (or never can)
+    delivered: list[trio.Event] = dataclasses.field(default_factory=list)
 
     @property
     def returncode(self) -> int | None:
@@ -123,6 +127,11 @@ class Confined:
     async def wait(self) -> int:
         """Wait until the agent's first process has ended, and with it every other."""
         return await self._process.wait()
+
+    async def drained(self) -> None:
+        """Wait until the relay has passed on to the dealer all the agent sent."""
+        for delivered in self.delivered:
+            await delivered.wait()
 
 
 class Sandbox:
@@ -192,6 +201,10 @@ class Sandbox:
                     try:
                         yield confined
                     finally:
+                        if confined.returncode is not None:  # it ended on its own: deliver what it said last
+                            with trio.move_on_after(DRAIN_S) as draining:
+                                draining.shield = True
+                                await confined.drained()
                         nursery.cancel_scope.cancel()
             finally:
                 with trio.CancelScope(shield=True):
@@ -230,29 +243,37 @@ async def _relay(listener: trio.socket.SocketType, host: str, port: int, greetin
             while confined.connections < MAX_CONNECTIONS:
                 inside, _ = await listener.accept()
                 confined.connections += 1
-                nursery.start_soon(_pipe_to_dealer, trio.SocketStream(inside), host, port, greeting)
+                nursery.start_soon(_pipe_to_dealer, trio.SocketStream(inside), host, port, greeting, confined)
 
 
-async def _pipe_to_dealer(inside: trio.SocketStream, host: str, port: int, greeting: bytes) -> None:
-    async with inside:
-        try:
-            outside = await trio.open_tcp_stream(host, port)
-            if greeting:
-                await outside.send_all(greeting)
-        except (OSError, trio.BrokenResourceError):
-            return  # the agent sees its connection close, as if the dealer were gone
-        async with outside, trio.open_nursery() as nursery:
-            nursery.start_soon(_pump, inside, outside)
-            nursery.start_soon(_pump, outside, inside)
+async def _pipe_to_dealer(inside: trio.SocketStream, host: str, port: int, greeting: bytes, confined: Confined) -> None:
+    delivered = trio.Event()
+    confined.delivered.append(delivered)
+    try:
+        async with inside:
+            try:
+                outside = await trio.open_tcp_stream(host, port)
+                if greeting:
+                    await outside.send_all(greeting)
+            except (OSError, trio.BrokenResourceError):
+                return  # the agent sees its connection close, as if the dealer were gone
+            async with outside, trio.open_nursery() as nursery:
+                nursery.start_soon(_pump, inside, outside, delivered)
+                nursery.start_soon(_pump, outside, inside, trio.Event())
+    finally:
+        delivered.set()
 
 
-async def _pump(source: trio.SocketStream, sink: trio.SocketStream) -> None:
+async def _pump(source: trio.SocketStream, sink: trio.SocketStream, done: trio.Event) -> None:
+    """Copy ``source`` to ``sink`` until its end, which ``sink`` then gets too; set ``done``."""
     try:
         async for chunk in source:
             await sink.send_all(chunk)
         await sink.send_eof()
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass
+    finally:
+        done.set()
 
 
 async def _end(process: trio.Process, init: int | None) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import trio
 
 import needs
-from arena.sandbox import Limits, Sandbox, unavailable
+from arena.sandbox import Confined, Limits, Sandbox, unavailable
 
 #: The module mark of every sandbox test: skipped, saying why, where the sandbox cannot run (failed in CI).
 NEEDS_SANDBOX = needs.unless(unavailable() is None, "the sandbox", f"{unavailable()}")
@@ -91,18 +91,34 @@ def processes_of(uid: int) -> list[int]:
 
 
 async def run_agent(
-    folder: Path, limits: Limits = Limits(), *, read_only: Sequence[Path] = (), wait_s: float = 20.0
+    folder: Path,
+    limits: Limits = Limits(),
+    *,
+    read_only: Sequence[Path] = (),
+    lines: int | None = None,
+    wait_s: float = 20.0,
 ) -> Outcome:
     """Run the agent in ``folder`` confined (``read_only``: as :class:`Sandbox`
     takes it), its dealer a listener that collects what it sends, until it
-    ends or ``wait_s`` pass; then close the sandbox."""
+    ends, or has sent ``lines`` lines, or ``wait_s`` pass; then close the
+    sandbox, and wait for the dealer stand-in to have read all it was sent."""
     received = bytearray()
     output = {"stdout": bytearray(), "stderr": bytearray()}
     total = 0
+    read: list[trio.Event] = []
+    enough = trio.Event()
+    status: int | None = None
 
     async def dealer(stream: trio.SocketStream) -> None:
-        async for chunk in stream:
-            received.extend(chunk)
+        done = trio.Event()
+        read.append(done)
+        try:
+            async for chunk in stream:
+                received.extend(chunk)
+                if lines is not None and received.count(b"\n") >= lines:
+                    enough.set()
+        finally:
+            done.set()
 
     async def drain(stream: trio.abc.ReceiveStream, name: str) -> None:
         nonlocal total
@@ -110,7 +126,11 @@ async def run_agent(
             total += len(chunk)
             output[name].extend(chunk[: KEEP - len(output[name])])
 
-    status: int | None = None
+    async def watch(confined: Confined) -> None:
+        nonlocal status
+        status = await confined.wait()
+        enough.set()
+
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(trio.serve_tcp, dealer, 0, host="127.0.0.1"))
         port = listeners[0].socket.getsockname()[1]
@@ -120,11 +140,16 @@ async def run_agent(
                 async with trio.open_nursery() as streams:
                     streams.start_soon(drain, confined.stdout, "stdout")
                     streams.start_soon(drain, confined.stderr, "stderr")
-                    status = await confined.wait()
-        await trio.sleep(0.05)  # the dealer stand-in reads the last bytes
+                    streams.start_soon(watch, confined)
+                    await enough.wait()
+                    if status is None:  # still running: end it here
+                        streams.cancel_scope.cancel()
+        with trio.fail_after(10):
+            for done in read:
+                await done.wait()
         nursery.cancel_scope.cancel()
-    lines = received.decode(errors="replace").splitlines()
-    return Outcome(status, lines, bytes(output["stdout"]), bytes(output["stderr"]), total, uid, processes_of(uid))
+    said = received.decode(errors="replace").splitlines()
+    return Outcome(status, said, bytes(output["stdout"]), bytes(output["stderr"]), total, uid, processes_of(uid))
 
 
 def world_readable(path: Path, text: str) -> Path:

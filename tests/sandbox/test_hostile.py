@@ -166,11 +166,9 @@ async def test_the_disk_fills_only_to_the_scratch_cap(world: Path) -> None:
 
 async def test_a_cpu_spinner_is_killed_at_its_cap(world: Path) -> None:
     agent = make_agent(world, "spinner", "report('spinning')\nwhile True:\n    pass\n")
-    start = trio.current_time()
     outcome = await run_agent(agent, Limits(cpu_s=1))
     assert outcome.report == ["spinning"]
     assert outcome.status == 128 + signal.SIGXCPU
-    assert trio.current_time() - start < 10
 
 
 async def test_no_process_outlives_the_agent(world: Path) -> None:
@@ -209,7 +207,7 @@ async def test_a_hanging_agent_is_ended_with_all_it_started(world: Path) -> None
         time.sleep(60)
         """,
     )
-    outcome = await run_agent(agent, wait_s=1.5)
+    outcome = await run_agent(agent, lines=4)  # then the test ends it
     assert outcome.status is None
     assert outcome.report.count("asleep") == 4
     assert outcome.left == []

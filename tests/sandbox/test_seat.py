@@ -94,7 +94,7 @@ async def test_an_agent_printing_without_bound_keeps_bounded_files_and_is_ended(
     agent = make_agent(world, "printer", "line = 'x' * 1023 + '\\n'\nwhile True:\n    sys.stdout.write(line)\n")
     start = trio.current_time()
     run = await run_seating(config(tmp_path / "run", start_timeout_ms=1500), (raiser(), Sandboxed(agent)), after_abort_s=0.5)
-    assert trio.current_time() - start < 10
+    assert trio.current_time() - start < 30
     assert run.result is not None and run.result.aborted is not None
     assert 1 in run.culprits()
     kept = (tmp_path / "run" / "match.player2.std").read_bytes()
