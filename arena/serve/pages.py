@@ -341,6 +341,7 @@ async def _match(request: Request, user: User) -> Response:
         match_id=match_id, game_name=friendly_name(row.game), you=web.host.seat_names(row, user.name)[0],
         opponent=row.opponent, hands=row.hands, duplicate=row.duplicate, seed=row.seed if over else None,
         shown_status=_shown_status(described), practice=row.practice, error=described.get("error"),
+        starting=described.get("starting"),  # why the hosted bot is not ready yet (arena.serve.warming), while it is not
         table=web.tables.of(user, match_id) is not None, hands_played=result.get("hands", 0), players=players,
         unit=next((p["estimate"]["unit"] for p in players if p["estimate"]), ""),
         duplicate_rows=list((result.get("duplicate") or {}).items()), estimators=estimators, over=over,
