@@ -5,9 +5,11 @@ checked whole before it is accepted (a bad key is a 400 that names it); its
 ``output`` is the service's (``DATA/tournaments/ID/out``), so a config may
 not set one. Each runs as ``arena tournament`` in a child process, one at a
 time (the next waits), on the Dask scheduler of the service's config
-(``dask``) or the config's local pool, and its ``report.html`` is served.
-External bots enter only as the commands of a config an admin submitted:
-the admin's submission is the approval, and nothing is uploaded.
+(``dask``) or the config's local pool; its ``report.html`` is shown in the
+site's layout. External bots enter only as the commands of a config an admin
+submitted: the admin's submission is the approval, and nothing is uploaded.
+The output of ``arena tournament`` names the service's folders and those
+commands: only an admin is shown it.
 
 Each tournament's ``status.json`` says where it stands; one that was
 queued or playing when the service stopped reads ``interrupted`` after a
