@@ -168,7 +168,7 @@ class Sandbox:
         Raises:
             SandboxError: the confinement could not be set up (nothing of the agent ran).
         """
-        if why := unavailable():
+        if why := await trio.to_thread.run_sync(unavailable):  # the first time, a probe in a process of its own
             raise SandboxError(why)
         with tempfile.TemporaryDirectory(prefix="arena-sandbox-") as scratch:
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import trio
 
-from arena.match import KEEP_BYTES, InProcess, Seat, SeatingRun, run_seating
+from arena.match import KEEP_BYTES, Bot, InProcess, MatchPlan, Seat, SeatingRun, run_plan, run_seating
 from arena.match.seats import Sandboxed
 from dealer.server import MatchConfig
 from poker.gamedef import load_game
@@ -64,6 +65,24 @@ async def test_a_sandboxed_agent_plays_as_the_same_strategy_in_process(world: Pa
     assert sandboxed.result.totals == local.result.totals and sandboxed.result.totals[0] != 0
     assert sandboxed.ends == () and sandboxed.culprits() == {}
     assert len(states(tmp_path / "sandboxed")) == HANDS and states(tmp_path / "sandboxed") == states(tmp_path / "local")
+
+
+async def test_a_duplicate_plan_seats_a_submitted_agent_in_both_seatings(world: Path, tmp_path: Path) -> None:
+    """Through the one match path (a plan, :func:`arena.match.run_plan`):
+    each seating starts the agent in a sandbox of its own, and the hands come
+    out as with our own always-call in its place."""
+    agent = make_agent(world, "caller", ALWAYS_CALL)
+
+    def plan(caller: Bot, run_dir: Path) -> MatchPlan:
+        bots = (caller, Bot(Spec.parse("always-raise"), "raiser", 1))
+        run_dir.mkdir()
+        return MatchPlan(KUHN, "kuhn", HANDS, 4, bots, ((0, 1), (1, 0)), run_dir, in_process=True)
+
+    sandboxed = await run_plan(plan(Bot.seated("caller", Sandboxed(agent)), tmp_path / "sandboxed"))
+    ours = await run_plan(plan(Bot(Spec.parse("always-call"), "caller", 2), tmp_path / "ours"))
+    assert [r.complete for r in sandboxed.results] == [True, True] and sandboxed.hands_played == 2 * HANDS
+    assert [r.totals for r in sandboxed.results] == [r.totals for r in ours.results]
+    assert all(np.array_equal(a.values, b.values) for a, b in zip(sandboxed.results, ours.results))
 
 
 async def test_a_program_that_connects_first_does_not_take_the_sandboxed_seat(world: Path, tmp_path: Path) -> None:
