@@ -83,7 +83,6 @@ from poker.protocol import ProtocolError, parse_action, parse_betting
 from poker.state import Action, State
 from strategies.base import PublicState, Strategy, on_columns
 from strategies.cfr.tree.public import board_key
-from strategies.imaginary import card_bits, holding_bits
 from strategies.resolve.recording import RECORD_FORMAT
 
 __all__ = ["HandValues", "Point", "RecordedPolicy", "RecordedValues", "play_through_hooks", "read_values", "recorded_aivat"]
@@ -98,14 +97,16 @@ _TINY = 1e-12
 @dataclass(frozen=True)
 class Point:
     """One recorded point of a hand (:mod:`strategies.resolve.recording`):
-    ``kind`` root, decision or chance; ``outcomes`` the action texts or the
-    deals; ``policy`` ``[H, A]`` (decisions); ``values`` ``[K, H]`` our value in
-    chips below each outcome against each holding of the opponent."""
+    ``kind`` root, decision or chance; ``outcomes`` the action texts, or the
+    cards the deal brought; ``policy`` ``[H, A]`` (decisions); ``values``
+    ``[K, H]`` our value in chips below each outcome against each holding of
+    the opponent (a deal: below the cards that came, and its expectation over
+    every deal)."""
 
     kind: str
     betting: str
     board: tuple[int, ...]
-    outcomes: tuple[str, ...] | tuple[tuple[int, ...], ...]
+    outcomes: tuple[str, ...] | tuple[tuple[int, ...]]
     policy: FloatArray | None
     values: FloatArray
 
@@ -131,11 +132,11 @@ def _point(raw: object, holdings: int, where: str) -> Point:
         raise AivatError(f"{where}: not a recorded point")
     kind = str(raw["kind"])
     outcomes: tuple[str, ...] | tuple[tuple[int, ...], ...]
-    if kind == "chance":
-        outcomes = tuple(tuple(int(c) for c in deal) for deal in raw.get("deals", ()))
+    if kind == "chance":  # the deal that came: its values and their expectation over every deal
+        outcomes = (tuple(int(c) for c in raw.get("dealt", ())),)
     else:
         outcomes = tuple(str(a) for a in raw.get("actions", ()))
-    count = len(outcomes) if kind != "root" else 1
+    count = {"root": 1, "chance": 2}.get(kind, len(outcomes))
     return Point(
         kind,
         str(raw.get("betting", "")),
@@ -196,15 +197,13 @@ class RecordedValues:
         if game.num_players != 2:
             raise AivatError(f"AIVAT is implemented for two players, not {game.num_players}")
         self.game = game
-        holdings = private_hands(game)
-        self.rows = len(holdings)
-        self.bits = holding_bits(holdings)
+        self.rows = len(private_hands(game))
         #: (position, betting, board) -> V̄ against each holding of the opponent ``[H]``.
         self.values: dict[tuple[int, str, tuple[int, ...]], FloatArray] = {}
         #: (betting, board) -> our actions there and the policy ``[H, A]``.
         self.decisions: dict[tuple[str, tuple[int, ...]], tuple[tuple[Action, ...], FloatArray]] = {}
-        #: (position, betting, board) of a deal -> the deals and ``V̄`` below each ``[D, H]``.
-        self.deals: dict[tuple[int, str, tuple[int, ...]], tuple[tuple[tuple[int, ...], ...], FloatArray]] = {}
+        #: (position, betting, board) of a deal -> ``V̄``'s expectation over the deals ``[H]``.
+        self.deals: dict[tuple[int, str, tuple[int, ...]], FloatArray] = {}
         for record in records:
             for point in record.points:
                 self._add(record, point)
@@ -231,10 +230,10 @@ class RecordedValues:
         except ProtocolError as error:
             raise AivatError(f"hand {record.hand}: a recorded betting {point.betting!r}: {error}") from None
         if point.kind == "chance":
-            deals = tuple(d for d in point.outcomes if isinstance(d, tuple))
-            self._put(self.deals, (p, point.betting, board), (deals, point.values), record)
-            for deal, row in zip(deals, point.values, strict=True):
-                self._put(self.values, (p, point.betting, self.key(point.board + deal)), row, record)
+            dealt = point.outcomes[0]
+            assert isinstance(dealt, tuple)
+            self._put(self.deals, (p, point.betting, board), point.values[1], record)
+            self._put(self.values, (p, point.betting, self.key(point.board + dealt)), point.values[0], record)
             return
         actions = tuple(self._action(state, str(text), record) for text in point.outcomes)
         assert point.policy is not None
@@ -255,16 +254,11 @@ class RecordedValues:
         return np.full(self.rows, 0.0 if found is None else float(found[theirs]))
 
     def expected_deal(self, position: int, state: State, seen: tuple[int, ...], reach: FloatArray, theirs: int) -> float:
-        """``Σ_d P(d) V̄(d)`` over the recorded deals, ``P(d)`` the mass of our
-        range ``reach`` that misses ``d`` (none holds the opponent's cards); 0
+        """``Σ_d P(d | o) V̄_d(o)`` as the bot recorded it (from the range it
+        played with, which ``reach`` repeats from the recorded policies); 0
         where no deal is recorded (the values after it are 0 too)."""
         found = self.deals.get((position, state.betting_string(), self.key(seen)))
-        if found is None:
-            return 0.0
-        deals, values = found
-        held = self.bits[theirs]
-        fits = np.array([0.0 if card_bits(d) & held else float(reach @ ((self.bits & card_bits(d)) == 0)) for d in deals])
-        return float(fits @ values[:, theirs] / fits.sum())
+        return 0.0 if found is None else float(found[theirs])
 
     def root_mean(self, position: int) -> float:
         """The mean of ``V̄(root)`` over the opponent's holdings, each as likely."""

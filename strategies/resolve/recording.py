@@ -33,12 +33,18 @@ little-endian: HUNL's pots fit its range, within 0.05 %). Kinds:
   :meth:`act` drew from).
 * ``"chance"``: a deal of board cards with betting still to come, whose chance
   node is in our last re-solve's lookahead (below our last action and the
-  opponent's actions since): ``deals`` every set of cards the deal could
-  bring (each round's cards ascending; those that hold one of ``o``'s cards
-  have value 0 for it), ``r`` our reach at the node without the holdings the
-  deal blocks. Recorded only where there are at most :data:`MAX_DEALS` deals
-  (HUNL's turn and river, not its flop): a rule of the game and the round,
-  never of the cards that came.
+  opponent's actions since): ``dealt`` the cards that came (ascending) and
+  two rows, ``V̄`` below them and its expectation over every deal the node
+  could have brought, ``Σ_d P(d | o) V̄_d(o)`` with ``P(d | o)`` our range's
+  mass that misses ``d`` and ``o`` (0 where ``d`` holds a card of ``o``): the
+  deal's distribution given the public history and the opponent's holding,
+  from the range the bot played with (its own float64 numbers), ``r`` in
+  ``V̄_d`` our reach at the node without the holdings ``d`` blocks. Each
+  deal's values were computed by the lookahead solved before the cards came;
+  the record keeps only what AIVAT reads of them (the values of every turn or
+  river card would be 130 KB a deal). Recorded only where there are at most
+  :data:`MAX_DEALS` deals (HUNL's turn and river, not its flop): a rule of
+  the game and the round, never of the cards that came.
 
 Every number was computed before the event it describes (a deal's values by
 the lookahead solved before the cards came, an action's before it was drawn),
@@ -74,8 +80,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_DEALS", "RECORD_FORMAT", "ValueRecorder", "per_range"]
 
-#: The most deals a chance point records (one float32 vector per deal): HUNL's
-#: turn (49 cards) and river (48), not its flop (19,600 flops: 100 MB a hand).
+#: The most deals a chance point values (the lookahead's values below each, one
+#: evaluation a deal): HUNL's turn (49 cards) and river (48), not its flop (19,600).
 MAX_DEALS: Final = 64
 #: The ``format`` of every record (a reader refuses another).
 RECORD_FORMAT: Final = "resolve-values/1"
@@ -224,14 +230,19 @@ class ValueRecorder:
             return
         seen = board[: self.game.total_board_cards(round_ - 1)]
         possible = [d for d in deals if not set(d) & set(seen)]
+        came = tuple(sorted(board[len(seen) :]))
         counterfactual = np.stack([source.values_after_chance(node, board_key(self.game, seen + d, round_))[1] for d in possible])
         dealt = np.array([sum(1 << c for c in d) for d in possible], dtype=np.uint64)
         blocks = (self._bits[None, :] & dealt[:, None]) != 0  # [D, H]: holdings that hold a card of the deal
-        values = per_range(counterfactual, np.where(blocks, 0.0, hand.reach[None, :]), self._compatible)
-        values[blocks] = 0.0  # the opponent cannot hold a card the deal brought
+        reach = np.where(blocks, 0.0, hand.reach[None, :])  # [D, H]
+        values = per_range(counterfactual, reach, self._compatible)
+        # P(d | o): our range's mass that misses both d and o; none where d holds a card of o.
+        chances = np.where(blocks, 0.0, reach @ self._compatible)  # [D, O]
+        total = chances.sum(axis=0)
+        expected = np.where(total > _TINY, (chances * values).sum(axis=0) / np.where(total > _TINY, total, 1.0), 0.0)
         hand.points.append(
-            {"kind": "chance", "betting": state.betting_string(), "board": list(seen), "deals": [list(d) for d in possible],
-             "values": _floats(values)}
+            {"kind": "chance", "betting": state.betting_string(), "board": list(seen), "dealt": list(came),
+             "values": _floats(np.stack([values[possible.index(came)], expected]))}
         )  # fmt: skip
 
     def _write(self, hand: _Hand) -> None:
