@@ -143,8 +143,8 @@ def _confine(config: dict[str, Any], uid: int) -> None:
 def _agent(config: dict[str, Any], control: socket.socket, uid: int) -> NoReturn:
     try:
         _confine(config, uid)
-    except OSError as error:
-        _fail(control, f"cannot confine the agent: {_said(error)}")
+    except (OSError, ValueError) as error:  # ValueError: a limit setrlimit refuses
+        _fail(control, f"cannot confine the agent: {_said(error) if isinstance(error, OSError) else error}")
     scratch = config["scratch"]
     env = {"PATH": _PATH, "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8"}
     argv = [config["startme"], "127.0.0.1", str(config["port"]), *config["after"]]

@@ -45,6 +45,15 @@ async def test_a_failure_inside_the_launch_is_raised(world: Path) -> None:
     assert str(raised.value) == "cannot run startme.sh: Permission denied"
 
 
+async def test_a_limit_the_kernel_refuses_is_raised(world: Path) -> None:
+    """More open files than the kernel allows a process (fs.nr_open): the
+    agent's confinement fails before its execve, and says so."""
+    agent = make_agent(world, "agent", "")
+    with pytest.raises(SandboxError, match="^cannot confine the agent: not allowed to raise maximum limit$"):
+        async with Sandbox(agent, Limits(open_files=1 << 30)).open("127.0.0.1", 9):
+            pytest.fail("the block ran")
+
+
 def test_a_folder_the_agent_cannot_read_is_refused(world: Path) -> None:
     agent = make_agent(world, "agent", "")
     (agent / "startme.sh").chmod(0o750)
