@@ -5,9 +5,10 @@ best estimate after ``arena match``): importance sampling
 all-cards+early-folds) and AIVAT (:func:`analysis.aivat.aivat`), on-policy and
 with full information. AIVAT's value function is fixed before the data: where
 the public tree can be built (Kuhn, Leduc) it is
-:class:`analysis.aivat.TreeValues` of the strategy against itself, in hold'em
-:class:`analysis.aivat.EquityValues` (pot share by showdown equity). A
-portfolio's hands are each estimated with the component that played it."""
+:class:`analysis.aivat.TreeValues` of the strategy against itself; for a bot
+with its own values (:mod:`analysis.known_values`: ``hulhe-ir50``) its entry's;
+else, in hold'em, :class:`analysis.aivat.EquityValues` (pot share by showdown
+equity). A portfolio's hands are each estimated with the component that played it."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from analysis.tables import plural
 if TYPE_CHECKING:
     from analysis.aivat import ValueFunction
     from strategies.base import Strategy
+    from strategies.imaginary import Policy
 
 __all__ = [
     "EstimatorError",
@@ -63,21 +65,23 @@ class _Group:
     """Hands (rows of the player's hands) played with one strategy, and AIVAT's value function for it."""
 
     rows: npt.NDArray[np.intp]
-    sigma: Strategy
+    sigma: Policy
     values: ValueFunction
     spec: str
 
 
 def _prepared(
-    every: Hands, player: str, spec: str, *, tree_only: bool = False
+    every: Hands, player: str, spec: str, *, known_only: bool = False
 ) -> tuple[Hands, list[_Group], str]:
     """``player``'s hands; the strategy each was played with (``spec``, or for a
     portfolio the component its side file names for that hand) with AIVAT's value
-    function (that strategy against itself on the public tree where it fits,
-    else :class:`analysis.aivat.EquityValues`); and what that value function is;
-    after every check of :func:`estimators`."""
+    function (the bot's own where :mod:`analysis.known_values` has an entry for
+    ``spec``, that strategy against itself on the public tree where it fits,
+    else :class:`analysis.aivat.EquityValues`, refused when ``known_only``); and
+    what that value function is; after every check of :func:`estimators`."""
     import strategies  # noqa: F401  (registers the built-in strategies)
     from analysis.aivat import EquityValues, TreeValues
+    from analysis.known_values import KnownValuesError, known_values
     from poker.deal import private_hands
     from poker.state import State
     from strategies.base import PublicState, StrategyError, make_strategy
@@ -115,6 +119,12 @@ def _prepared(
         plays = [(np.flatnonzero(column == label), label.replace(";", ",")) for label in dict.fromkeys(labels)]
     else:
         plays = [(np.arange(len(hands)), spec)]
+    try:
+        known = None if portfolio else known_values(game, spec, hands, player)
+    except KnownValuesError as error:
+        raise EstimatorError(f"--strategy {spec!r}: {error}", usage=False) from error
+    if known is not None:
+        return hands, [_Group(np.arange(len(hands)), known.sigma, known.values, spec)], known.description
     fits = False  # a no-limit tree is an abstraction: its states are not every state a log holds
     if game.is_limit:
         # Stop building as soon as nodes x hands x hands would pass the bound below:
@@ -125,8 +135,12 @@ def _prepared(
             fits = tree.num_nodes * tree.num_hands * tree.num_hands <= 2 * MAX_TREE_ENTRIES
         except (TreeError, MemoryError):
             pass
-    if not fits and tree_only:
-        raise EstimatorError("the public tree is too big for exact values (EquityValues would be needed)", usage=False)
+    if not fits and known_only:
+        raise EstimatorError(
+            "the public tree is too big for exact values and the strategy has no values of its own"
+            " (EquityValues would be needed)",
+            usage=False,
+        )
     groups = []
     for rows, text in plays:
         strategy = build(text) if portfolio else sigma
@@ -168,18 +182,19 @@ def _stitched(hands: Hands, groups: list[_Group], player: str, *, importance: bo
 
 
 def aivat_column(
-    every: Hands, player: str, spec: str, *, tree_only: bool = False
-) -> tuple[Hands, npt.NDArray[np.float64]]:
-    """``player``'s hands in ``every`` and their AIVAT values (chips, on-policy
-    for ``spec``; value function as in :func:`estimators`; ``tree_only``: only
-    where the public tree gives exact values, which costs microseconds a hand
-    where :class:`analysis.aivat.EquityValues` costs tens of milliseconds).
+    every: Hands, player: str, spec: str, *, known_only: bool = False
+) -> tuple[Hands, npt.NDArray[np.float64], str]:
+    """``player``'s hands in ``every``, their AIVAT values (chips, on-policy for
+    ``spec``; value function as in :func:`estimators`) and what the value
+    function is; ``known_only``: only where the public tree gives exact values
+    or the bot has its own (:mod:`analysis.known_values`), not the heuristic
+    :class:`analysis.aivat.EquityValues`.
 
     Raises:
         EstimatorError: as :func:`estimators`.
     """
-    hands, groups, _ = _prepared(every, player, spec, tree_only=tree_only)
-    return hands, _stitched(hands, groups, player, importance=False)["aivat"]
+    hands, groups, described = _prepared(every, player, spec, known_only=known_only)
+    return hands, _stitched(hands, groups, player, importance=False)["aivat"], described
 
 
 def estimators(every: Hands, player: str, spec: str) -> list[dict[str, Any]]:

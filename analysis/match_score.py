@@ -16,9 +16,10 @@ Per player, in chips per hand (:meth:`MatchScore.to_json` scales to the game's u
 * **estimators**: the lower-variance unbiased ones that apply, each a
   :data:`Estimator` (pluggable: a caller passes its own list): the all-in
   adjusted value in no-limit games (:mod:`analysis.allin`) and AIVAT where a
-  player's policy is known and the public tree gives exact values (Kuhn, Leduc:
-  :func:`analysis.estimators.aivat_column`). A hand's value is averaged over the
-  seatings as the duplicate one is;
+  player's policy is known and either the public tree gives exact values (Kuhn,
+  Leduc: :func:`analysis.estimators.aivat_column`) or the player is a bot with
+  its own value function (:mod:`analysis.known_values`: ``hulhe-ir50``). A
+  hand's value is averaged over the seatings as the duplicate one is;
 * **best**: of the estimators, the one with the narrowest interval (None when
   none applies); **estimate**, the headline figure, is the duplicate estimate
   where there is one of two hands or more, else the raw one.
@@ -38,7 +39,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -57,6 +58,7 @@ __all__ = [
     "MatchScore",
     "Estimator",
     "Alternative",
+    "Proposal",
     "allin_adjusted",
     "aivat_of_known_policies",
     "DEFAULT_ESTIMATORS",
@@ -81,6 +83,8 @@ class Estimated:
     estimator: str
     hand_id: IntArray
     values: FloatArray
+    #: What the estimator rests on, where it says (AIVAT: its value function).
+    note: str = ""
 
     @cached_property
     def estimate(self) -> Estimate:
@@ -106,6 +110,12 @@ class PlayerScore:
         """The estimator with the narrowest interval; None when none applies."""
         usable = [e for e in self.estimators if not math.isnan(e.estimate.half_width)]
         return min(usable, key=lambda e: e.estimate.half_width) if usable else None
+
+    @property
+    def aivat(self) -> Estimated | None:
+        """The AIVAT estimate (``aivat``, or ``-aivat of NAME`` for the opponent of a
+        player whose policy is known); None when AIVAT does not apply."""
+        return next((e for e in self.estimators if e.estimator == "aivat" or e.estimator.startswith("-aivat of ")), None)
 
     @property
     def estimate(self) -> Estimated:
@@ -148,6 +158,7 @@ class MatchScore:
         """The JSON form (the hosted match's ``result``), means and intervals in the
         game's unit: ``hands``, ``seatings`` (``hands``, ``complete``), ``players``
         (``name``, ``chips``, ``estimate`` the raw one, ``estimators``, ``best``,
+        ``aivat`` (its AIVAT estimate with ``value_function``, where AIVAT applies),
         ``charged`` the hands charged to it for leaving),
         ``duplicate`` (name -> estimate; None with one seating); every estimate
         :func:`estimate_json`, None under two hands."""
@@ -162,6 +173,7 @@ class MatchScore:
                     "estimate": estimate_json(p.raw, unit),
                     "estimators": [estimate_json(e, unit, named=True) for e in p.estimators],
                     "best": estimate_json(p.best, unit, named=True),
+                    "aivat": estimate_json(p.aivat, unit, named=True),
                     "charged": p.charged,
                 }
                 for p in self.players
@@ -174,18 +186,31 @@ class MatchScore:
 
 def estimate_json(estimated: Estimated | None, unit: Unit, *, named: bool = False) -> dict[str, Any] | None:
     """``mean``, 95% ``interval``, ``hands`` and ``unit`` (and ``estimator`` when
-    ``named``); None for no estimate or one under two hands."""
+    ``named``, with ``value_function`` where the estimator names what it rests
+    on); None for no estimate or one under two hands."""
     if estimated is None or estimated.values.size < 2:
         return None
     scaled = estimated.estimate.scaled(unit.per_chip)
     document: dict[str, Any] = {"estimator": estimated.estimator} if named else {}
     document.update(mean=scaled.mean, interval=[scaled.low, scaled.high], hands=scaled.n, unit=unit.name)
+    if named and estimated.note:
+        document["value_function"] = estimated.note
     return document
 
 
-#: One way an estimator may score a match: per player, the estimator's name and
-#: its value of each row of the seatings' hands joined (NaN where it has none).
-Alternative = dict[str, tuple[str, FloatArray]]
+class Proposal(NamedTuple):
+    """One player's figure in an :data:`Alternative`: the estimator's name, its
+    value of each row of the seatings' hands joined (NaN where it has none), and
+    what it rests on (AIVAT: its value function; shown in the JSON)."""
+
+    label: str
+    values: FloatArray
+    note: str = ""
+
+
+#: One way an estimator may score a match: per player, a :class:`Proposal` (or
+#: a plain ``(label, values)`` pair).
+Alternative = dict[str, Proposal | tuple[str, FloatArray]]
 #: A lower-variance unbiased estimator: from the seatings' hands joined (seating
 #: by seating) and the known policies (name -> strategy spec), its alternatives
 #: (empty where it does not apply); :func:`score_match` keeps the narrowest.
@@ -207,26 +232,29 @@ def allin_adjusted(every: Hands, policies: Mapping[str, str]) -> list[Alternativ
 
 
 def aivat_of_known_policies(every: Hands, policies: Mapping[str, str]) -> list[Alternative]:
-    """Two-player limit games whose public tree gives exact values: for each
-    player whose policy is known, AIVAT with that policy's value function (the
-    strategy against itself, fixed before the data); the other player's value
-    is its negative (``-aivat of NAME``: the game is zero-sum)."""
+    """Two-player games, for each player whose policy is known: AIVAT with the
+    value function of its bot's entry in :mod:`analysis.known_values` (e.g.
+    ``hulhe-ir50``'s look-ahead on its own policy), else, in limit games whose
+    public tree gives exact values (Kuhn, Leduc), the strategy against itself
+    on the tree; both fixed before the data. The other player's value is its
+    negative (``-aivat of NAME``: the game is zero-sum). A player whose hands
+    its policy could not have played, or whose entry does not apply, gets none."""
     from analysis.estimators import EstimatorError, aivat_column
 
-    if not every.game.is_limit or every.game.num_players != 2:
+    if every.game.num_players != 2:
         return []
-    alternatives = []
+    alternatives: list[Alternative] = []
     for name in every.names:
         if name not in policies:
             continue
         try:
-            hands, column = aivat_column(every, name, policies[name], tree_only=True)
+            hands, column, note = aivat_column(every, name, policies[name], known_only=True)
         except EstimatorError:
             continue
         if len(hands) != len(every):  # a player absent from some hands: not a two-player match of these names
             continue
         (other,) = [n for n in every.names if n != name]
-        alternatives.append({name: ("aivat", column), other: (f"-aivat of {name}", -column)})
+        alternatives.append({name: Proposal("aivat", column, note), other: Proposal(f"-aivat of {name}", -column, note)})
     return alternatives
 
 
@@ -280,9 +308,9 @@ def _duplicate_ids(tables: Sequence[Hands]) -> IntArray:
     return kept
 
 
-def _averaged(label: str, hand_id: IntArray, values: FloatArray, kept: IntArray | None) -> Estimated:
+def _averaged(label: str, hand_id: IntArray, values: FloatArray, kept: IntArray | None, note: str = "") -> Estimated:
     """Each hand's values averaged over the seatings that hold it (:func:`analysis.duplicate.seating_means`)."""
-    return Estimated(label, *seating_means(hand_id, values, kept))
+    return Estimated(label, *seating_means(hand_id, values, kept), note)
 
 
 def score_match(
@@ -357,7 +385,10 @@ def score_match(
     proposed = [] if every is None else [estimator(every, policies or {}) for estimator in estimators]
     for proposals in proposed:
         alternatives = [
-            {name: _averaged(label, hand_id, charging(name, column), kept) for name, (label, column) in alternative.items()}
+            {
+                name: _averaged(found.label, hand_id, charging(name, found.values), kept, found.note)
+                for name, found in ((name, Proposal(*item)) for name, item in alternative.items())
+            }
             for alternative in proposals
         ]
         widths = [(sum(e.estimate.half_width for e in scored.values()), k) for k, scored in enumerate(alternatives)]

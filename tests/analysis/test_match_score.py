@@ -10,6 +10,7 @@ import pytest
 
 from analysis.hands import Hands
 from analysis.logs import read_log
+from analysis.estimators import AIVAT_VALUES
 from analysis.match_score import Alternative, MatchScore, ScoreError, score_match
 from poker.gamedef import max_loss
 from poker.gamedef import load_game
@@ -129,8 +130,13 @@ def test_aivat_applies_to_a_player_whose_policy_is_known(tmp_path: Path) -> None
     assert raise_.best.values.tolist() == [0.0, 0.0, 0.0] and raise_.best.hand_id.tolist() == [0, 1, 2]
     assert call.best.values.tolist() == [0.0, 0.0, 0.0]
     document = score.to_json()["players"][1]
-    assert document["best"] == {"estimator": "aivat", "mean": 0.0, "interval": [0.0, 0.0], "hands": 3, "unit": "chips/hand"}
-    assert document["estimators"] == [document["best"]]
+    assert document["best"] == {
+        "estimator": "aivat", "mean": 0.0, "interval": [0.0, 0.0], "hands": 3, "unit": "chips/hand",
+        "value_function": AIVAT_VALUES,
+    }
+    assert document["estimators"] == [document["best"]] and document["aivat"] == document["best"]
+    assert score.to_json()["players"][0]["aivat"]["estimator"] == "-aivat of raise"
+    assert plain.to_json()["players"][0]["aivat"] is None
 
 
 def test_an_estimator_plugs_in_and_the_narrowest_alternative_is_kept(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from analysis.estimators import AIVAT_VALUES
 from arena.serve.leaderboard import leaderboard
 from arena.serve.scoring import Scoring
 from arena.serve.store import MatchRow
@@ -50,7 +51,11 @@ def test_while_a_match_plays_its_result_is_the_money_and_once_over_the_bots_aiva
     assert [p["estimators"] for p in playing["players"]] == [[], []] and playing["players"][0]["best"] is None
     over = scores.result(row, names, over=True)
     alice, bot = over["players"]
-    assert alice["best"] == {"estimator": "-aivat of always-raise", "mean": 0.0, "interval": [0.0, 0.0], "hands": 2, "unit": "chips/hand"}
+    assert alice["best"] == {
+        "estimator": "-aivat of always-raise", "mean": 0.0, "interval": [0.0, 0.0], "hands": 2, "unit": "chips/hand",
+        "value_function": AIVAT_VALUES,
+    }
+    assert alice["aivat"] == alice["best"] and playing["players"][0]["aivat"] is None
     assert bot["best"]["estimator"] == "aivat" and alice["estimators"] == [alice["best"]]
     # A match that is over is scored once: its logs no longer change.
     (tmp_path / "m1" / "seating1.log").unlink()
