@@ -479,6 +479,14 @@ def describe(bot: Bot) -> dict[str, Any]:
     }
 
 
+def records_values(name: str) -> bool:
+    """Whether the strategy registered as ``name`` takes ``record=PATH`` (its
+    policies and values as it plays, :mod:`strategies.resolve.recording`):
+    ``resolve`` and the named bots it plays (``hunl-modicum``)."""
+    bot = LIBRARY.get(name)
+    return name == "resolve" or (bot is not None and bot.agent == "resolve")
+
+
 def _factory(bot: Bot) -> Factory:
     def make(game: Game, options: Options, *, seed: int | None) -> Strategy:
         # A re-solving bot records its own values for AIVAT on request (``hunl-modicum:record=PATH``).

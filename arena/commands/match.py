@@ -121,7 +121,7 @@ DEFAULT_HANDS: Final = 1000
 #: Files of a run (what ``--force`` removes): ours, the dealer's and the agents'.
 _RUN_FILE = re.compile(
     r"(plan\.json|results\.json"
-    r"|match(\.\d+)?\.(log|tlog|err|out|hands\.msgpack|events\.jsonl|player\d+\.(std|err)|[^/]+\.components\.csv))"
+    r"|match(\.\d+)?\.(log|tlog|err|out|hands\.msgpack|events\.jsonl|player\d+\.(std|err)|[^/]+\.components\.csv|[^/]+\.values\.msgpack))"
 )
 _RUN_LOCK = "run.lock"
 

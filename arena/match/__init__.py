@@ -20,6 +20,7 @@ from arena.match.plan import (
     agent_seed as agent_seed,
     resumed_seed as resumed_seed,
     components_path as components_path,
+    values_path as values_path,
     agent_spec as agent_spec,
     PLAN_FORMAT as PLAN_FORMAT,
     AGENT_LIMITS as AGENT_LIMITS,

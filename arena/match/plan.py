@@ -34,6 +34,7 @@ __all__ = [
     "agent_seed",
     "resumed_seed",
     "components_path",
+    "values_path",
     "agent_spec",
     "PLAN_FORMAT",
     "AGENT_LIMITS",
@@ -193,21 +194,37 @@ def components_path(run_dir: Path, match_name: str, bot_name: str) -> Path:
     return run_dir / f"{match_name}.{bot_name}.components.csv"
 
 
+def values_path(run_dir: Path, match_name: str, bot_name: str) -> Path:
+    """Where a re-solving bot records its policies and values as it plays:
+    beside the seating's log, ``<match>.<name>.values.msgpack``
+    (:mod:`strategies.resolve.recording`; AIVAT with the bot's own values reads
+    it, :mod:`analysis.recorded_values`)."""
+    return run_dir / f"{match_name}.{bot_name}.values.msgpack"
+
+
 def agent_spec(plan: MatchPlan, match_name: str, bot: Bot) -> Spec:
     """The spec an agent is started with: the bot's, plus ``log=`` for a
     portfolio that does not name its own file, so that every hand of the run
-    says which component played it (:func:`components_path`). The ACPC
-    protocol has no channel for it: the choice is the agent's own state.
+    says which component played it (:func:`components_path`), and ``record=``
+    for a re-solving bot that does not name its own, so that its match is
+    scored by AIVAT with its own values (:func:`values_path`). The ACPC
+    protocol has no channel for either: they are the agent's own state.
 
     Raises:
         MatchError: the bot is not one of ours (no spec).
     """
+    from strategies.bots import records_values
+
     spec = bot.spec
     if spec is None:
         raise MatchError(f"bot {bot.name} is not one of our strategies: it has no spec to start an agent with")
-    if spec.name != "portfolio" or spec.has_option("log"):
+    if spec.name == "portfolio" and not spec.has_option("log"):
+        option, path = "log", components_path(plan.run_dir, match_name, bot.name)
+    elif records_values(spec.name) and not spec.has_option("record"):
+        option, path = "record", values_path(plan.run_dir, match_name, bot.name)
+    else:
         return spec
     try:
-        return spec.with_option("log", str(components_path(plan.run_dir, match_name, bot.name).resolve()))
-    except StrategyError:  # a path with a ',' would split the spec's options: leave the portfolio unrecorded
+        return spec.with_option(option, str(path.resolve()))
+    except StrategyError:  # a path with a ',' would split the spec's options: leave the agent unrecorded
         return spec

@@ -12,6 +12,7 @@ import time
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 import trio
 
@@ -739,3 +740,23 @@ def test_every_hand_of_a_portfolio_says_which_component_played_it(
     # --force removes the side files with the rest of the run.
     assert main([*argv[:5], "always-call", "always-raise", "--in-process", "--run-dir", str(tmp_path), "--force"]) == 0
     assert not list(tmp_path.glob("*.components.csv"))
+
+
+def test_a_re_solving_bot_records_its_values_beside_each_seating_log(tmp_path: Path) -> None:
+    """``arena match`` seats a ``resolve`` bot with ``record=`` beside each
+    seating's log: one record per hand, which AIVAT with its own values reads
+    (analysis/recorded_values.py); ``--force`` removes them with the run."""
+    from analysis.hand_files import read_hands
+    from analysis.recorded_values import read_values, recorded_aivat
+
+    argv = ["leduc.nolimit", "--hands", "20", "--seed", "3", "resolve:iterations=20", "always-call", "--duplicate", "--in-process"]
+    assert main([*argv, "--run-dir", str(tmp_path)]) == 0
+    game = load_game("leduc.nolimit")
+    for k in (1, 2):
+        hands = read_hands(tmp_path / f"match.{k}.log")
+        records = read_values(tmp_path / f"match.{k}.resolve.values.msgpack", game)
+        assert sorted(records) == list(range(20))
+        terms = recorded_aivat(hands, "resolve", records)
+        assert np.array_equal(terms.raw, hands.name_values("resolve"))
+    assert main([*argv[:5], "always-call", "always-raise", "--in-process", "--run-dir", str(tmp_path), "--force"]) == 0
+    assert not list(tmp_path.glob("*.values.msgpack"))
