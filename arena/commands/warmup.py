@@ -50,9 +50,10 @@ import numpy as np
 
 from arena.commands._kit import EXIT_OK, UsageParser, parse
 from strategies.cfr import compile_notice
+from strategies.bots import LIBRARY
 from strategies.cfr.runs import SolveSettings, solve, start_run
 
-__all__ = ["STEPS", "StepResult", "main", "warm_up"]
+__all__ = ["STEPS", "StepResult", "main", "warm_bot", "warm_up"]
 
 PROG = "arena warmup"
 
@@ -228,6 +229,28 @@ def warm_up(stream: TextIO | None = None) -> list[StepResult]:
     return results
 
 
+def warm_bot(name: str) -> StepResult:
+    """Build the library bot ``name`` in its game, as a match's seat builds it:
+    what its play compiles (the card abstraction's buckets, a re-solver's
+    kernels) is then in the cache. ``arena serve`` runs this in a process of
+    its own for each hosted bot that compiles kernels before its first match
+    (:mod:`arena.serve.warming`), so that no match waits on a compile inside
+    its start timeout.
+
+    Raises:
+        KeyError: no library bot ``name``.
+    """
+    from poker.gamedef import load_game
+    from strategies import make_strategy
+    from strategies.bots import LIBRARY
+
+    bot = LIBRARY[name]
+    started = time.perf_counter()
+    with compile_notice.recording() as compiled:
+        make_strategy(name, load_game(bot.game), seed=0)
+    return StepResult(name, time.perf_counter() - started, tuple(compiled))
+
+
 def main(argv: list[str]) -> int:
     parser = UsageParser(
         PROG,
@@ -235,10 +258,21 @@ def main(argv: list[str]) -> int:
         " hand evaluator use, so the first real run does not wait minutes for them.",
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing")
+    parser.add_argument(
+        "--bot", action="append", default=[], metavar="NAME", choices=sorted(LIBRARY),
+        help="warm only this library bot (what its play compiles), one line when it is ready; repeatable",
+    )
     args = parse(parser, argv)
     if isinstance(args, int):
         return args
     stream = None if args.quiet else sys.stderr
+    if args.bot:
+        for name in args.bot:
+            result = warm_bot(name)
+            what = f"compiled {len(result.compiled)} kernels" if result.compiled else "cached"
+            if stream is not None:
+                print(f"{name}: ready in {result.seconds:.1f} s ({what})", file=stream, flush=True)
+        return EXIT_OK
     if stream is not None:
         print("numba kernels: compiling once (cached on disk; a few seconds when already cached)", file=stream)
     started = time.perf_counter()

@@ -38,6 +38,9 @@ class ServeConfig:
     #: one fixed address.
     allow: str = "asker"
     start_timeout_s: float = 60.0
+    #: Warm the hosted bots that compile numba kernels when the service starts
+    #: (:mod:`arena.serve.warming`); false: each before its first match only.
+    warm_bots: bool = True
     max_matches_per_user: int = 4
     max_matches: int = 200
     max_queued: int = 1000

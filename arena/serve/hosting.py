@@ -92,6 +92,7 @@ from arena.serve.leaderboard import leaderboard
 from arena.serve.scoring import Scoring
 from arena.serve.store import ACTIVE, MatchRow, Store, User
 from arena.serve.validation import MatchRequest
+from arena.serve.warming import Warming
 
 __all__ = ["Host", "RESTARTED", "bot_seat", "seat_names"]
 
@@ -159,6 +160,8 @@ class Host:
         self.queue: list[_Live] = []
         self.ports_used: set[int] = set()
         self.nursery: trio.Nursery | None = None
+        #: The hosted bots that compile kernels, each made ready before its first match.
+        self.warming = Warming()
         #: How matches ended that the database could not record (a full disk):
         #: shown from here and written again each :data:`REVOKED_POLL_S` until it takes them.
         self.unrecorded: dict[str, dict[str, Any]] = {}
@@ -179,6 +182,8 @@ class Host:
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             task_status.started()
+            if self.config.warm_bots:
+                nursery.start_soon(self.warming.warm_all)
             await self._end_revoked()
 
     async def _end_revoked(self) -> None:
@@ -382,10 +387,12 @@ class Host:
             document["status"] = "running" if joined or live.seating else document["status"]
             document["next_port"] = row.ports[live.seating] if live.listening and not joined else None
             document["queued"] = live.status == "queued"
+            document["starting"] = self.warming.starting.get(row.opponent)  # why the bot is not ready, while it is not
             document["seat_key"] = live.keys[live.seating] if live.person is None else None
             document["result"] = result
         else:
             document["next_port"] = document["seat_key"] = None
+            document["starting"] = None
             document["result"] = row.result
         document["error"] = row.error
         return document
@@ -482,6 +489,7 @@ class Host:
         await self.store.call(self.store.update_match, row.id, status="waiting")
         try:
             with live.stop:
+                await self.warming.ready(row.opponent)  # a bot compiling its kernels: no seating's clock runs yet
                 for index in range(len(row.ports)):
                     live.seating = index
                     error = await self._play_seating(live, self._plan(live, directory, index), index)
