@@ -55,6 +55,7 @@ from arena.sandbox.linux import (
     CLONE_NEWNS,
     CLONE_NEWPID,
     CLONE_NEWUTS,
+    MS_BIND,
     MS_NODEV,
     MS_NOEXEC,
     MS_NOSUID,
@@ -68,13 +69,15 @@ from arena.sandbox.linux import (
     unshare,
 )
 
-__all__ = ["UID_BASE", "SYSTEM_PATHS", "DEVICES", "probe", "main"]
+__all__ = ["UID_BASE", "SYSTEM_PATHS", "SHARED_MEMORY", "DEVICES", "probe", "main"]
 
 #: Sandboxed agents' uids (and gids) are this plus the launcher's PID: far above
 #: any account's, unique while the launcher lives (and it outlives the agent).
 UID_BASE: Final = 1_500_000_000
 #: What every agent may read and run: the system's programs, libraries and settings.
 SYSTEM_PATHS: Final = tuple(Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc"))
+#: Where POSIX shared memory lives; each agent has its own (:func:`_enter`).
+SHARED_MEMORY: Final = Path("/dev/shm")
 #: The devices an agent may read and write.
 DEVICES: Final = tuple(Path(f"/dev/{name}") for name in ("null", "zero", "full", "random", "urandom"))
 _PATH: Final = "/usr/local/bin:/usr/bin:/bin"
@@ -129,6 +132,7 @@ def _confine(config: dict[str, Any], uid: int) -> None:
     rules.allow_path(Path(config["agent_dir"]), landlock.READ)
     rules.allow_paths(DEVICES, landlock.READ_WRITE_FILE)
     rules.allow_path(Path(config["scratch"]), landlock.ALL_FS)
+    rules.allow_paths([SHARED_MEMORY], landlock.ALL_FS)  # its own (see _enter)
     rules.allow_connect(config["port"])
     os.setsid()
     _set_limits(config["limits"])
@@ -176,12 +180,20 @@ def _init(config: dict[str, Any], control: socket.socket, uid: int, alive: int) 
             _exit_as(status)
 
 
-def _enter(port: int, scratch: str, tmpfs_options: str) -> socket.socket:
-    """The namespaces, the listening socket of the agent's port and its scratch tmpfs."""
+def _enter(port: int, scratch: str, tmpfs_options: str, uid: int) -> socket.socket:
+    """The namespaces, the listening socket of the agent's port, its scratch
+    tmpfs, and its own ``/dev/shm``: POSIX shared memory and semaphores
+    (Python's multiprocessing locks) live there, in a folder every user
+    shares; the agent's is a folder of its scratch (within its cap) bound there."""
     unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS)
     mount("none", "/", None, MS_REC | MS_PRIVATE)
     listener = _listen(port)
     mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options)
+    if SHARED_MEMORY.is_dir():
+        own = os.path.join(scratch, ".shm")
+        os.mkdir(own, 0o700)
+        os.chown(own, uid, uid)
+        mount(own, str(SHARED_MEMORY), None, MS_BIND)
     return listener
 
 
@@ -196,7 +208,9 @@ def probe() -> NoReturn:
     exit 0, or print why and exit 125."""
     try:
         with tempfile.TemporaryDirectory() as scratch:
-            _enter(0, scratch, "size=4096").close()
+            _enter(0, scratch, "size=4096", 0).close()
+            if SHARED_MEMORY.is_dir():
+                unmount(str(SHARED_MEMORY))
             unmount(scratch)
             child = os.fork()
             if child == 0:
@@ -223,7 +237,8 @@ def main(argv: list[str]) -> NoReturn:
     control.set_inheritable(False)
     uid = UID_BASE + os.getpid()
     try:
-        listener = _enter(config["port"], config["scratch"], f"size={config['limits']['scratch']},mode=0700,uid={uid},gid={uid}")
+        options = f"size={config['limits']['scratch']},mode=0700,uid={uid},gid={uid}"
+        listener = _enter(config["port"], config["scratch"], options, uid)
         alive, held = os.pipe()
         init = os.fork()
     except OSError as error:

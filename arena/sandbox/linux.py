@@ -27,6 +27,7 @@ __all__ = [
     "MS_NOSUID",
     "MS_NODEV",
     "MS_NOEXEC",
+    "MS_BIND",
     "MS_REC",
     "MS_PRIVATE",
     "PR_SET_PDEATHSIG",
@@ -54,6 +55,7 @@ CLONE_NEWNET: Final = 0x40000000
 MS_NOSUID: Final = 0x2
 MS_NODEV: Final = 0x4
 MS_NOEXEC: Final = 0x8
+MS_BIND: Final = 0x1000
 MS_REC: Final = 0x4000
 MS_PRIVATE: Final = 0x40000
 

@@ -211,3 +211,31 @@ async def test_a_hanging_agent_is_ended_with_all_it_started(world: Path) -> None
     assert outcome.status is None
     assert outcome.report.count("asleep") == 4
     assert outcome.left == []
+
+
+async def test_threads_subprocesses_and_multiprocessing_work_with_a_dev_shm_of_its_own(world: Path) -> None:
+    """What an agent may do works inside (multiprocessing's locks need
+    /dev/shm), and the /dev/shm it sees is its own, not the one every user shares."""
+    host_file = world_readable(Path("/dev/shm") / f"sandbox-test-{os.getpid()}", "the host's")
+    agent = make_agent(
+        world,
+        "worker",
+        """
+        import multiprocessing, subprocess, threading
+        done = []
+        thread = threading.Thread(target=lambda: done.append("thread"))
+        thread.start()
+        thread.join()
+        report(
+            done[0],
+            attempt(lambda: subprocess.run(["sh", "-c", "echo child"], capture_output=True).stdout),
+            attempt(lambda: multiprocessing.Pool(2).map(abs, [-1, -2])),
+            attempt(lambda: os.listdir("/dev/shm")),
+        )
+        """,
+    )
+    try:
+        outcome = await run_agent(agent)
+    finally:
+        host_file.unlink()
+    assert outcome.report == ["thread", "ok b'child\\n'", "ok [1, 2]", "ok []"]
