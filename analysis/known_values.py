@@ -65,6 +65,9 @@ ValuesSource = Callable[[Game, str, Hands, str], KnownValues]
 #: Bot name -> ``"module:function"`` of its :data:`ValuesSource`.
 SOURCES: Final[dict[str, str]] = {
     "hulhe-ir50": "analysis.known_values:hulhe_lookahead",
+    # The re-solving bots: the values they recorded beside each seating's log as they played.
+    "hunl-modicum": "analysis.recorded_values:recorded_source",
+    "resolve": "analysis.recorded_values:recorded_source",
 }
 
 #: What :func:`hulhe_lookahead`'s value function is, for the documents.

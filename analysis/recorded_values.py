@@ -67,7 +67,7 @@ import math
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 from pathlib import Path
 
 import msgpack
@@ -77,6 +77,7 @@ import numpy.typing as npt
 from analysis.aivat import Aivat, AivatError, aivat
 from analysis.hands import NO_SEED, Hands
 from analysis.importance import player_positions
+from analysis.known_values import KnownValues, KnownValuesError
 from poker.deal import private_hands
 from poker.gamedef import Game
 from poker.protocol import ProtocolError, parse_action, parse_betting
@@ -85,7 +86,7 @@ from strategies.base import PublicState, Strategy, on_columns
 from strategies.cfr.tree.public import board_key
 from strategies.resolve.recording import RECORD_FORMAT
 
-__all__ = ["HandValues", "Point", "RecordedPolicy", "RecordedValues", "play_through_hooks", "read_values", "recorded_aivat"]
+__all__ = ["HandValues", "Point", "RecordedPolicy", "RecordedValues", "play_through_hooks", "read_values", "recorded_aivat", "recorded_source", "values_beside"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -320,6 +321,44 @@ def recorded_aivat(hands: Hands, player: str | int | Sequence[int] | IntArray, r
         mine.append(record)
     recorded = RecordedValues(hands.game, mine)
     return aivat(hands, positions, recorded.sigma, recorded)
+
+
+#: What :func:`recorded_source`'s value function is, for the documents and beside the figure.
+RECORDED_VALUES: Final = (
+    "RecordedValues: the bot's own re-solve values and policy, recorded as it played (the root solve,"
+    " each decision's actions, the turn's and river's deals), fixed before each event"
+)
+#: The name ending of a bot's recorded values beside a seating's log (``arena.match.values_path``).
+VALUES_SUFFIX: Final = ".values.msgpack"
+
+
+def values_beside(log: Path, name: str) -> Path:
+    """Where the bot ``name`` recorded its values for the seating whose log (or
+    hand records) is ``log``: ``<match>.<name>.values.msgpack``."""
+    stem = log.name.removesuffix(".hands.msgpack").removesuffix(".log")
+    return log.parent / f"{stem}.{name}{VALUES_SUFFIX}"
+
+
+def recorded_source(game: Game, spec: str, hands: Hands, player: str) -> KnownValues:
+    """The :mod:`analysis.known_values` entry of the re-solving bots (``resolve``,
+    ``hunl-modicum``): the values each seating's bot recorded beside its log
+    (``hands.source``, seatings joined by ``+``), as one :class:`RecordedValues`.
+
+    Raises:
+        KnownValuesError: a seating without its recording (the bot was not
+            seated with ``record=``), or records that cannot be read or disagree.
+    """
+    records: list[HandValues] = []
+    try:
+        for source in hands.source.split("+"):
+            path = values_beside(Path(source), player)
+            if not path.is_file():
+                raise KnownValuesError(f"no values recorded beside {source} ({path.name}): {spec!r} was not seated with record=")
+            records.extend(read_values(path, game).values())
+        recorded = RecordedValues(game, records)
+    except AivatError as error:
+        raise KnownValuesError(str(error)) from None
+    return KnownValues(recorded.sigma, recorded, RECORDED_VALUES)
 
 
 def play_through_hooks(game: Game, players: Sequence[Strategy], num_hands: int, *, seed: int, names: tuple[str, str] = ("bot", "other")) -> Hands:

@@ -747,7 +747,8 @@ def test_a_re_solving_bot_records_its_values_beside_each_seating_log(tmp_path: P
     seating's log: one record per hand, which AIVAT with its own values reads
     (analysis/recorded_values.py); ``--force`` removes them with the run."""
     from analysis.hand_files import read_hands
-    from analysis.recorded_values import read_values, recorded_aivat
+    from analysis.match_score import score_match
+    from analysis.recorded_values import RECORDED_VALUES, read_values, recorded_aivat
 
     argv = ["leduc.nolimit", "--hands", "20", "--seed", "3", "resolve:iterations=20", "always-call", "--duplicate", "--in-process"]
     assert main([*argv, "--run-dir", str(tmp_path)]) == 0
@@ -758,5 +759,11 @@ def test_a_re_solving_bot_records_its_values_beside_each_seating_log(tmp_path: P
         assert sorted(records) == list(range(20))
         terms = recorded_aivat(hands, "resolve", records)
         assert np.array_equal(terms.raw, hands.name_values("resolve"))
+    # A match is scored by AIVAT with those values (analysis/known_values.py's entry), as its table is.
+    tables = [read_hands(tmp_path / f"match.{k}.log", game) for k in (1, 2)]
+    score = score_match(tables, ["resolve", "always-call"], game=game, hands=20, policies={"resolve": "resolve:iterations=20"})
+    players = {p["name"]: p for p in score.to_json()["players"]}
+    assert players["resolve"]["aivat"]["value_function"] == RECORDED_VALUES
+    assert players["always-call"]["aivat"]["estimator"] == "-aivat of resolve"
     assert main([*argv[:5], "always-call", "always-raise", "--in-process", "--run-dir", str(tmp_path), "--force"]) == 0
     assert not list(tmp_path.glob("*.values.msgpack"))
