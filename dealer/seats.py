@@ -76,6 +76,7 @@ __all__ = [
     "version_numbers",
     "Address",
     "peer_address",
+    "Peers",
 ]
 
 #: The most bytes one line from an agent can have, its ``\n`` included; longer input is split.
@@ -90,6 +91,8 @@ _RECEIVE_BYTES: Final = 65536
 DropReport = Callable[[int, str, str], None]
 #: An IP address, as a seat's only allowed peer.
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+#: The addresses a seat takes connections from: one, or a few (its agent's and a relay's).
+Peers = Address | frozenset[Address]
 
 
 class SeatSetupError(Exception):
@@ -296,14 +299,14 @@ async def claim_seat(
     *,
     version_timeout_s: float,
     dropped: DropReport,
-    peer: Address | None = None,
+    peer: Peers | None = None,
     key: str | None = None,
 ) -> tuple[Seat, tuple[int, int, int]]:
     """Accept connections on ``listener`` until one sends a valid version line;
     returns that connection as seat ``index`` with its version numbers. Every
     other connection is closed, and reported to ``dropped`` unless the wait was
-    cancelled (see the module notes); with ``peer``, so is every connection
-    from another address, and with ``key``, every connection whose first line
+    cancelled (see the module notes); with ``peer`` (an address or a set of
+    them), so is every connection from another address, and with ``key``, every connection whose first line
     is not :func:`key_line` of it (the key itself is never reported). Raises
     ``OSError`` if accepting fails (the reference's "could not connect"). It
     waits for as long as it takes: bound it with a cancel scope."""
@@ -327,12 +330,12 @@ class _Claim:
     """The connections competing for one seat."""
 
     def __init__(
-        self, index: int, version_timeout_s: float, dropped: DropReport, peer: Address | None, key: str | None
+        self, index: int, version_timeout_s: float, dropped: DropReport, peer: Peers | None, key: str | None
     ) -> None:
         self.index = index
         self.version_timeout_s = version_timeout_s
         self.dropped = dropped
-        self.peer = peer
+        self.peers = None if peer is None else peer if isinstance(peer, frozenset) else frozenset((peer,))
         self.key = None if key is None else key_line(key).rstrip(b"\r\n")
         self.nursery: trio.Nursery | None = None
         self.pending: dict[trio.CancelScope, None] = {}  # handshakes under way, oldest first
@@ -360,10 +363,10 @@ class _Claim:
 
     def allowed(self, host: str) -> bool:
         """Whether a connection from ``host`` may compete for the seat."""
-        if self.peer is None:
+        if self.peers is None:
             return True
         try:
-            return peer_address(host) == self.peer
+            return peer_address(host) in self.peers
         except ValueError:  # no address (a scoped IPv6 one, or none at all): not the peer
             return False
 
@@ -387,7 +390,8 @@ class _Claim:
         try:
             with scope:
                 if not self.allowed(host):
-                    reason = f"only {self.peer} may take this seat"
+                    assert self.peers is not None  # only they are allowed
+                    reason = f"only {' or '.join(sorted(str(address) for address in self.peers))} may take this seat"
                     return
                 try:
                     seat = Seat(self.index, stream)

@@ -47,9 +47,9 @@ Departures, none visible to a well-behaved agent:
   of comment lines is written as it is read, not kept in memory;
 * ``strict`` (the protocol document's recommendation) aborts on the first bad
   response instead of repairing it;
-* ``peers`` gives a seat the one address its agent may connect from (a seat
-  open to the network for someone's own agent); connections from any other
-  are dropped with a WARNING;
+* ``peers`` gives a seat the one address its agent may connect from (or a
+  few: its agent's and a relay's), for a seat open to the network for
+  someone's own agent; connections from any other are dropped with a WARNING;
 * ``keys`` gives a seat a secret its agent sends in a ``#KEY:`` line before
   its version line (:func:`poker.protocol.key_line`); a connection without it is
   dropped with a WARNING, so a seat is its owner's whoever shares the address;
@@ -96,7 +96,7 @@ from dealer.log import (
 from dealer.lock import MatchInUseError, MatchLock
 from dealer.messages import HandTexts
 from dealer.records import HandRecord, MatchHeader, RecordWriter, open_event_log
-from dealer.seats import Address, Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
+from dealer.seats import Peers, Seat, SeatSetupError, c_string, claim_seat, listener_port, open_listeners
 from poker.deal import Dealer
 from poker.hand_rank import hand_values
 from poker.gamedef import Game
@@ -150,7 +150,7 @@ class MatchConfig:
     records: bool = True  # msgpack hand records + structlog JSON events alongside the ACPC logs
     strict: bool = False  # abort on the first invalid response (extension)
     match_limit_s: float = math.inf  # abort a match still running after this long (extension)
-    peers: tuple[Address | None, ...] = ()  # per seat, the only address it accepts (None or missing: any)
+    peers: tuple[Peers | None, ...] = ()  # per seat, the only addresses it accepts (None or missing: any)
     #: Per seat, the secret its agent's ``#KEY:`` line must carry (None or missing: no key); never printed.
     keys: tuple[str | None, ...] = dataclasses.field(default=(), repr=False)
     #: Per seat, a socket already bound to its port to listen on (None or missing: bind ``ports``);

@@ -4,21 +4,19 @@ play a hosted match with an agent nobody can change (the reference
 
 A local relay: it listens on ``--listen`` (default 127.0.0.1 and a free
 port), prints ``listening on HOST:PORT`` as its first line, and relays each
-connection the agent makes there to the match's next seating: it asks the
-service (``GET /api/matches/ID`` with the token) for the seating's port and
-seat key, connects, sends the key line (docs/protocol.md, Seat keys) and then
-passes the bytes both ways untouched, the agent's own version line first.
-Start the agent once per seating, pointed at the relay (a duplicate match has
-two). When the match is over the relay prints one line (the hands and each
-player's chips, or why it was aborted) and exits: 0 when it finished, 1 when
-it was aborted, 2 for usage (a bad URL, a refused token, no such match), 130
-interrupted.
-
-Why a relay on the agent's machine, and not a route on the service's HTTP
-port: the key goes only where the user's own agent runs, and the dealer's
-port stays what every agent speaks (plain ACPC over TCP). The match port is
-not encrypted: over an untrusted network the key and the cards travel in
-clear, as the ACPC protocol's own do (docs/hosting.md, threat model).
+connection the agent makes there to the match's next seating through the
+service's seat route: a WebSocket on the API's own address
+(``SERVER_URL/api/matches/ID/seat``, the token as a bearer), over which the
+service connects the agent's bytes to the seating's dealer, sending the
+seat's key line itself (docs/protocol.md, Seat keys). So the seat rides the
+API's transport: TLS where the service is served over ``https://``, and no
+match port need be open to the user at all. The agent's bytes pass both
+ways untouched, its own version line first. Start the agent once per
+seating, pointed at the relay (a duplicate match has two). When the match
+is over the relay prints one line (the hands and each player's chips, and
+why it was aborted if it was) and exits: 0 when it finished, 1 when it was
+aborted or the service could not be reached, 2 for usage (a bad URL, a
+refused token, no such match), 130 interrupted.
 
 The token is ``--token`` or, better (a command line is readable in ``ps``),
 the environment variable ``ARENA_TOKEN``.
@@ -28,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import sys
 import urllib.error
 import urllib.parse
@@ -37,9 +36,20 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import trio
+from wsproto import ConnectionType, WSConnection
+from wsproto.connection import ConnectionState
+from wsproto.events import (
+    AcceptConnection,
+    BytesMessage,
+    CloseConnection,
+    Ping,
+    Pong,
+    RejectConnection,
+    Request,
+    TextMessage,
+)
 
 from arena.commands._kit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
-from poker.protocol import key_line
 
 __all__ = ["main", "TOKEN_VARIABLE"]
 
@@ -47,7 +57,9 @@ PROG: Final = "arena connect"
 #: The environment variable that gives the token when ``--token`` does not.
 TOKEN_VARIABLE: Final = "ARENA_TOKEN"
 #: How often the service is asked whether a seating waits or the match is over.
-_POLL_S: Final = 0.25
+_POLL_S: Final = 0.5
+#: The close code of a refusal (RFC 6455 "policy violation"): the seat route's for a token or match it refuses.
+POLICY_VIOLATION: Final = 1008
 _CHUNK: Final = 65536
 
 
@@ -106,53 +118,113 @@ async def _ask(api: _Api) -> dict[str, Any]:
     return await trio.to_thread.run_sync(api.get)
 
 
-async def _next_seat(api: _Api) -> tuple[str, int, str] | dict[str, Any]:
-    """The host, port and key of the seating waiting for the agent, or the
-    match's document once it is over."""
-    while True:
-        document = await _ask(api)
-        if _over(document):
-            return document
-        if document.get("next_port") is not None and document.get("seat_key"):
-            return str(document["host"]), int(document["next_port"]), str(document["seat_key"])
-        await trio.sleep(_POLL_S)
-
-
-async def _pipe(source: trio.abc.ReceiveStream, sink: trio.abc.SendStream) -> None:
-    """Copy ``source`` to ``sink`` until it ends, then end ``sink``'s sending side."""
-    try:
-        while data := await source.receive_some(_CHUNK):
-            await sink.send_all(data)
-    except (trio.BrokenResourceError, trio.ClosedResourceError):
-        pass
-    try:
-        if isinstance(sink, trio.SocketStream):
-            await sink.send_eof()
-    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-        pass
-
-
-async def relay(agent: trio.SocketStream, host: str, port: int, key: str) -> None:
-    """One seating: the agent's connection to the dealer's ``host:port``, the
-    key line sent first; until either side ends."""
-    dealer = await trio.open_tcp_stream(host, port)
-    async with dealer, agent:
-        await dealer.send_all(key_line(key))
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_pipe, agent, dealer)
-            await _pipe(dealer, agent)  # the dealer's end is the seating's
-            nursery.cancel_scope.cancel()
-
-
 def announce(host: str, port: int) -> None:
     """The first line: where the agent connects (flushed, for a script that waits for it)."""
     print(f"listening on {host}:{port}", flush=True)
 
 
+class _SeatSocket:
+    """The seat route's WebSocket (``/api/matches/ID/seat``), framed by wsproto
+    over a TCP (or TLS) stream; one seating's connection to the dealer."""
+
+    def __init__(self, stream: trio.abc.Stream, connection: WSConnection) -> None:
+        self.stream = stream
+        self.connection = connection
+        self.sending = trio.Lock()  # the agent's bytes and the answers to pings share the stream
+
+    @classmethod
+    async def open(cls, api: _Api) -> _SeatSocket:
+        """Open the route with the token.
+
+        Raises:
+            ServiceError: the service refused the handshake or could not be reached.
+        """
+        url = urllib.parse.urlsplit(api.url + "/seat")
+        secure = url.scheme == "https"
+        try:
+            stream: trio.abc.Stream = await trio.open_tcp_stream(url.hostname or "", url.port or (443 if secure else 80))
+            if secure:
+                stream = trio.SSLStream(stream, ssl.create_default_context(), server_hostname=url.hostname)
+                await stream.do_handshake()
+        except (OSError, trio.BrokenResourceError) as error:
+            raise ServiceError(f"{api.url}/seat: cannot reach the service: {error}", EXIT_FAILED) from None
+        connection = WSConnection(ConnectionType.CLIENT)
+        headers = [(b"authorization", f"Bearer {api.token}".encode())] if api.token else []
+        await stream.send_all(connection.send(Request(host=url.netloc, target=url.path, extra_headers=headers)))
+        while True:
+            data = await _receive(stream)
+            if not data:
+                raise ServiceError(f"{api.url}/seat: the service closed the connection", EXIT_FAILED)
+            connection.receive_data(data)
+            for event in connection.events():
+                if isinstance(event, AcceptConnection):
+                    return cls(stream, connection)
+                if isinstance(event, RejectConnection):
+                    raise ServiceError(f"{api.url}/seat: refused ({event.status_code})", EXIT_FAILED)
+
+    async def send(self, event: BytesMessage | CloseConnection | Pong) -> None:
+        async with self.sending:
+            await self.stream.send_all(self.connection.send(event))
+
+    async def relay(self, agent: trio.SocketStream) -> tuple[int, str]:
+        """Pass the agent's bytes to the seat and the seat's to the agent
+        until the service closes the seat (the dealer's end is the seating's,
+        the agent's end closes it); the close code and reason."""
+        async with agent, trio.open_nursery() as nursery:
+            nursery.start_soon(self._up, agent)
+            closed = await self._down(agent)
+            nursery.cancel_scope.cancel()
+        with trio.CancelScope(shield=True):
+            await self.stream.aclose()
+        return closed
+
+    async def _up(self, agent: trio.SocketStream) -> None:
+        try:
+            while data := await agent.receive_some(_CHUNK):
+                await self.send(BytesMessage(data=data))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        if self.connection.state is ConnectionState.OPEN:  # the agent hung up: so does its seat
+            try:
+                await self.send(CloseConnection(code=1000))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
+
+    async def _down(self, agent: trio.SocketStream) -> tuple[int, str]:
+        while data := await _receive(self.stream):
+            self.connection.receive_data(data)
+            for event in self.connection.events():
+                if isinstance(event, BytesMessage | TextMessage):
+                    payload = event.data.encode() if isinstance(event.data, str) else bytes(event.data)
+                    try:
+                        await agent.send_all(payload)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        pass  # the agent is gone: its end reaches the seat through _up
+                elif isinstance(event, Ping):
+                    await self.send(event.response())
+                elif isinstance(event, CloseConnection):
+                    if self.connection.state is ConnectionState.REMOTE_CLOSING:
+                        await self.send(event.response())
+                    return event.code, event.reason or ""
+        return 1006, "the service ended the connection"
+
+
+async def _receive(stream: trio.abc.ReceiveStream) -> bytes:
+    """The next bytes, ``b""`` at the end (a reset connection ends it too)."""
+    try:
+        return bytes(await stream.receive_some(_CHUNK))
+    except (trio.BrokenResourceError, trio.ClosedResourceError):
+        return b""
+
+
 async def serve(api: _Api, host: str, port: int, listening: Callable[[str, int], None] = announce) -> dict[str, Any]:
     """Listen on ``host:port`` (``listening`` is told the address bound) and
-    relay the agent's connections, one seating each, until the match is over;
-    its final document."""
+    relay the agent's connections, one seating each, through the seat route,
+    until the match is over; its final document.
+
+    Raises:
+        ServiceError: the service refused the token or the match.
+    """
     listeners = await trio.open_tcp_listeners(port, host=host)
     listener = listeners[0]
     for extra in listeners[1:]:
@@ -162,22 +234,17 @@ async def serve(api: _Api, host: str, port: int, listening: Callable[[str, int],
     async with listener:
         while True:
             agent: trio.SocketStream | None = None
-            with trio.move_on_after(_POLL_S * 4):
+            with trio.move_on_after(_POLL_S):
                 agent = await listener.accept()
-            if agent is None:  # no agent came yet: is the match over without it?
-                document = await _ask(api)
-                if _over(document):
-                    return document
-                continue
-            seat = await _next_seat(api)
-            if isinstance(seat, dict):
-                await agent.aclose()
-                return seat
-            try:
-                await relay(agent, *seat)
-            except OSError as error:  # the seating's port went away (its start timeout): the agent may try again
-                print(f"{PROG}: the seating's port {seat[0]}:{seat[1]}: {error.strerror or error}", file=sys.stderr)
-                await agent.aclose()
+            if agent is not None:
+                code, reason = await (await _SeatSocket.open(api)).relay(agent)
+                if code == POLICY_VIOLATION:
+                    raise ServiceError(f"{api.url}/seat: {reason}", EXIT_USAGE)
+                if code not in (1000, 1005):
+                    print(f"{PROG}: the seating's connection ended: {reason or code}", file=sys.stderr)
+            document = await _ask(api)
+            if _over(document):
+                return document
 
 
 def _listen_address(text: str) -> tuple[str, int]:

@@ -90,7 +90,7 @@ from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION, KEY_VARIABLE
 from agent.client import AgentError, ConnectionLost, play
 from analysis.tables import plural
 from arena.sandbox import Limits, Sandbox, SandboxError
-from dealer.seats import Address, peer_address
+from dealer.seats import Address, Peers, peer_address
 from dealer.server import MatchConfig, MatchResult, serve_match
 from poker.gamedef import Game
 from poker.protocol import MatchState, key_line
@@ -166,7 +166,9 @@ class Remote:
     with a version line, from ``peer`` (an IP address) only when given, after
     a ``#KEY:`` line with ``key`` when given. ``listener``: the seat's port
     already bound by the caller (not listening), which the dealer listens on
-    and closes once the seat is taken.
+    and closes once the seat is taken. ``relayed``: a relay on this machine
+    (the hosted arena's seat route, which carries the agent's bytes over its
+    HTTPS port) may connect too, from our own address, besides ``peer``.
 
     Raises:
         ValueError: ``peer`` is not an IP address, or ``key`` not a key.
@@ -175,6 +177,7 @@ class Remote:
     peer: str | None = None
     key: str | None = field(default=None, repr=False)
     listener: socket.socket | None = field(default=None, repr=False, compare=False)
+    relayed: bool = False
 
     def __post_init__(self) -> None:
         if self.peer is not None:
@@ -478,9 +481,13 @@ def _key(seat: Seat) -> str | None:
     return None
 
 
-def _peer(seat: Seat, local: Address | None) -> Address | None:
+def _peer(seat: Seat, local: Address | None) -> Peers | None:
     if isinstance(seat, Remote):
-        return None if seat.peer is None else peer_address(seat.peer)
+        if seat.peer is None:
+            return None
+        if seat.relayed and local is not None:
+            return frozenset((peer_address(seat.peer), local))
+        return peer_address(seat.peer)
     return local
 
 
@@ -585,10 +592,11 @@ async def _sandboxed(
             keepers.start_soon(keep_output, confined.stdout, config.path(f".player{seat + 1}.std"), KEEP_BYTES, config.append)
             keepers.start_soon(keep_output, confined.stderr, err_path, KEEP_BYTES, config.append)
             status = await confined.wait()
+            during = not run.dealer_done.is_set()  # the relay holds the end of its connection back until now
     except SandboxError as error:
         run.ended(SeatEnd(seat, None, str(error), not run.dealer_done.is_set(), err_path))
         return
-    run.ended(SeatEnd(seat, status, last_line(err_path), not run.dealer_done.is_set(), err_path))
+    run.ended(SeatEnd(seat, status, last_line(err_path), during, err_path))
 
 
 def _signal_group(group: int, signum: int) -> None:

@@ -35,6 +35,9 @@ STARTME: Final = "startme.sh"
 MAX_CONNECTIONS: Final = 4
 #: How long the relay may take, once the agent has ended, to pass on what it sent last.
 DRAIN_S: Final = 2.0
+#: How long the relay holds back the end of an agent's connection from the dealer
+#: while the agent lives on (see :func:`_pump`).
+HOLD_EOF_S: Final = 1.0
 _MIB: Final = 1 << 20
 
 
@@ -119,6 +122,8 @@ class Confined:
     connections: int = 0
     #: per connection: set once all the agent sent on it has reached the dealer (or never can)
     delivered: list[trio.Event] = dataclasses.field(default_factory=list)
+    #: set once the agent has ended, and everything it started with it
+    ended: trio.Event = dataclasses.field(default_factory=trio.Event)
 
     @property
     def returncode(self) -> int | None:
@@ -197,6 +202,7 @@ class Sandbox:
                     init, uid, listener = await _handshake(trio.socket.from_stdlib_socket(ours))
                 confined = Confined(process.stdout, process.stderr, uid, process)
                 async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_watch, confined)
                     nursery.start_soon(_relay, listener, host, port, greeting, confined)
                     try:
                         yield confined
@@ -258,17 +264,31 @@ async def _pipe_to_dealer(inside: trio.SocketStream, host: str, port: int, greet
             except (OSError, trio.BrokenResourceError):
                 return  # the agent sees its connection close, as if the dealer were gone
             async with outside, trio.open_nursery() as nursery:
-                nursery.start_soon(_pump, inside, outside, delivered)
+                nursery.start_soon(_pump, inside, outside, delivered, confined.ended)
                 nursery.start_soon(_pump, outside, inside, trio.Event())
     finally:
         delivered.set()
 
 
-async def _pump(source: trio.SocketStream, sink: trio.SocketStream, done: trio.Event) -> None:
-    """Copy ``source`` to ``sink`` until its end, which ``sink`` then gets too; set ``done``."""
+async def _watch(confined: Confined) -> None:
+    await confined.wait()
+    confined.ended.set()
+
+
+async def _pump(source: trio.SocketStream, sink: trio.SocketStream, done: trio.Event, hold: trio.Event | None = None) -> None:
+    """Copy ``source`` to ``sink`` until its end, which ``sink`` then gets too;
+    set ``done``. With ``hold`` (the agent's side to the dealer's), the end
+    waits for it to be set, for :data:`HOLD_EOF_S` at most: an agent that
+    crashes closes its connection as it dies, a moment before its sandbox is
+    gone, and the dealer, seeing the end first, would abort and be done before
+    the seat runner saw the agent end while it played (then blamed on its exit
+    status and last words, as a command is)."""
     try:
         async for chunk in source:
             await sink.send_all(chunk)
+        if hold is not None:
+            with trio.move_on_after(HOLD_EOF_S):
+                await hold.wait()
         await sink.send_eof()
     except (trio.BrokenResourceError, trio.ClosedResourceError):
         pass

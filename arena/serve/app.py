@@ -17,7 +17,9 @@ other site's page can send it; Secure over HTTPS), ``POST /api/logout`` ends
 it. The kit every route is built with (the error shape, the token and
 cookie check, JSON bodies, the rate limit) is :mod:`arena.serve.httpkit`;
 this module holds the one table of ``/api`` routes, and :func:`make_app` adds
-the pages' routes (:mod:`arena.serve.pages`) beside it.
+the pages' routes (:mod:`arena.serve.pages`) beside it. The one WebSocket,
+``/api/matches/ID/seat``, carries an agent to its seat over this port
+(:mod:`arena.serve.relay`, bearer token only).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from arena.serve.hosting import HISTORIES, Host
 from arena.serve.httpkit import (
@@ -42,6 +44,7 @@ from arena.serve.httpkit import (
     user_for_token,
 )
 from arena.serve.pages import install_pages
+from arena.serve.relay import seat_socket
 from arena.serve.store import User
 from arena.serve.tournaments import Tournaments
 from arena.serve.validation import hosted_bots, match_request
@@ -177,6 +180,7 @@ def make_app(host: Host) -> Starlette:
         Route("/api/matches", api_route(_create_match), methods=["POST"]),
         Route("/api/matches", api_route(_list_matches), methods=["GET"]),
         Route("/api/matches/{id}", api_route(_show_match), methods=["GET"]),
+        WebSocketRoute("/api/matches/{id}/seat", seat_socket),
         Route("/api/matches/{id}/log", api_route(_match_log), methods=["GET"]),
         Route("/api/matches/{id}/hands", api_route(_match_hands), methods=["GET"]),
         *(Route(f"/api/matches/{{id}}/{form}", api_route(_match_history), methods=["GET"]) for form in HISTORIES),

@@ -35,7 +35,9 @@ program can bind it too) but not listening (a connection is refused) until
 its seating starts, then handed to the dealer, which listens on that very
 socket (:class:`arena.match.Remote`'s ``listener``), so there is no moment
 when a squatter could bind it and pose as the dealer. An agent connects once
-``GET /api/matches/ID`` names the port as ``next_port`` with ``queued`` false.
+``GET /api/matches/ID`` names the port as ``next_port`` with ``queued`` false,
+or through the seat route (:mod:`arena.serve.relay`), which connects from
+this machine and sends the key itself (:meth:`Host.relay_target`).
 
 Limits: active matches per user (429), matches playing at once (more wait
 in a fair queue: the next to start belongs to the user with the fewest
@@ -102,6 +104,9 @@ RESTARTED: Final = "the service stopped while the match was playing; its finishe
 REVOKED: Final = "the user's token was revoked: the match ended at once and does not count"
 #: How often the host looks for users revoked (by ``arena users revoke``, another process) with matches not over.
 REVOKED_POLL_S: Final = 1.0
+
+#: How often the seat route looks whether the match's next seating waits for the agent.
+RELAY_POLL_S: Final = 0.1
 
 #: The hand-history downloads beside the ACPC log: each format's file name ending and media type.
 HISTORIES: Final = {"phh": (".phhs", "application/toml; charset=utf-8"), "pokerstars": (".txt", "text/plain; charset=utf-8")}
@@ -397,6 +402,24 @@ class Host:
         document["error"] = row.error
         return document
 
+    async def relay_target(self, user: User, match_id: str) -> tuple[str, int, str] | None:
+        """Where the seat route (:mod:`arena.serve.relay`) takes the user's
+        agent: the address of this machine its dealer listens on, the port
+        and key of the seating waiting for the agent, once one waits (the
+        match may still be queued); None once the match is over.
+
+        Raises:
+            RequestError: 404, not the user's match; 409, a web table's (a person plays it here).
+        """
+        row = await self.store.call(self.owned_match, user, match_id)
+        while (live := self.live.get(row.id)) is not None:
+            if live.person is not None:
+                raise RequestError(409, f"match {row.id} is a web table's: its seat is played on the table's page")
+            if live.listening and not await trio.to_thread.run_sync(self._joined, live):
+                return our_address(self.config.host)[0], row.ports[live.seating], live.keys[live.seating]
+            await trio.sleep(RELAY_POLL_S)
+        return None
+
     async def shown_match(self, user: User, match_id: str) -> MatchRow:
         """The user's match, once it is over: what shows its cards (the logs,
         the hands, the hand histories, the replayer) is served no sooner, as
@@ -537,7 +560,7 @@ class Host:
         limits = PERSON_LIMITS if live.person is not None else TimeLimits(config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms)
         seed = agent_seed(row.seed, 1)
         listener = live.reserved[seating]
-        own = Remote(row.peer, key=live.keys[seating], listener=listener)
+        own = Remote(row.peer, key=live.keys[seating], listener=listener, relayed=True)
         user = Bot.seated(user_name, own if live.person is None else dataclasses.replace(live.person, listener=listener))
         bot = Bot(Spec.parse(row.opponent), bot_name, seed, bot_seat(row.game, row.opponent, seed))
         seatings = ((0, 1), (1, 0))[: len(row.ports)]
@@ -588,19 +611,23 @@ class Host:
 
     def _progress(self, live: _Live) -> tuple[dict[str, Any], bool]:
         """The result so far, and whether the user's agent has taken its seat
-        in the seating now playing (the dealer's ``connected`` event)."""
+        in the seating now playing (:meth:`_joined`)."""
+        return self.scoring.result(live.row, live.names, over=False), self._joined(live)
+
+    def _joined(self, live: _Live) -> bool:
+        """Whether the user's agent has taken its seat in the seating now
+        playing (the dealer's ``connected`` event)."""
         events = self.matches_dir / live.row.id / f"seating{live.seating}.events.jsonl"
-        joined = False
-        if live.status != "queued" and events.is_file():
-            for line in events.read_text(errors="replace").splitlines():
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    continue  # a line the dealer is still writing
-                if event.get("event") == "connected" and event.get("seat") == live.seating:
-                    joined = True
-                    break
-        return self.scoring.result(live.row, live.names, over=False), joined
+        if live.status == "queued" or not events.is_file():
+            return False
+        for line in events.read_text(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # a line the dealer is still writing
+            if event.get("event") == "connected" and event.get("seat") == live.seating:
+                return True
+        return False
 
     def _result(self, row: MatchRow, names: tuple[str, str]) -> dict[str, Any]:
         """The ``result`` of a match that is over, from its seatings' logs, with

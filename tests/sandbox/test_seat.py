@@ -106,6 +106,17 @@ async def test_a_program_that_connects_first_does_not_take_the_sandboxed_seat(wo
     assert len(warnings) == 1 and warnings[0].startswith("WARNING: dropped connection to seat 2 from 127.0.0.1:")
 
 
+async def test_an_agent_that_crashes_mid_match_is_blamed(world: Path, tmp_path: Path) -> None:
+    crasher = ALWAYS_CALL.replace(
+        'if line.startswith("MATCHSTATE:"):', 'if line.split(":")[2:3] == ["4"]:  # hand 5 (numbered from 0)\n        sys.exit("crashed in hand 5")\n    if line.startswith("MATCHSTATE:"):'
+    )
+    agent = make_agent(world, "crasher", crasher)
+    run = await run_seating(config(tmp_path / "run"), (raiser(), Sandboxed(agent)), after_abort_s=0.5)
+    assert run.result is not None and run.result.hands_played == 4
+    err = tmp_path / "run" / "match.player2.err"
+    assert run.culprits() == {1: f"exited with status 1 before the match was over: crashed in hand 5 (see {err})"}
+
+
 async def test_an_agent_printing_without_bound_keeps_bounded_files_and_is_ended(world: Path, tmp_path: Path) -> None:
     """It never connects, printing all the while: the dealer gives up on it
     after its start timeout, and its seating ends it; its .std file holds its
