@@ -396,6 +396,20 @@ def test_a_user_plays_a_hosted_bot_through_the_published_port(stack: Stack) -> N
     port = match["ports"][0]
     assert port in stack.match_ports  # the container's port is the published one
 
+    # Once the seating waits, another local user scans the port: through Docker's proxy every
+    # connection comes from the gateway, so only the seat key tells the owner's agent apart.
+    deadline = time.monotonic() + 120
+    while _request(stack, "GET", f"/api/matches/{match['id']}", token)[1]["next_port"] != port:
+        assert time.monotonic() < deadline, "the match's seating never waited for the agent"
+        time.sleep(0.5)
+    for probe in (b"VERSION:2.0.0\r\n", b"#KEY:" + b"0" * 32 + b"\r\nVERSION:2.0.0\r\n"):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as scanner:
+            scanner.sendall(probe)
+            try:
+                assert scanner.recv(100) == b""  # dropped, the seat still open
+            except ConnectionResetError:
+                pass
+
     # Our agent, from this machine, through the port published on 127.0.0.1, with the seat's key.
     agent = [sys.executable, "-m", "arena.cli", "agent", "leduc", "127.0.0.1", str(port), "--strategy", "always-call", "--seed", "1"]
     _run(agent, {**os.environ, "ARENA_SEAT_KEY": match["seat_keys"][0]}, 300)
