@@ -69,13 +69,16 @@ from arena.sandbox.linux import (
     unshare,
 )
 
-__all__ = ["UID_BASE", "SYSTEM_PATHS", "SHARED_MEMORY", "DEVICES", "probe", "main"]
+__all__ = ["UID_BASE", "SYSTEM_PATHS", "OOM_SCORE_ADJ", "SHARED_MEMORY", "DEVICES", "probe", "main"]
 
 #: Sandboxed agents' uids (and gids) are this plus the launcher's PID: far above
 #: any account's, unique while the launcher lives (and it outlives the agent).
 UID_BASE: Final = 1_500_000_000
 #: What every agent may read and run: the system's programs, libraries and settings.
 SYSTEM_PATHS: Final = tuple(Path(p) for p in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc"))
+#: The most the kernel's out-of-memory killer may favour a process: sandboxed
+#: agents go before the service and anything else on the machine.
+OOM_SCORE_ADJ: Final = 1000
 #: Where POSIX shared memory lives; each agent has its own (:func:`_enter`).
 SHARED_MEMORY: Final = Path("/dev/shm")
 #: The devices an agent may read and write.
@@ -124,7 +127,8 @@ def _set_limits(limits: dict[str, int]) -> None:
 
 def _confine(config: dict[str, Any], uid: int) -> None:
     """Everything between fork and exec for the agent, in this order: a root
-    process builds the Landlock rules (it may open any path to name it), the
+    process builds the Landlock rules (it may open any path to name it), a
+    session of its own, first in line for the out-of-memory killer, the
     limits, then the uid (dropping every capability), then Landlock and seccomp."""
     rules = landlock.Ruleset()
     rules.allow_paths(SYSTEM_PATHS, landlock.READ)
@@ -135,6 +139,8 @@ def _confine(config: dict[str, Any], uid: int) -> None:
     rules.allow_paths([SHARED_MEMORY], landlock.ALL_FS)  # its own (see _enter)
     rules.allow_connect(config["port"])
     os.setsid()
+    with open("/proc/self/oom_score_adj", "w") as oom:  # out of memory, the kernel kills agents first
+        oom.write(str(OOM_SCORE_ADJ))
     _set_limits(config["limits"])
     os.setgroups([])
     os.setresgid(uid, uid, uid)
