@@ -87,11 +87,17 @@ def test_a_stranger_is_refused_and_an_absent_agent_times_out(tmp_path: Path) -> 
         with socket.create_connection(("127.0.0.1", answer["ports"][0]), timeout=5) as stranger:
             stranger.sendall(b"VERSION:2.0.0\r\n")
             try:
-                assert stranger.recv(100) == b""  # closed at once: 127.0.0.1 is not the allowed peer
+                assert stranger.recv(100) == b""  # dropped: 127.0.0.1 is not the asker, and has no seat key
             except ConnectionResetError:
                 pass
         shown = service.wait_status(token, answer["id"], ("finished", "aborted"), timeout=30)
         assert shown["status"] == "aborted" and shown["error"] == "timed out waiting for seat 1 to connect"
+        # This machine's address is let in besides the asker's only for the seat route's relay,
+        # which sends the key: a local program without it is dropped all the same.
+        err = (service.data / "matches" / answer["id"] / "seating0.err").read_text()
+        assert [line.split(": ")[-1] for line in err.splitlines() if line.startswith("WARNING: dropped")] == [
+            "no seat key (this seat needs its #KEY line before the version line)"
+        ]
         assert shown["result"]["hands"] == 0
         assert service.request("GET", "/api/me", token)[0] == 200
     finally:
