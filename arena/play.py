@@ -18,7 +18,7 @@ from typing import Final
 
 import trio
 
-from agent.human.seat import HumanSeat, Limits
+from agent.human.seat import LEFT, HumanSeat, Limits
 from agent.human.tui import Quit, in_colour, read_stdin_line, run_tui
 from agent.human.web import Pages, new_token, serve_table
 from analysis.hand_files import read_hands
@@ -116,6 +116,8 @@ async def play_session(plan: PlayPlan, tui: bool, fd: int | None, linger: float)
             shutdown.set()
         else:
             await seat.over.wait()
+            if seat.left:  # "leave the table" on the page: as q at the terminal table
+                _leave(session, seat, LEFT)
             await _linger(pages, linger, shutdown)
         with trio.move_on_after(_FINISH_S):  # the dealer closes the bots' connections as it ends
             await session.done.wait()

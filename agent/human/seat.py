@@ -53,6 +53,8 @@ __all__ = [
     "MessageError",
     "Act",
     "Next",
+    "Leave",
+    "LEFT",
     "parse_message",
     "parse_action",
     "HumanSeat",
@@ -70,6 +72,8 @@ GRAPH_POINTS: Final = 200
 #: Hands before the running result shows a 95% interval: the normal
 #: approximation behind it wants about 30 (two equal results would read "± 0").
 MIN_INTERVAL_HANDS: Final = 30
+#: What the table says once the person left it (a frontend may add what leaving costs).
+LEFT: Final = "you left the table"
 _ACTION_WORDS: Final = {"fold": ActionType.FOLD, "call": ActionType.CALL, "check": ActionType.CALL, "raise": ActionType.RAISE}
 _MAX_SIZE: Final = 2**31
 _TYPED: Final = re.compile(r"(f|fold|c|call|k|check|r|raise) *(\d{1,12})?")
@@ -105,11 +109,16 @@ class Next:
     """The person has seen the finished hand: show the next one."""
 
 
-def parse_message(raw: str | bytes) -> Act | Next:
+@dataclass(frozen=True)
+class Leave:
+    """The person leaves the table: the match ends there."""
+
+
+def parse_message(raw: str | bytes) -> Act | Next | Leave:
     """A frontend message: ``{"type": "act", "decision": N, "action":
     "fold"|"call"|"check"|"raise", "size": S}`` (``size`` only for a no-limit
     raise, which :meth:`HumanSeat.act` checks as it knows the game) or
-    ``{"type": "next"}``.
+    ``{"type": "next"}`` or ``{"type": "leave"}``.
 
     Raises:
         MessageError: too long, not JSON, or not one of those shapes.
@@ -123,12 +132,12 @@ def parse_message(raw: str | bytes) -> Act | Next:
     if not isinstance(message, dict):
         raise MessageError("message is not a JSON object")
     kind = message.get("type")
-    if kind == "next":
+    if kind in ("next", "leave"):
         if set(message) != {"type"}:
-            raise MessageError("a next message has no other fields")
-        return Next()
+            raise MessageError(f"a {kind} message has no other fields")
+        return Next() if kind == "next" else Leave()
     if kind != "act":
-        raise MessageError("message type must be 'act' or 'next'")
+        raise MessageError("message type must be 'act', 'next' or 'leave'")
     if not set(message) <= {"type", "decision", "action", "size"} or not {"decision", "action"} <= set(message):
         raise MessageError("an act message has the fields type, decision, action and, for a raise, size")
     decision, word, size = message["decision"], message["action"], message.get("size")
@@ -221,19 +230,32 @@ class _Watcher(Strategy):
 class HumanSeat:
     """One person's seat: what they see (:meth:`snapshot`) and what they may do
     (:meth:`act`, :meth:`next_hand`). ``names`` are the dealer's seat names in
-    seat order and ``seat`` is the person's (0-based)."""
+    seat order and ``seat`` is the person's (0-based). ``leaving`` is what the
+    table says once the person left it (the hosted arena adds what it costs);
+    ``links`` (set by a frontend once the match's end is recorded) what the
+    end screen offers: ``match`` (the match page's address) and ``again``
+    (the form fields that open another table like this one)."""
 
-    def __init__(self, game: Game, names: tuple[str, ...], seat: int, *, hands: int, limits: Limits, title: str) -> None:
+    def __init__(
+        self, game: Game, names: tuple[str, ...], seat: int, *, hands: int, limits: Limits, title: str, leaving: str = LEFT
+    ) -> None:
         self.game = game
         self.names = names
         self.seat = seat
         self.hands = hands
         self.limits = limits
         self.title = title
+        self.leaving = leaving
+        self.links: dict[str, Any] | None = None
         self.unit = unit_of(game)
         self.version = 0
         self.over = trio.Event()
         self.message: str | None = None  # why the match ended, if not normally
+        self.left = False  # the person left the table
+        # the connection to the dealer: cancelled once the match is over (an
+        # abort the dealer reported, the person leaving), so that a decision
+        # waiting on the person ends with it rather than at the dealer's clock
+        self._connection = trio.CancelScope()
         self._changed = trio.Event()
         self._view: MatchState | None = None
         self._finished: MatchState | None = None  # the last finished hand, until seen
@@ -254,9 +276,11 @@ class HumanSeat:
 
     async def run(self, host: str, port: int) -> None:
         """Play the seat until the dealer closes it (or it fails: the reason is
-        kept in :attr:`message`); :attr:`over` is set either way."""
+        kept in :attr:`message`), or until :meth:`end` closes it; :attr:`over`
+        is set either way."""
         try:
-            await play(host, port, self.game, _Watcher(self), decide=self.decide)
+            with self._connection:
+                await play(host, port, self.game, _Watcher(self), decide=self.decide)
         except (AgentError, OSError) as error:
             self.message = f"the connection to the dealer ended: {error}"
         finally:
@@ -265,11 +289,28 @@ class HumanSeat:
             self._notify()
 
     def end(self, message: str | None) -> None:
-        """The match is over (``message``: why, if it did not end normally)."""
+        """The match is over (``message``: why, if it did not end normally): no
+        decision stays open, and the connection closes (the dealer that
+        aborted has closed its end already)."""
         if message and not self.message:
             self.message = message
+        self._decision = None
+        self._connection.cancel()
         self.over.set()
         self._notify()
+
+    def leave(self) -> None:
+        """The person leaves: the seat's connection closes, so the dealer
+        aborts naming this seat (its abort rule), and the table says
+        :attr:`leaving`.
+
+        Raises:
+            MessageError: the match is over already.
+        """
+        if self.over.is_set():
+            raise MessageError("the match is over already")
+        self.left = True
+        self.end(self.leaving)
 
     def observe(self, view: MatchState) -> None:
         """Every view the dealer sends this seat."""
@@ -406,11 +447,14 @@ class HumanSeat:
             "hands": self.hands,
             "over": self.over.is_set(),
             "message": self.message,
+            "left": self.left,
+            "links": self.links,
             "hand": None if view is None else self._hand_table(view),
             "waiting_next": self._finished is not None and not self.over.is_set(),
             "legal": None if decision is None else self._legal(decision),
-            # the clock of the decision shown: none over a finished hand
-            "clock_ms": None if decision is None else self.clock_ms(),
+            # the open decision's clock, also while the finished hand is still
+            # shown: the dealer deals the next hand at once and its clock runs
+            "clock_ms": self.clock_ms(),
             "result": self.result(),
             "graph": self.graph(),
             "history": self._history[::-1],

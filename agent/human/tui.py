@@ -28,7 +28,7 @@ from typing import Any, Final
 
 import trio
 
-from agent.human.seat import HumanSeat, MessageError, parse_action
+from agent.human.seat import LEFT, HumanSeat, MessageError, parse_action
 
 __all__ = ["WIDTH", "REMINDERS_S", "run_tui", "format_cards", "format_clock", "fit", "in_colour", "read_stdin_line", "Quit"]
 
@@ -202,7 +202,7 @@ async def _ask(
         if line is None:
             return  # the match ended while we waited (the dealer's clock ran out, say)
         if not line or line.strip().lower() in ("q", "quit"):
-            raise Quit("you left the table" if line else "the input ended")
+            raise Quit(LEFT if line else "the input ended")
         try:
             action = parse_action(line, state)
             seat.act(legal["decision"], action.type, action.size or None)  # a size only for a no-limit raise

@@ -45,7 +45,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from agent.human.seat import MAX_MESSAGE_BYTES, Act, HumanSeat, MessageError, parse_message
+from agent.human.seat import MAX_MESSAGE_BYTES, Act, HumanSeat, Leave, MessageError, parse_message
 
 __all__ = [
     "STATIC",
@@ -178,6 +178,8 @@ async def _read_messages(seat: HumanSeat, websocket: WebSocket, send: Callable[[
             parsed = parse_message(raw)
             if isinstance(parsed, Act):
                 seat.act(parsed.decision, parsed.kind, parsed.size)
+            elif isinstance(parsed, Leave):
+                seat.leave()
             else:
                 seat.next_hand()
         except MessageError as error:

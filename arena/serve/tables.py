@@ -10,6 +10,14 @@ instead of someone's agent, under a person's time limits
 play``'s own (:mod:`agent.human.web`), served per table; the seat outlives the
 page (reloads resume), and is forgotten :data:`LINGER_S` after its match ends
 (the match page keeps everything).
+
+A table never goes stale: when its match ends otherwise than by playing out
+(the dealer aborted, the user was revoked, the service stopped it) the seat
+is told why at once, and "leave the table" closes the person's connection,
+so the dealer aborts naming the person's seat and the match counts by the
+abort rule (docs/hosting.md: the hands not played are charged as lost) and
+frees its slot. Once the host has recorded the end (the slot is free), the
+seat's end screen gets its links: the match page and another table like it.
 """
 
 from __future__ import annotations
@@ -19,19 +27,23 @@ from typing import Final
 
 import trio
 
-from agent.human.seat import HumanSeat, Limits
+from agent.human.seat import LEFT, HumanSeat, Limits
 from arena.match import PERSON_LIMITS, Person
 from arena.serve.hosting import Host
 from arena.serve.httpkit import RequestError
 from arena.serve.store import User
 from arena.serve.validation import table_request
 
-__all__ = ["Tables", "Table", "LINGER_S", "MAX_TABLE_HANDS"]
+__all__ = ["Tables", "Table", "LINGER_S", "MAX_TABLE_HANDS", "LEAVING"]
 
 #: Seconds a finished table stays open (its page shows the end) before it is forgotten.
 LINGER_S: Final = 600.0
 #: The most hands one table plays (a person's session, not an agent's run).
 MAX_TABLE_HANDS: Final = 1000
+#: What a table says once the person left it: the abort rule's charge (docs/hosting.md).
+LEAVING: Final = f"{LEFT}: the match ended, and each hand not played counts as lost by the most a hand can cost"
+#: How often a table whose seat is done looks whether the host has recorded the match's end.
+_END_POLL_S: Final = 0.1
 
 
 @dataclass
@@ -43,6 +55,8 @@ class Table:
     seat: HumanSeat | None = None
     #: Set when the seat exists (the match may wait in the queue first).
     seated: trio.Event = field(default_factory=trio.Event)
+    #: The lobby's fields that open another table like this one ("play again").
+    again: dict[str, str | int] = field(default_factory=dict)
 
 
 @dataclass
@@ -87,18 +101,29 @@ class Tables:
         title = f"{user.name} vs {opponent} · {game_name}"
 
         def sit(names: tuple[str, ...], index: int) -> _Sitting:
-            seat = HumanSeat(request.game, names, index, hands=request.hands, limits=limits, title=title)
+            seat = HumanSeat(request.game, names, index, hands=request.hands, limits=limits, title=title, leaving=LEAVING)
             table.seat = seat
             table.seated.set()
             return _Sitting(self, table, seat)
 
         row = await self.host.create_match(user, request, None, person=Person(sit))
         table.match_id = row.id
+        table.again = {"game": game_name, "opponent": opponent, "hands": hands}
         self.tables[table.match_id] = table
         return table.match_id
 
     async def forget(self, match_id: str) -> None:
-        """Forget a table :data:`LINGER_S` from now."""
+        """Once the host has recorded the match's end: tell the seat why it
+        ended (when it did not play out; a seat the dealer's abort already
+        told keeps that reason) and give its end screen its links; forget
+        the table :data:`LINGER_S` later."""
+        while match_id in self.host.live:
+            await trio.sleep(_END_POLL_S)
+        table = self.tables.get(match_id)
+        if table is not None and table.seat is not None:
+            row = await self.host.store.call(self.host.store.match, match_id)
+            table.seat.links = {"match": f"/matches/{match_id}", "again": {"action": "/tables", "fields": table.again}}
+            table.seat.end(None if row is None else row.error)
         await trio.sleep(LINGER_S)
         self.tables.pop(match_id, None)
 

@@ -249,6 +249,8 @@ def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) 
     page.keyboard.press("f")
     expect(page.locator("#banner")).to_have_text("You lost 1 (you folded)")
     expect(page.locator("#opponents .card.back")).to_have_count(1)  # a fold shows no cards
+    # hand 2 is dealt at once and you act first: its clock runs, and shows, over hand 1's result
+    expect(page.locator("#clock")).to_have_text(re.compile(r"next hand: 0:(30|2\d) left to act"))
     page.click("#btn-next")
     expect(page.locator("#hand-number")).to_have_text("hand 2 of 2")
     your_turn(page)
@@ -263,6 +265,39 @@ def test_fold_then_the_next_hand(start: Callable[..., PlayProcess], page: Page) 
         "STATE:0:rf:Qs|Ks:1|-1:always-raise|you",
         "STATE:1:crf:As|Qs:-1|1:you|always-raise",
     ]
+
+
+def test_an_abort_is_shown_with_its_reason_at_once(start: Callable[..., PlayProcess], page: Page) -> None:
+    """The dealer's clock runs out on the person (1.5 s to act): within 2 s the
+    page says the match is over and why, its buttons and clock gone, and shows
+    the result; no "Your turn." at 0:00 with live buttons."""
+    play = start("leduc", "--opponent", "always-call", "--hands", "3", "--seed", "11", "--t-response", "1500")
+    page.goto(play.url())
+    your_turn(page)
+    expect(page.locator("#status")).to_contain_text("ERROR: could not get action from seat 1", timeout=1500 + 2000)
+    expect(page.locator("#status")).to_contain_text("The match is over. the dealer aborted after 0 hands")
+    expect(page.locator("#actions")).to_be_hidden()
+    expect(page.locator("#clock")).to_be_hidden()
+    expect(page.locator("#btn-leave")).to_be_hidden()
+    expect(page.locator("#end-result")).to_have_text("Your result: 0 chips over 0 hands")
+    expect(page.locator("#end-links")).to_be_hidden()  # arena play has no match page to go to
+    page.close()
+    status, _, err = play.finish()
+    assert status == 1 and "could not get action from seat 1" in err
+
+
+def test_leaving_the_table_ends_the_match(start: Callable[..., PlayProcess], page: Page) -> None:
+    """"Leave the table" (confirmed) ends the match at once, as q does at the terminal table."""
+    play = start("leduc", "--opponent", "always-call", "--hands", "3", "--seed", "11")
+    page.goto(play.url())
+    your_turn(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#btn-leave")
+    expect(page.locator("#status")).to_have_text("The match is over. you left the table", timeout=2000)
+    expect(page.locator("#actions")).to_be_hidden()
+    page.close()
+    status, _, err = play.finish()
+    assert status == 130 and "you left the table" in err
 
 
 def test_a_dropped_connection_and_a_reload_mid_hand_resume(start: Callable[..., PlayProcess], page: Page) -> None:

@@ -231,7 +231,33 @@ function render() {
   renderBetting(t, hand);
   renderHistory(t.history);
   renderActions();
+  renderEnd(t);
   tick();
+}
+
+// The end of the match: why it ended (in the status line), the result with
+// its interval, and, where the server gives them (the hosted arena, once the
+// match's end is recorded and its slot free), the match page and another
+// table like this one.
+function renderEnd(t) {
+  $("btn-leave").hidden = t.over;
+  $("end").hidden = !t.over;
+  if (!t.over) return;
+  $("end-result").textContent = `Your result: ${resultText(t.result)}`;
+  const links = t.links;
+  $("end-links").hidden = !links;
+  if (!links) return;
+  $("end-match").href = links.match;
+  const form = $("again");
+  form.action = links.again.action;
+  form.querySelectorAll("input").forEach((input) => input.remove());
+  Object.entries(links.again.fields).forEach(([name, value]) => {
+    const input = el("input");
+    input.type = "hidden";
+    input.name = name;
+    input.value = String(value);
+    form.prepend(input);
+  });
 }
 
 function renderUnits(game) {
@@ -240,11 +266,15 @@ function renderUnits(game) {
   button.textContent = inBigBlinds ? "show chips" : "show BB";
 }
 
-function renderResult(r) {
+function resultText(r) {
   let result = `${signedAmount(r.total)}${bigBlind() && inBigBlinds ? "" : " chips"} over ${r.hands} hand${r.hands === 1 ? "" : "s"}`;
   if (r.ci95 !== null) result += ` · ${r.mean > 0 ? "+" : ""}${round3(r.mean)} ± ${round3(r.ci95)} ${r.unit} (95%)`;
   else if (r.hands > 0) result += ` · 95% interval after ${r.interval_hands} hands`;
-  $("result").textContent = result;
+  return result;
+}
+
+function renderResult(r) {
+  $("result").textContent = resultText(r);
 }
 
 // The session: hands, net, the win rate with its interval once it has one
@@ -644,14 +674,16 @@ function tick() {
   seatClocks.forEach((c) => {
     if (c.deadline !== null) c.node.textContent = clockText(Math.max(0, c.deadline - now));
   });
-  if (clockDeadline === null || pause !== null || (table && table.waiting_next)) {
+  if (clockDeadline === null || pause !== null) {
     clock.hidden = true;
     return;
   }
   const left = Math.max(0, clockDeadline - now);
   const seconds = Math.ceil(left / 1000);
   clock.hidden = false;
-  clock.textContent = `${clockText(left)} left`;
+  // The dealer deals the next hand at once: if it is yours to act, its clock
+  // runs while this hand's result is still up, and is shown with it.
+  clock.textContent = table && table.waiting_next ? `next hand: ${clockText(left)} left to act` : `${clockText(left)} left`;
   clock.classList.toggle("low", seconds <= 15);
 }
 
@@ -711,6 +743,11 @@ $("btn-fold").onclick = () => act("fold");
 $("btn-call").onclick = () => act("call");
 $("btn-raise").onclick = () => act("raise");
 $("btn-next").onclick = next;
+$("btn-leave").onclick = () => {
+  if (table && !table.over && confirm("Leave the table? The match ends here, and the hands not played count as your leaving.")) {
+    send({ type: "leave" });
+  }
+};
 $("btn-replay").onclick = toggleReplay;
 $("btn-units").onclick = () => {
   const raise = currentRaise();

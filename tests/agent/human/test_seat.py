@@ -17,10 +17,12 @@ from hypothesis import strategies as st
 from agent.client import play
 from agent.human.seat import (
     GRAPH_POINTS,
+    LEFT,
     MAX_MESSAGE_BYTES,
     MIN_INTERVAL_HANDS,
     Act,
     HumanSeat,
+    Leave,
     Limits,
     MessageError,
     Next,
@@ -41,6 +43,7 @@ LIMITS = Limits(response_ms=60_000, hand_ms=60_000, match_ms=600_000)
 
 def test_messages_that_are_accepted() -> None:
     assert parse_message('{"type": "next"}') == Next()
+    assert parse_message('{"type": "leave"}') == Leave()
     assert parse_message('{"type":"act","decision":3,"action":"call"}') == Act(3, ActionType.CALL, None)
     assert parse_message('{"type":"act","decision":3,"action":"call","size":999}') == Act(3, ActionType.CALL, 999)
     assert parse_message(b'{"type":"act","decision":0,"action":"raise","size":650}') == Act(0, ActionType.RAISE, 650)
@@ -56,7 +59,8 @@ def test_messages_that_are_accepted() -> None:
         ("[" * 600 + "]" * 600, "message longer than 1024 bytes"),
         ("[" * 500 + "]" * 500, "message is not a JSON object"),
         ("null", "message is not a JSON object"),
-        ('{"type": "quit"}', "message type must be 'act' or 'next'"),
+        ('{"type": "quit"}', "message type must be 'act', 'next' or 'leave'"),
+        ('{"type": "leave", "now": true}', "a leave message has no other fields"),
         ('{"type": "next", "hand": 1}', "a next message has no other fields"),
         ('{"type": "act", "action": "call"}', "an act message has the fields type, decision, action and, for a raise, size"),
         ('{"type": "act", "decision": 1, "action": "call", "x": 1}', "an act message has the fields type, decision, action and, for a raise, size"),
@@ -211,8 +215,9 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
             await seat.wait_change(seat.version)
         finished = seat.snapshot()
         seen.append(finished)
-        # ...but the finished hand stays on the table, with no actions and no clock, until you move on
-        assert finished["waiting_next"] and finished["legal"] is None and finished["clock_ms"] is None
+        # ...but the finished hand stays on the table, with no actions, until you move on; the
+        # next hand's clock, which the dealer runs from now, is shown with it
+        assert finished["waiting_next"] and finished["legal"] is None and 0 < finished["clock_ms"] <= LIMITS.response_ms
         seat.next_hand()
         assert seat.snapshot()["legal"] is not None and seat.snapshot()["clock_ms"] is not None
         with pytest.raises(MessageError, match="there is no finished hand to move on from"):
@@ -337,3 +342,44 @@ def test_red_suits_in_a_terminal() -> None:
     assert format_cards(["Kh", "2s", "Td"]) == "K♥ 2♠ T♦"
     assert format_cards([], hidden=2) == "?? ??"
     assert in_colour("you hold K♥ 2♠ T♦") == "you hold \033[31mK♥\033[0m 2♠ \033[31mT♦\033[0m"
+
+
+async def test_leaving_closes_the_connection_and_the_dealer_names_the_seat(tmp_path: Path) -> None:
+    """"Leave the table": the seat's decision closes and its connection with
+    it, so the dealer aborts at once naming seat 1 (the abort rule's culprit),
+    and the table says why; leaving twice is refused."""
+    seen: list[dict[str, Any]] = []
+
+    async def person(seat: HumanSeat) -> None:
+        await _next_decision(seat)
+        with trio.fail_after(2):  # at once, not at the dealer's clock
+            seat.leave()
+            seen.append(seat.snapshot())
+            await seat.over.wait()
+        with pytest.raises(MessageError) as refused:
+            seat.leave()
+        assert str(refused.value) == "the match is over already"
+
+    with trio.fail_after(10):
+        seat, states = await _match(tmp_path, "leduc", 3, person, hands=5)
+    table = seen[0]
+    assert (table["over"], table["left"], table["message"], table["legal"], table["clock_ms"]) == (True, True, LEFT, None, None)
+    assert states == [] and seat.message == LEFT
+    assert "ERROR: could not get action from seat 1" in (tmp_path / "m.err").read_text()
+
+
+async def test_an_abort_closes_the_open_decision(tmp_path: Path) -> None:
+    """The dealer aborted (what arena.match tells a person's seat): the open
+    decision closes at once, with the reason on the table, rather than
+    staying "your turn" until the dealer's clock."""
+
+    async def person(seat: HumanSeat) -> None:
+        await _next_decision(seat)
+        seat.end("the dealer aborted after 0 hands: ERROR: seat 1 ran out of time")
+
+    with trio.fail_after(10):
+        seat, _ = await _match(tmp_path, "leduc", 3, person, hands=5)
+    table = seat.snapshot()
+    assert (table["over"], table["legal"], table["clock_ms"], table["left"]) == (True, None, None, False)
+    assert table["message"] == "the dealer aborted after 0 hands: ERROR: seat 1 ran out of time"
+
