@@ -93,12 +93,11 @@ def _floats(array: npt.NDArray[np.float64], dtype: str = "<f2") -> bytes:
     return zlib.compress(np.ascontiguousarray(array, dtype=dtype).tobytes(), 1)
 
 
-def per_range(counterfactual: npt.NDArray[np.float64], reach: npt.NDArray[np.float64], compatible: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def per_range(counterfactual: npt.NDArray[np.float64], mass: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     """Our value in chips against each holding of the opponent, ``[K, H]``, from
-    its counterfactual values ``[K, H]`` summed over our reach ``[K, H]`` below
-    each of K outcomes (module docstring); ``compatible[h, o]`` 1 where the
-    holdings share no card."""
-    mass = reach @ compatible
+    its counterfactual values ``[K, H]`` summed over our reach below each of K
+    outcomes, ``mass[k, o]`` that reach's total over our holdings that miss
+    ``o`` (module docstring)."""
     out: npt.NDArray[np.float64] = np.where(mass > _TINY, -counterfactual / np.where(mass > _TINY, mass, 1.0), 0.0)
     return out
 
@@ -153,7 +152,7 @@ class ValueRecorder:
         """A hand starts; ``root`` is the root solve for our position."""
         start = time.perf_counter()
         hand = _Hand(view.hand_id, view.viewer, state=State(self.game))
-        values = per_range(root.br_values[1 - view.viewer, 0][None, :], root.ranges[view.viewer][None, :], self._compatible)
+        values = per_range(root.br_values[1 - view.viewer, 0][None, :], root.ranges[view.viewer][None, :] @ self._compatible)
         hand.points.append({"kind": "root", "betting": "", "board": [], "values": _floats(values)})
         self._hand = hand
         self.seconds += time.perf_counter() - start
@@ -169,7 +168,7 @@ class ValueRecorder:
         children = [int(tree.action_child[0, a]) for a in range(len(actions))]
         policy = resolved.root_policy()
         reach = resolved.ranges[resolved.position][None, :] * policy.T  # [A, H]
-        values = per_range(resolved.br_values[1 - resolved.position, children], reach, self._compatible)
+        values = per_range(resolved.br_values[1 - resolved.position, children], reach @ self._compatible)
         hand.points.append(
             {"kind": "decision", "betting": state.betting_string(), "board": list(board), "actions": [str(a) for a in actions],
              "policy": _floats(policy, "<f4"), "values": _floats(values)}
@@ -235,9 +234,10 @@ class ValueRecorder:
         dealt = np.array([sum(1 << c for c in d) for d in possible], dtype=np.uint64)
         blocks = (self._bits[None, :] & dealt[:, None]) != 0  # [D, H]: holdings that hold a card of the deal
         reach = np.where(blocks, 0.0, hand.reach[None, :])  # [D, H]
-        values = per_range(counterfactual, reach, self._compatible)
+        mass = reach @ self._compatible  # [D, O]
+        values = per_range(counterfactual, mass)
         # P(d | o): our range's mass that misses both d and o; none where d holds a card of o.
-        chances = np.where(blocks, 0.0, reach @ self._compatible)  # [D, O]
+        chances = np.where(blocks, 0.0, mass)
         total = chances.sum(axis=0)
         expected = np.where(total > _TINY, (chances * values).sum(axis=0) / np.where(total > _TINY, total, 1.0), 0.0)
         hand.points.append(
