@@ -14,7 +14,8 @@ only itself.
 For the web pages: ``POST /api/login`` ``{"token"}`` answers the user and sets
 the session cookie (:data:`SESSION_COOKIE`: HttpOnly, SameSite=Strict, so no
 other site's page can send it; Secure over HTTPS), ``POST /api/logout`` ends
-it. The kit every route is built with (the error shape, the token and
+it. Submitted agents (``/api/agents``: uploads, versions, their check
+matches) are :mod:`arena.serve.agents`. The kit every route is built with (the error shape, the token and
 cookie check, JSON bodies, the rate limit) is :mod:`arena.serve.httpkit`;
 this module holds the one table of ``/api`` routes, and :func:`make_app` adds
 the pages' routes (:mod:`arena.serve.pages`) beside it. The one WebSocket,
@@ -24,12 +25,16 @@ the pages' routes (:mod:`arena.serve.pages`) beside it. The one WebSocket,
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
+from arena.serve.agents import Agents, describe
 from arena.serve.hosting import HISTORIES, Host
 from arena.serve.httpkit import (
     CROSS_ORIGIN,
@@ -163,6 +168,23 @@ async def _show_tournament(request: Request, user: User) -> Response:
     return JSONResponse(tournaments.get(request.path_params["id"], admin=user.admin))
 
 
+async def _submit_agent(request: Request, user: User) -> Response:
+    """``POST /api/agents?name=NAME&game=GAME``, the archive as the body: 201 and the new version (:mod:`arena.serve.agents`)."""
+    agents: Agents = request.app.state.agents
+    row = await agents.submit(user, request)
+    return JSONResponse({"id": row.id, "name": row.name, "version": row.version, "status": row.status}, status_code=201)
+
+
+async def _list_agents(request: Request, user: User) -> Response:
+    agents: Agents = request.app.state.agents
+    return JSONResponse({"agents": [describe(row, output=False) for row in await agents.mine(user)]})
+
+
+async def _show_agent(request: Request, user: User) -> Response:
+    agents: Agents = request.app.state.agents
+    return JSONResponse(describe(await agents.get(user, request.path_params["id"])))
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     message = {404: "no such route", 405: "method not allowed"}.get(status, "request failed")
@@ -187,10 +209,23 @@ def make_app(host: Host) -> Starlette:
         Route("/api/leaderboard", api_route(_leaderboard), methods=["GET"]),
         Route("/api/tournaments", api_route(_submit_tournament), methods=["POST"]),
         Route("/api/tournaments/{id}", api_route(_show_tournament), methods=["GET"]),
+        Route("/api/agents", api_route(_submit_agent), methods=["POST"]),
+        Route("/api/agents", api_route(_list_agents), methods=["GET"]),
+        Route("/api/agents/{id}", api_route(_show_agent), methods=["GET"]),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error})
+    agents = Agents(host)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        """As the server starts: check again the agent versions a stopped service left checking."""
+        await agents.resume()
+        yield
+
+    app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error},
+                    lifespan=lifespan)
     app.state.host = host
     app.state.store = host.store
+    app.state.agents = agents
     app.state.limiter = RateLimiter(host.config.requests_per_minute)
     app.state.tournaments = Tournaments(host.config.data, host.config.dask)
     install_pages(app, host, app.state.tournaments)

@@ -47,6 +47,8 @@ class ServeConfig:
     max_hands: int = 10000
     requests_per_minute: int = 600
     max_body_bytes: int = 16384
+    #: The largest archive a user may upload as an agent (``POST /api/agents``: received to disk, never whole in memory).
+    max_agent_bytes: int = 50 << 20
     max_log_bytes_per_user: int = 1 << 30
     #: Free bytes the data directory's disk keeps: below them a new match is refused (507).
     min_free_bytes: int = 100 << 20

@@ -1,4 +1,5 @@
-"""The service's SQLite database (WAL): users with hashed tokens, and matches.
+"""The service's SQLite database (WAL): users with hashed tokens, matches, and
+the versions of submitted agents.
 
 Tokens are 32 random bytes (URL-safe text), shown once; the database keeps
 only their SHA-256 (a token has 256 bits of entropy, so a plain hash resists
@@ -25,12 +26,15 @@ from typing import Any, Final, ParamSpec, TypeVar
 
 import trio
 
-__all__ = ["Store", "StoreError", "User", "MatchRow", "new_token", "hash_token", "TOKEN_BYTES", "ACTIVE"]
+__all__ = ["Store", "StoreError", "User", "MatchRow", "AgentRow", "new_token", "hash_token", "TOKEN_BYTES", "ACTIVE",
+           "AGENT_STATUSES"]
 
 #: Random bytes in a token.
 TOKEN_BYTES: Final = 32
 #: Statuses of a match that is not over.
 ACTIVE: Final = ("queued", "waiting", "running")
+#: A submitted agent version's statuses: its check match plays, it passed, it did not.
+AGENT_STATUSES: Final = ("checking", "ready", "failed")
 #: A user name: ASCII only, so that no name can pass for another (a Cyrillic
 #: ``а`` in ``аlice``, a fullwidth digit) on the leaderboard or a page.
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -69,6 +73,19 @@ CREATE TABLE IF NOT EXISTS sessions (
     hash TEXT PRIMARY KEY,
     user_id INTEGER NOT NULL REFERENCES users(id),
     expires REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS agents (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    game TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    output TEXT,
+    created REAL NOT NULL,
+    checked REAL,
+    UNIQUE (user_id, name, version)
 );
 CREATE INDEX IF NOT EXISTS matches_user ON matches(user_id, created);
 CREATE INDEX IF NOT EXISTS matches_status ON matches(status);
@@ -116,6 +133,25 @@ class MatchRow:
     practice: bool = False
 
 
+@dataclass(frozen=True)
+class AgentRow:
+    """One version of a submitted agent (:mod:`arena.serve.agents`): each
+    upload of a name by its user is the next ``version``, the older ones
+    kept; ``status`` is one of :data:`AGENT_STATUSES`, ``reason`` why its
+    check match failed, ``output`` the agent's capped stderr in it."""
+
+    id: str
+    user_id: int
+    name: str
+    version: int
+    game: str
+    status: str
+    reason: str | None
+    output: str | None
+    created: float
+    checked: float | None
+
+
 def new_token() -> str:
     """A fresh token: :data:`TOKEN_BYTES` random bytes as URL-safe text."""
     return secrets.token_urlsafe(TOKEN_BYTES)
@@ -149,6 +185,26 @@ def _match(row: sqlite3.Row) -> MatchRow:
         culprit=row["culprit"],
         practice=bool(row["practice"]),
     )
+
+
+def _agent(row: sqlite3.Row) -> AgentRow:
+    return AgentRow(
+        id=row["id"], user_id=row["user_id"], name=row["name"], version=row["version"], game=row["game"],
+        status=row["status"], reason=row["reason"], output=row["output"], created=row["created"], checked=row["checked"],
+    )
+
+
+def _where(user_id: int | None, status: tuple[str, ...]) -> tuple[str, tuple[Any, ...]]:
+    """A ``WHERE`` clause (empty: none) and its parameters: one user's rows (None: everyone's), of ``status`` (empty: any)."""
+    where: list[str] = []
+    parameters: list[Any] = []
+    if user_id is not None:
+        where.append("user_id = ?")
+        parameters.append(user_id)
+    if status:
+        where.append(f"status IN ({', '.join('?' * len(status))})")
+        parameters += status
+    return (f" WHERE {' AND '.join(where)}" if where else ""), tuple(parameters)
 
 
 class Store:
@@ -302,16 +358,8 @@ class Store:
 
     def matches(self, user_id: int | None = None, *, status: tuple[str, ...] = ()) -> list[MatchRow]:
         """Matches, oldest first: one user's (None: everyone's), of ``status`` (empty: any)."""
-        where: list[str] = []
-        parameters: list[Any] = []
-        if user_id is not None:
-            where.append("user_id = ?")
-            parameters.append(user_id)
-        if status:
-            where.append(f"status IN ({', '.join('?' * len(status))})")
-            parameters += status
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
-        rows = self._execute(f"SELECT * FROM matches{clause} ORDER BY created, id", tuple(parameters)).fetchall()
+        clause, parameters = _where(user_id, status)
+        rows = self._execute(f"SELECT * FROM matches{clause} ORDER BY created, id", parameters).fetchall()
         return [_match(row) for row in rows]
 
     def abort_unfinished(self, reason: str) -> int:
@@ -321,3 +369,45 @@ class Store:
             (reason, time.time(), *ACTIVE),
         )
         return cursor.rowcount
+
+    # -- submitted agents ----------------------------------------------------
+
+    def add_agent(self, agent_id: str, user_id: int, name: str, game: str) -> AgentRow:
+        """A new version of the user's agent ``name`` (one more than its last), ``checking``."""
+        self._execute(
+            "INSERT INTO agents (id, user_id, name, version, game, status, created) VALUES (?, ?, ?,"
+            " (SELECT COALESCE(MAX(version), 0) + 1 FROM agents WHERE user_id = ? AND name = ?), ?, 'checking', ?)",
+            (agent_id, user_id, name, user_id, name, game, time.time()),
+        )
+        row = self.agent(agent_id)
+        assert row is not None  # just inserted
+        return row
+
+    def agent(self, agent_id: str) -> AgentRow | None:
+        row = self._execute("SELECT * FROM agents WHERE id = ?", (agent_id,)).fetchone()
+        return None if row is None else _agent(row)
+
+    def agents(self, user_id: int | None = None, *, status: tuple[str, ...] = ()) -> list[AgentRow]:
+        """Agent versions by name, then version: one user's (None: everyone's), of ``status`` (empty: any)."""
+        clause, parameters = _where(user_id, status)
+        rows = self._execute(f"SELECT * FROM agents{clause} ORDER BY name, user_id, version", parameters).fetchall()
+        return [_agent(row) for row in rows]
+
+    def latest_ready(self, game: str) -> list[AgentRow]:
+        """Per user and name, the newest ``ready`` version in ``game``: the
+        entrant an event or the ladder takes for each submitted agent (a
+        newer version still checking, or failed, leaves the last good one in)."""
+        rows = self._execute(
+            "SELECT * FROM agents WHERE status = 'ready' AND game = ? AND version = (SELECT MAX(version) FROM agents AS"
+            " newer WHERE newer.user_id = agents.user_id AND newer.name = agents.name AND newer.status = 'ready'"
+            " AND newer.game = agents.game) ORDER BY name, user_id",
+            (game,),
+        ).fetchall()
+        return [_agent(row) for row in rows]
+
+    def finish_agent(self, agent_id: str, status: str, reason: str | None, output: str) -> None:
+        """Record a version's check: ``ready`` or ``failed``, why, and the agent's output."""
+        self._execute(
+            "UPDATE agents SET status = ?, reason = ?, output = ?, checked = ? WHERE id = ?",
+            (status, reason, output, time.time(), agent_id),
+        )
