@@ -210,6 +210,7 @@ def simulate_hands(
     seed: int,
     names: Sequence[str] | None = None,
     rotate: bool = True,
+    action_seed: int | None = None,
 ) -> Hands:
     """``num_hands`` hands between ``players`` (one policy per seat), each action
     drawn from the acting player's policy row for its holding.
@@ -218,7 +219,9 @@ def simulate_hands(
     seats a match) or ``k``. Cards come from ``Dealer(game, seed=seed)``: the
     same seed deals the same cards per position, so seatings with the players
     permuted form a duplicate match. Actions use ``numpy``'s generator seeded
-    with ``seed``."""
+    with ``action_seed`` (``seed`` when None: then two seatings of one
+    strategy against itself mirror each other's play, which a duplicate of
+    agents drawing their own actions would not)."""
     count = game.num_players
     if len(players) != count:
         raise ImportanceError(f"{game.num_players} players needed, got {len(players)}")
@@ -228,7 +231,7 @@ def simulate_hands(
     policies = [CachedPolicy(p, game) for p in players]
     index = {tuple(int(c) for c in h): i for i, h in enumerate(private_hands(game))}
     dealer = Dealer(game, seed=seed)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed if action_seed is None else action_seed)
     holes = np.empty((num_hands, count, game.num_hole_cards), dtype=np.int8)
     boards = np.full((num_hands, sum(game.num_board_cards)), -1, dtype=np.int8)
     values = np.empty((num_hands, count))

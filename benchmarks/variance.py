@@ -93,19 +93,20 @@ def holdem_rows(hands: int, seed: int, opponent: str) -> tuple[str, dict[str, np
     return title, rows
 
 
-def print_table(rows: dict[str, np.ndarray]) -> dict[str, float]:
-    """Print one line per estimator (chips/hand) and return each one's std-dev
-    ratio to raw money's per hand played: a duplicate value costs two hands, so
-    its std-dev counts sqrt(2) times."""
+def print_table(rows: dict[str, np.ndarray], *, unit: str = "chips/hand", scale: float = 1.0, digits: int = 4) -> dict[str, float]:
+    """Print one line per estimator (chips/hand, or ``unit``: chips times
+    ``scale``, ``digits`` decimals) and return each one's std-dev ratio to raw
+    money's per hand played: a duplicate value costs two hands, so its std-dev
+    counts sqrt(2) times."""
     raw_std = float(np.std(rows["raw"], ddof=1))
-    print(f"{'estimator':24s} {'chips/hand':>10s} {'std-dev':>8s} {'95% CI':>9s} {'raw/std':>8s} {'per hand':>8s}")
+    print(f"{'estimator':24s} {unit:>10s} {'std-dev':>8s} {'95% CI':>9s} {'raw/std':>8s} {'per hand':>8s}")
     ratios = {}
     for label, values in rows.items():
-        ci = mean_ci(values)
+        ci = mean_ci(values).scaled(scale)
         std = float(np.std(values, ddof=1))
         ratios[label] = raw_std / (std * np.sqrt(2 if label.startswith("duplicate") else 1))
         print(
-            f"{label:24s} {ci.mean:+10.4f} {std:8.4f} {'±' + format(ci.half_width, '.4f'):>9s}"
+            f"{label:24s} {ci.mean:+10.{digits}f} {std * scale:8.{digits}f} {'±' + format(ci.half_width, f'.{digits}f'):>9s}"
             f" {raw_std / std:8.2f} {ratios[label]:8.2f}"
         )
     return ratios
