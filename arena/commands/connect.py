@@ -38,6 +38,7 @@ from typing import Any, Final
 import trio
 from wsproto import ConnectionType, WSConnection
 from wsproto.connection import ConnectionState
+from wsproto.utilities import LocalProtocolError
 from wsproto.events import (
     AcceptConnection,
     BytesMessage,
@@ -163,8 +164,13 @@ class _SeatSocket:
                     raise ServiceError(f"{api.url}/seat: refused ({event.status_code})", EXIT_FAILED)
 
     async def send(self, event: BytesMessage | CloseConnection | Pong) -> None:
+        """Send ``event``, unless the seat is closing already (then there is nothing more to say)."""
         async with self.sending:
-            await self.stream.send_all(self.connection.send(event))
+            try:
+                data = self.connection.send(event)
+            except LocalProtocolError:
+                return
+            await self.stream.send_all(data)
 
     async def relay(self, agent: trio.SocketStream) -> tuple[int, str]:
         """Pass the agent's bytes to the seat and the seat's to the agent
@@ -191,8 +197,9 @@ class _SeatSocket:
                 pass
 
     async def _down(self, agent: trio.SocketStream) -> tuple[int, str]:
-        while data := await _receive(self.stream):
-            self.connection.receive_data(data)
+        while True:
+            # First what has arrived already: the bytes that came with the handshake's answer
+            # (a refusal's close, say) are waiting before any more are read.
             for event in self.connection.events():
                 if isinstance(event, BytesMessage | TextMessage):
                     payload = event.data.encode() if isinstance(event.data, str) else bytes(event.data)
@@ -206,7 +213,10 @@ class _SeatSocket:
                     if self.connection.state is ConnectionState.REMOTE_CLOSING:
                         await self.send(event.response())
                     return event.code, event.reason or ""
-        return 1006, "the service ended the connection"
+            data = await _receive(self.stream)
+            if not data:
+                return 1006, "the service ended the connection"
+            self.connection.receive_data(data)
 
 
 async def _receive(stream: trio.abc.ReceiveStream) -> bytes:

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import ssl
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -99,3 +102,74 @@ async def test_the_seat_route_is_the_owners_alone(service: Service, whose: str) 
     assert refused and refused[0].status == EXIT_USAGE and expected in str(refused[0]), refused
     shown = service.request("GET", f"/api/matches/{match['id']}", alice)[2]
     assert shown["status"] == "waiting" and shown["next_port"] == match["ports"][0]  # the seat still waits for alice
+
+
+async def _tls_proxy(context: ssl.SSLContext, upstream_port: int, seen: list[bool],
+                     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+    """A TLS-terminating proxy on 127.0.0.1 in front of the service (as a
+    deployment's would be); ``seen`` gets, per connection, whether it was TLS."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    task_status.started(listeners[0].socket.getsockname()[1])
+
+    async def pipe(source: trio.abc.ReceiveStream, sink: trio.abc.SendStream) -> None:
+        try:
+            async for chunk in source:
+                await sink.send_all(chunk)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+    async def handle(client: trio.SocketStream) -> None:
+        tls = trio.SSLStream(client, context, server_side=True)
+        try:
+            await tls.do_handshake()
+        except trio.BrokenResourceError:  # not TLS: nothing of it reaches the service
+            seen.append(False)
+            return
+        seen.append(True)
+        upstream = await trio.open_tcp_stream("127.0.0.1", upstream_port)
+        async with tls, upstream, trio.open_nursery() as nursery:
+            nursery.start_soon(pipe, tls, upstream)
+            await pipe(upstream, tls)
+            nursery.cancel_scope.cancel()
+
+    await trio.serve_listeners(handle, listeners)
+
+
+async def test_the_seat_rides_the_apis_tls(service: Service, tmp_path: Path) -> None:
+    """Behind a TLS proxy, ``arena connect https://...`` carries the seat over
+    the API's TLS: every connection the proxy sees is TLS, and our agent,
+    given no key, plays the match through the relay."""
+    if shutil.which("openssl") is None:
+        missing("openssl", "no openssl to make the proxy's certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    alice = add_user(service.data, "alice")
+    match = service.request("POST", "/api/matches", alice, {"game": "kuhn", "opponent": "always-call", "hands": 10})[2]
+    seen: list[bool] = []
+    environment = {**os.environ, "ARENA_TOKEN": alice, "SSL_CERT_FILE": str(cert)}
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(partial(_tls_proxy, context, int(service.url.rsplit(":", 1)[1]), seen))
+            relay = await trio.lowlevel.open_process(
+                [sys.executable, "-m", "arena", "connect", f"https://127.0.0.1:{port}", match["id"]],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
+            assert relay.stdout is not None and relay.stderr is not None
+            out = b""
+            while not out.endswith(b"\n"):
+                out += await relay.stdout.receive_some(1)
+            listening = re.fullmatch(rb"listening on 127\.0\.0\.1:(\d+)\n", out)
+            assert listening, out
+            command = [sys.executable, "-m", "arena", "agent", "kuhn", "127.0.0.1", listening[1].decode()]
+            played = await trio.run_process(command, capture_stderr=True, check=False)
+            assert played.returncode == 0, played.stderr
+            while chunk := await relay.stdout.receive_some():
+                out += chunk
+            err = await relay.stderr.receive_some()
+            assert await relay.wait() == 0, err
+            nursery.cancel_scope.cancel()
+    assert out.decode().splitlines()[1].startswith(f"match {match['id']} finished: 10 hands; chips: ")
+    assert seen and all(seen)  # the API's requests and the seat's WebSocket: TLS, every one
