@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Final
@@ -117,6 +118,18 @@ def preflop_equities(game: Game, samples: int = PREFLOP_SAMPLES) -> FloatArray:
     return table.astype(np.float64)
 
 
+def _policy_function(sigma: Policy) -> Callable[[PublicState], FloatArray]:
+    """``sigma``'s policy function; for an equilibrium bot of a limit game its
+    table's rows directly (what its ``policy`` returns there, without the
+    translation machinery no-limit needs: a third of the look-ahead's time)."""
+    from strategies.equilibrium import EquilibriumStrategy
+
+    if isinstance(sigma, EquilibriumStrategy) and sigma.abstraction is None:
+        table = sigma.table
+        return lambda public: table.rows(public.state, public.board)
+    return sigma.policy if isinstance(sigma, Strategy) else sigma
+
+
 class LookaheadValues:
     """σ against σ to the end of the street, equity leaves (module docstring).
 
@@ -141,7 +154,7 @@ class LookaheadValues:
             raise AivatError("LookaheadValues is for two-player limit games (no-limit raise sizes are a policy's choice)")
         self.game = game
         self.equity = EquityValues(game) if equity is None else equity
-        self._ask = sigma.policy if isinstance(sigma, Strategy) else sigma
+        self._ask = _policy_function(sigma)
         self.holdings = private_hands(game)
         self.bits = holding_bits(self.holdings)
         self.deck = tuple(sorted(game.deck()))
