@@ -12,13 +12,15 @@ hand 2: you hold Qs, always-call As, board Ks (you lose 1 checking through).
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.serve.pages import LOGGED_OUT
 from arena.serve.httpkit import SESSION_COOKIE
 from poker.gamedef import game_names
 from tests.arena import test_play_browser
-from tests.arena.serve.service_process import TOURNAMENT, Service, served  # noqa: F401 (a fixture)
+from arena.serve.tables import LEAVING
+from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, served  # noqa: F401 (a fixture)
 from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
 
 if TYPE_CHECKING:
@@ -211,3 +213,33 @@ def test_two_tables_at_once(served: Service, browser: BrowserContext, page: Page
     expect(page.locator("#betting")).to_contain_text("alice bets 2")
     expect(other.locator("#betting")).not_to_contain_text("raise")
     other.close()
+
+
+def test_leaving_a_table_frees_its_slot_at_once(browser: BrowserContext, page: Page, tmp_path: Path) -> None:
+    """With one match a user: "leave the table" ends the match by the abort
+    rule (aborted, the user the culprit, the hands not played charged), the
+    page says so within 2 s, and "play again" opens a new table at once."""
+    service = Service(tmp_path, max_matches_per_user=1)
+    service.tokens = {"carol": add_user(service.data, "carol")}
+    service.start()
+    try:
+        browser.clear_cookies()
+        log_in(page, service, "carol")
+        page.select_option("#game", "leduc")
+        page.select_option("#opponent", "always-call")
+        page.fill("#hands", "10")
+        page.click("#sit-button")
+        your_turn(page)
+        first = page.url.removeprefix(service.url + "/tables/").strip("/")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#btn-leave")
+        expect(page.locator("#status")).to_have_text(f"The match is over. {LEAVING}", timeout=2000)
+        expect(page.locator("#end-match")).to_have_attribute("href", f"/matches/{first}")
+        match = service.api("GET", f"/api/matches/{first}", service.tokens["carol"])[1]
+        assert (match["status"], match["result"]["players"][0]["charged"]) == ("aborted", 10)
+        page.click("#btn-again")  # the same game, bot and hands, at once: the slot is free
+        your_turn(page)
+        assert page.url != f"{service.url}/tables/{first}/"
+        expect(page.locator("#hand-number")).to_have_text("hand 1 of 10")
+    finally:
+        service.stop()

@@ -2,7 +2,7 @@
 (1280 x 800), in Chromium: none is wider than its viewport (a wide table
 scrolls inside its own box, never the page), the web table included, and on
 the phone every button, field and menu link of the site's pages is a 44 px
-touch target. Each page's screenshot is kept in the test's tmp_path (test
+touch target, as are the table's (fold, call, raise, its settings, leave). Each page's screenshot is kept in the test's tmp_path (test
 artefacts, not committed), to look at."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from tests.arena import test_play_browser
 from tests.arena.serve.service_process import TOURNAMENT, Service, agent, served  # noqa: F401 (a fixture)
 from tests.arena.serve.test_web_browser import log_in
-from tests.arena.test_play_browser import browser, expect, page  # noqa: F401 (fixtures)
+from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -77,11 +77,12 @@ def test_every_page_fits_a_phone_and_a_desktop(served: Service, browser: Browser
                 expect(page.locator("#replay-count")).to_have_text("of 20")  # the replayer has drawn its hand
             if name == "table":
                 expect(page.locator("#hand-number")).to_have_text("hand 1 of 10")
+                your_turn(page)  # its fold, call and raise buttons are up
             page.screenshot(path=str(tmp_path / f"{name.replace(' ', '-')}-{size}.png"), full_page=True)
             scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
             if scroll > inner:
                 overflowing.append(f"{name} at {size}: {scroll} px wide in {inner}")
-            if size == "phone" and name != "table":  # the table's controls are arena play's (agent/human/static)
+            if size == "phone":
                 found = page.eval_on_selector_all(
                     CONTROLS,
                     """(controls, least) => controls
