@@ -29,8 +29,8 @@ under a person's limits; idle, garbage and keyless connections are dropped
 as the dealer drops them. The key is what makes a seat its owner's: an
 address is shared by everyone behind one NAT, on one host, or (in the compose
 stack) behind Docker's proxy. Requests are checked before they reach the host
-(:mod:`arena.serve.validation`). From its reservation to the match's end a
-port is held by one socket: bound (without ``SO_REUSEADDR``, so no other
+(:mod:`arena.serve.validation`). From its reservation until its seat is
+taken a port is held by one socket: bound (without ``SO_REUSEADDR``, so no other
 program can bind it too) but not listening (a connection is refused) until
 its seating starts, then handed to the dealer, which listens on that very
 socket (:class:`arena.match.Remote`'s ``listener``), so there is no moment

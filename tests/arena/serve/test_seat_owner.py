@@ -68,7 +68,7 @@ def test_a_port_scan_by_another_local_user_neither_takes_nor_aborts_the_seat(tmp
         ]
 
 
-def test_no_one_binds_a_reserved_port_from_its_reservation_to_the_match_end(tmp_path: Path) -> None:
+def test_no_one_binds_a_reserved_port_until_its_dealer_listens_on_it(tmp_path: Path) -> None:
     # A squatter asks for address reuse and tries, without pause, to bind
     # seating 2's port (a program posing as the dealer, to read an agent's
     # policy), from the match's creation until seating 2's dealer listens on
