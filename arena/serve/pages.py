@@ -1,5 +1,6 @@
 """The hosted arena in the browser: login, lobby, web tables, leaderboard,
-match pages with the analysis and a hand replayer, and tournaments.
+match pages with the analysis and a hand replayer, tournaments, and a
+person's submitted agents ("My agents": upload, versions, their checks).
 
 Each page is a Jinja2 template under ``templates/`` (one base layout with the
 site's navigation; autoescaped, so a name, an error or a bot's words are
@@ -41,6 +42,7 @@ from starlette.websockets import WebSocket
 
 from agent.human.seat import betting_words
 from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
+from arena.serve.agents import CHECK_HANDS, CHECK_OPPONENT, Agents, describe
 from arena.serve.hosting import HISTORIES, Host, history_problem
 from arena.serve.httpkit import RateLimiter, RequestError, error, same_origin, session_user
 from arena.serve.store import User
@@ -450,6 +452,21 @@ def _ranking_rows(rankings: dict[str, Any]) -> dict[str, Any]:
     return {"error": None, "matches": rankings["matches"], "rows": rows}
 
 
+# -- submitted agents -------------------------------------------------------------
+
+
+async def _agents(request: Request, user: User) -> Response:
+    """My agents: the upload form (``site.js`` sends the archive to ``POST
+    /api/agents``) and each version, newest first within a name, with its
+    check's status, reason and output."""
+    agents: Agents = request.app.state.agents
+    rows = sorted(await agents.mine(user), key=lambda row: (row.name, -row.version))
+    return _render(
+        request, "agents.html", "My agents", user, games=_game_choices(), versions=[describe(row) for row in rows],
+        hands=CHECK_HANDS, opponent=CHECK_OPPONENT, max_mib=f"{_web(request).host.config.max_agent_bytes / (1 << 20):g}",
+    )
+
+
 # -- tournaments ------------------------------------------------------------------
 
 
@@ -509,6 +526,7 @@ def install_pages(app: Starlette, host: Host, tournaments: Tournaments) -> None:
         Route("/tables/{id}/static/{name}", _page(_table_file), methods=["GET"]),
         WebSocketRoute("/tables/{id}/ws", _table_socket),
         Route("/leaderboard", _page(_leaderboard), methods=["GET"]),
+        Route("/agents", _page(_agents), methods=["GET"]),
         Route("/matches/{id}", _page(_match), methods=["GET"]),
         Route("/matches/{id}/replay.json", _page(_replay), methods=["GET"]),
         Route("/matches/{id}/{what}", _page(_download), methods=["GET"]),

@@ -44,6 +44,40 @@
       }
     });
   }
+  // My agents: the chosen archive goes as the raw body of POST /api/agents (the
+  // API's one way in, with the cookie), then the page shows the new version; while
+  // a version is being checked, the page looks again every two seconds.
+  const upload = document.getElementById("agent-form");
+  if (upload) {
+    upload.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const file = document.getElementById("archive").files[0];
+      const said = document.getElementById("agent-error");
+      const query = new URLSearchParams({
+        name: document.getElementById("agent-name").value.trim(),
+        game: document.getElementById("agent-game").value,
+      });
+      const button = document.getElementById("upload");
+      button.disabled = true;
+      const reply = await fetch(`/api/agents?${query}`, {
+        method: "POST",
+        body: file,
+        headers: { "Content-Type": file.type || "application/octet-stream" },
+        credentials: "same-origin",
+      });
+      if (reply.ok) {
+        location.reload();
+        return;
+      }
+      const answer = await reply.json().catch(() => ({ error: `upload failed (${reply.status})` }));
+      said.textContent = answer.error;
+      said.hidden = false;
+      button.disabled = false;
+    });
+  }
+  if (document.querySelector("#agents .status.checking")) {
+    setTimeout(() => location.reload(), 2000);
+  }
   const logout = document.getElementById("logout");
   if (logout) {
     logout.addEventListener("click", async () => {

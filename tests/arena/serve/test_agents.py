@@ -319,3 +319,34 @@ def test_a_version_left_checking_is_checked_when_the_service_starts(world: Path)
     finally:
         service.stop()
 
+
+
+def test_my_agents_page_lists_each_version_with_its_check(served: Service) -> None:
+    """The page (linked from every page's navigation) shows the person's
+    versions, newest first within a name, each check's reason and output as
+    text; another person's page none of them; no session, the login."""
+    store = Store(served.data)
+    try:
+        dana, dana_token = store.add_user("dana")
+        erin_token = store.add_user("erin")[1]
+        for agent_id, status in (("00000000000000d1", "failed"), ("00000000000000d2", "checking")):
+            store.add_agent(agent_id, dana.id, "shover", "leduc")
+            if status == "failed":
+                store.finish_agent(agent_id, status, "the agent exited with status 1", "<script>alert(1)</script>\n")
+    finally:
+        store.close()
+
+    def page(token: str) -> str:
+        _, headers, _ = served.request("POST", "/api/login", body={"token": token})
+        cookie = f"{SESSION_COOKIE}={headers['set-cookie'].split(';', 1)[0].split('=', 1)[1]}"
+        status, _, body = served.request("GET", "/agents", cookie=cookie)
+        assert status == 200
+        return bytes(body).decode()
+
+    shown = page(dana_token)
+    assert '<a href="/agents">my agents</a>' in shown
+    assert shown.index('id="agent-00000000000000d2"') < shown.index('id="agent-00000000000000d1"')  # version 2 first
+    assert '<span class="status checking">checking</span>' in shown and "the agent exited with status 1" in shown
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in shown and "<script>alert" not in shown
+    assert "shover" not in page(erin_token)
+    assert served.request("GET", "/agents")[0] == 303
