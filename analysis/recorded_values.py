@@ -74,7 +74,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from analysis.aivat import Aivat, AivatError, aivat
+from analysis.aivat import Aivat, AivatError, EquityValues, aivat
 from analysis.hands import NO_SEED, Hands
 from analysis.importance import player_positions
 from analysis.known_values import KnownValues, KnownValuesError
@@ -189,16 +189,27 @@ class RecordedValues:
     deal no record holds (the flop, an all-in's run-out) it is 0 before and
     after, so that deal is not corrected.
 
+    With ``deals`` (:class:`analysis.aivat.EquityValues`) every deal, the flop
+    and an all-in's run-out included, is corrected by that value function
+    instead, the bot's decisions and the hands' deal still by the records: each
+    correction keeps mean zero on its own (any function fixed before its event
+    will do), so the mix stays unbiased, and it cuts more variance than either
+    alone in HUNL against always-call (``benchmarks/variance_hunl.py``: the
+    recorded deals' values are the blueprint's few buckets, the equity exact for
+    each pair of holdings).
+
     Raises:
         AivatError: records that disagree, or a decision no record holds (at
             :meth:`policy`).
     """
 
-    def __init__(self, game: Game, records: Sequence[HandValues]) -> None:
+    def __init__(self, game: Game, records: Sequence[HandValues], deals: EquityValues | None = None) -> None:
         if game.num_players != 2:
             raise AivatError(f"AIVAT is implemented for two players, not {game.num_players}")
         self.game = game
         self.rows = len(private_hands(game))
+        #: The value function of the deals, or None: the recorded deals' values.
+        self.by_deals = deals
         #: (position, betting, board) -> V̄ against each holding of the opponent ``[H]``.
         self.values: dict[tuple[int, str, tuple[int, ...]], FloatArray] = {}
         #: (betting, board) -> our actions there and the policy ``[H, A]``.
@@ -250,14 +261,26 @@ class RecordedValues:
 
     # -- the value function ------------------------------------------------------------
 
+    def _after_deal(self, state: State, board: tuple[int, ...]) -> bool:
+        """Whether AIVAT asks for the value after a deal (before the new round's
+        first action, or an all-in's finished hand with its run-out), not below
+        one of the bot's actions."""
+        fresh = state.round > 0 and not state.actions[state.round] and len(board) == self.game.total_board_cards(state.round)
+        return state.finished or fresh
+
     def __call__(self, position: int, state: State, board: tuple[int, ...], theirs: int) -> FloatArray:
+        if self.by_deals is not None and self._after_deal(state, board):
+            return self.by_deals(position, state, board, theirs)
         found = self.values.get((position, state.betting_string(), self.key(board)))
         return np.full(self.rows, 0.0 if found is None else float(found[theirs]))
 
     def expected_deal(self, position: int, state: State, seen: tuple[int, ...], reach: FloatArray, theirs: int) -> float:
         """``Σ_d P(d | o) V̄_d(o)`` as the bot recorded it (from the range it
         played with, which ``reach`` repeats from the recorded policies); 0
-        where no deal is recorded (the values after it are 0 too)."""
+        where no deal is recorded (the values after it are 0 too); with ``deals``,
+        that value function's."""
+        if self.by_deals is not None:
+            return self.by_deals.expected_deal(position, state, seen, reach, theirs)
         found = self.deals.get((position, state.betting_string(), self.key(seen)))
         return 0.0 if found is None else float(found[theirs])
 
@@ -299,10 +322,13 @@ class RecordedPolicy:
         return on_columns("recorded", public, actions, policy)
 
 
-def recorded_aivat(hands: Hands, player: str | int | Sequence[int] | IntArray, records: Mapping[int, HandValues]) -> Aivat:
+def recorded_aivat(
+    hands: Hands, player: str | int | Sequence[int] | IntArray, records: Mapping[int, HandValues], *, deals: EquityValues | None = None
+) -> Aivat:
     """AIVAT terms of ``player``'s hands (a re-solving agent that recorded
     ``records``, by hand id: :func:`read_values`), every card known, by
-    :func:`analysis.aivat.aivat` with :class:`RecordedValues` of those hands.
+    :func:`analysis.aivat.aivat` with :class:`RecordedValues` of those hands
+    (``deals``: the value function of the board deals, else the recorded).
 
     Raises:
         AivatError: a hand without a record or recorded in another position,
@@ -319,14 +345,14 @@ def recorded_aivat(hands: Hands, player: str | int | Sequence[int] | IntArray, r
         if record.position != positions[i]:
             raise AivatError(f"{hands.where(i)}: hand {int(hand)} was recorded in position {record.position}, not {positions[i]}")
         mine.append(record)
-    recorded = RecordedValues(hands.game, mine)
+    recorded = RecordedValues(hands.game, mine, deals)
     return aivat(hands, positions, recorded.sigma, recorded)
 
 
 #: What :func:`recorded_source`'s value function is, for the documents and beside the figure.
 RECORDED_VALUES: Final = (
-    "RecordedValues: the bot's own re-solve values and policy, recorded as it played (the root solve,"
-    " each decision's actions, the turn's and river's deals), fixed before each event"
+    "RecordedValues: the bot's own re-solve values and policy, recorded as it played (the root solve, each"
+    " decision's actions), fixed before each event; the board deals by showdown equity (EquityValues)"
 )
 #: The name ending of a bot's recorded values beside a seating's log (``arena.match.values_path``).
 VALUES_SUFFIX: Final = ".values.msgpack"
@@ -355,7 +381,9 @@ def recorded_source(game: Game, spec: str, hands: Hands, player: str) -> KnownVa
             if not path.is_file():
                 raise KnownValuesError(f"no values recorded beside {source} ({path.name}): {spec!r} was not seated with record=")
             records.extend(read_values(path, game).values())
-        recorded = RecordedValues(game, records)
+        # A fresh EquityValues each time: its pre-flop samples follow the order it is asked
+        # in, and a match scored twice must give the same figure.
+        recorded = RecordedValues(game, records, EquityValues(game))
     except AivatError as error:
         raise KnownValuesError(str(error)) from None
     return KnownValues(recorded.sigma, recorded, RECORDED_VALUES)

@@ -9,8 +9,11 @@ function's quality; ``resolve:evaluator=equity`` is an agent of another kind),
 cards from ``--seed``. The bot's recorded values (:mod:`strategies.resolve.recording`)
 give AIVAT's terms (:mod:`analysis.recorded_values`); nothing is re-solved to
 score. Printed: raw money and AIVAT (mean, standard deviation per hand, 95%
-interval, in mbb/g), the recording's overhead (its seconds against the
-re-solves') and the record's size per hand, then the issue's two lines: the
+interval, in mbb/g) with the bot's own values everywhere (``own values``) and
+with the board deals by showdown equity (``own + equity deals``, what a
+match's score uses: :func:`analysis.recorded_values.recorded_source`), the
+recording's overhead (its seconds against the re-solves') and the record's
+size per hand, then the issue's two lines for the score's AIVAT: the
 standard-deviation ratio against the AIVAT paper's HUNL figure (DeepStack's
 evaluation: 85% lower, about 6.7x) and AIVAT minus raw over the same hands
 (95%), which must contain 0.
@@ -28,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 import strategies  # noqa: F401  (registers the built-in strategies and bots)
+from analysis.aivat import EquityValues
 from analysis.recorded_values import play_through_hooks, read_values, recorded_aivat
 from poker.gamedef import load_game
 from poker.stats import mean_ci
@@ -59,14 +63,16 @@ def main() -> None:
         bot.close()
         size = path.stat().st_size
         start = time.perf_counter()
-        terms = recorded_aivat(hands, "hunl-modicum", read_values(path, game))
+        records = read_values(path, game)
+        own = recorded_aivat(hands, "hunl-modicum", records)
+        terms = recorded_aivat(hands, "hunl-modicum", records, deals=EquityValues(game))
         score_s = time.perf_counter() - start
     solve_s = sum(bot.solve_seconds[solved:])
     raw, estimate = terms.raw * mbb, terms.estimate * mbb
     print(f"HUNL: hunl-modicum (shipped strategies/data/hunl-modicum.compact) vs {args.opponent}, {args.hands} hands, seed {args.seed}")
-    for name, values in (("raw", raw), ("aivat", estimate)):
+    for name, values in (("raw", raw), ("AIVAT, own values", own.estimate * mbb), ("AIVAT, own + equity deals", estimate)):
         ci = mean_ci(values)
-        print(f"  {name:<6} mean {ci.mean:+9.1f} ± {ci.half_width:7.1f} mbb/g   std {np.std(values, ddof=1):8.1f} mbb/hand")
+        print(f"  {name:<26} mean {ci.mean:+9.1f} ± {ci.half_width:7.1f} mbb/g   std {np.std(values, ddof=1):8.1f} mbb/hand")
     print(
         f"(play {play_s:.0f} s: re-solves {solve_s:.0f} s, recording {recorder.seconds:.1f} s ="
         f" {100 * recorder.seconds / max(solve_s, 1e-9):.1f}% of the re-solves; record {size / args.hands / 1024:.0f} KB a hand;"
