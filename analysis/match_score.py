@@ -48,7 +48,7 @@ from analysis.breakdown import estimate
 from analysis.duplicate import DuplicateError, pair, seating_means
 from analysis.hands import Hands, HandsError, concat
 from poker.gamedef import Game, max_loss
-from poker.stats import Estimate, Unit, unit_of
+from poker.stats import Estimate, Unit, interval_shown, unit_of
 
 __all__ = [
     "ScoreError",
@@ -185,14 +185,17 @@ class MatchScore:
 
 
 def estimate_json(estimated: Estimated | None, unit: Unit, *, named: bool = False) -> dict[str, Any] | None:
-    """``mean``, 95% ``interval``, ``hands`` and ``unit`` (and ``estimator`` when
-    ``named``, with ``value_function`` where the estimator names what it rests
-    on); None for no estimate or one under two hands."""
+    """``mean``, 95% ``interval``, ``hands``, ``unit`` and ``interval_shown``
+    (whether a page shows the interval: :func:`poker.stats.interval_shown`
+    of its hands, or duplicate pairs), and ``estimator`` when ``named``, with
+    ``value_function`` where the estimator names what it rests on; None for
+    no estimate or one under two hands."""
     if estimated is None or estimated.values.size < 2:
         return None
     scaled = estimated.estimate.scaled(unit.per_chip)
     document: dict[str, Any] = {"estimator": estimated.estimator} if named else {}
-    document.update(mean=scaled.mean, interval=[scaled.low, scaled.high], hands=scaled.n, unit=unit.name)
+    document.update(mean=scaled.mean, interval=[scaled.low, scaled.high], hands=scaled.n, unit=unit.name,
+                    interval_shown=interval_shown(scaled.n))
     if named and estimated.note:
         document["value_function"] = estimated.note
     return document

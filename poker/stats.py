@@ -6,6 +6,12 @@ the denominator). Poker results are sums of many hands, so the approximation
 is the one the ACPC used for its significance checks; it needs
 at least two values.
 
+When an interval is *shown* is one rule, :func:`interval_shown` (at least
+:data:`MIN_INTERVAL_VALUES` values: hands, or duplicate pairs), which every
+figure with an interval applies — the web and terminal tables, the match
+page, the API's ``result`` (``interval_shown``) and the leaderboard — with
+:func:`interval_note` as the words in its place.
+
 Units (ARCHITECTURE.md "Rules of the house"): games with blinds (hold'em) are
 reported in milli-big-blinds per game (hand), ``1000 · chips / big_blind``;
 games without blinds, whose every player posts the same ante (Kuhn, Leduc), in
@@ -30,10 +36,32 @@ import numpy.typing as npt
 
 from poker.gamedef import Game
 
-__all__ = ["Z_95", "Estimate", "mean_ci", "pooled", "Unit", "unit_of", "format_chips"]
+__all__ = [
+    "Z_95", "MIN_INTERVAL_VALUES", "Estimate", "mean_ci", "pooled", "interval_shown", "interval_note", "Unit", "unit_of",
+    "format_chips",
+]
 
 #: Two-sided 95% quantile of the standard normal distribution.
 Z_95: Final = 1.96
+#: The values (hands, or duplicate pairs) an estimate rests on before its 95%
+#: interval is shown: the normal approximation wants about 30, and under
+#: that an interval misleads (two equal results read "± 0"; two hands that
+#: happened to win look significant).
+MIN_INTERVAL_VALUES: Final = 30
+
+
+def interval_shown(values: int) -> bool:
+    """Whether an estimate over ``values`` values shows its 95% interval (the one rule)."""
+    return values >= MIN_INTERVAL_VALUES
+
+
+def interval_note(planned: int | None = None, what: str = "hands") -> str:
+    """What stands in place of an interval not shown yet: when it will be, or,
+    where the match plans fewer than :data:`MIN_INTERVAL_VALUES` ``what``
+    (``planned``), that it will not be."""
+    if planned is not None and planned < MIN_INTERVAL_VALUES:
+        return f"no 95% interval under {MIN_INTERVAL_VALUES} {what}"
+    return f"a 95% interval after {MIN_INTERVAL_VALUES} {what}"
 
 
 @dataclass(frozen=True)

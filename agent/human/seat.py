@@ -41,14 +41,13 @@ from poker.hand_name import hand_name
 from poker.hand_rank import hand_values
 from poker.protocol import MatchState
 from poker.state import CALL, Action, ActionType, IllegalActionError, State
-from poker.stats import mean_ci, unit_of
+from poker.stats import interval_note, interval_shown, mean_ci, unit_of
 from strategies.base import Strategy
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "HISTORY_HANDS",
     "GRAPH_POINTS",
-    "MIN_INTERVAL_HANDS",
     "Limits",
     "MessageError",
     "Act",
@@ -69,9 +68,6 @@ HISTORY_HANDS: Final = 100
 _TOLD: Final = ("name", "action", "verb", "amount", "all_in", "text")
 #: Points of the session graph at most (a long match is sampled evenly).
 GRAPH_POINTS: Final = 200
-#: Hands before the running result shows a 95% interval: the normal
-#: approximation behind it wants about 30 (two equal results would read "± 0").
-MIN_INTERVAL_HANDS: Final = 30
 #: What the table says once the person left it (a frontend may add what leaving costs).
 LEFT: Final = "you left the table"
 _ACTION_WORDS: Final = {"fold": ActionType.FOLD, "call": ActionType.CALL, "check": ActionType.CALL, "raise": ActionType.RAISE}
@@ -274,13 +270,13 @@ class HumanSeat:
 
     # -- the connection ------------------------------------------------------
 
-    async def run(self, host: str, port: int) -> None:
+    async def run(self, host: str, port: int, key: str | None = None) -> None:
         """Play the seat until the dealer closes it (or it fails: the reason is
         kept in :attr:`message`), or until :meth:`end` closes it; :attr:`over`
-        is set either way."""
+        is set either way. ``key``: the seat's, sent before the version line."""
         try:
             with self._connection:
-                await play(host, port, self.game, _Watcher(self), decide=self.decide)
+                await play(host, port, self.game, _Watcher(self), decide=self.decide, key=key)
         except (AgentError, OSError) as error:
             self.message = f"the connection to the dealer ended: {error}"
         finally:
@@ -480,17 +476,19 @@ class HumanSeat:
 
     def result(self) -> dict[str, Any]:
         """Hands finished, total chips and the mean per hand with its 95% interval
-        in the game's unit (both None before :data:`MIN_INTERVAL_HANDS` hands,
-        which ``interval_hands`` gives for frontends to say so)."""
+        in the game's unit, both None until the interval is shown
+        (:func:`poker.stats.interval_shown`, the rule of every page and table),
+        and meanwhile ``interval_note``, the words frontends show instead."""
         values = self._values
-        estimate = mean_ci(values).scaled(self.unit.per_chip) if len(values) >= MIN_INTERVAL_HANDS else None
+        shown = interval_shown(len(values))
+        estimate = mean_ci(values).scaled(self.unit.per_chip) if shown else None
         return {
             "hands": len(values),
             "total": sum(values),
             "unit": self.unit.name,
             "mean": None if estimate is None else estimate.mean,
             "ci95": None if estimate is None else estimate.half_width,
-            "interval_hands": MIN_INTERVAL_HANDS,
+            "interval_note": None if shown else interval_note(self.hands),
         }
 
     def graph(self) -> list[tuple[int, float]]:

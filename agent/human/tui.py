@@ -250,7 +250,7 @@ def _print_end(table: dict[str, Any], write: Callable[[str], None]) -> None:
     if result["ci95"] is not None:
         interval = f", {result['mean']:+.3f} ± {result['ci95']:.3f} {result['unit']} (95%)"
     else:
-        interval = f" (a 95% interval needs {_hands(result['interval_hands'])})" if result["hands"] else ""
+        interval = f" ({result['interval_note']})" if result["hands"] else ""
     write(f"-- match over after {_hands(result['hands'])}{why}: you {result['total']:+g} chips{interval}")
 
 

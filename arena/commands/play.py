@@ -39,7 +39,7 @@ from pathlib import Path
 import trio
 
 from agent.human.web import bind_table
-from poker.stats import format_chips, unit_of
+from poker.stats import format_chips, interval_shown, unit_of
 from analysis.hand_files import read_hands
 from analysis.hands import HandsError
 from analysis.match_score import ScoreError, score_match
@@ -195,7 +195,8 @@ def _report(plan: PlayPlan, session: Session) -> int:
         for player in score.players:
             estimate = player.raw.estimate.scaled(unit.per_chip) if player.raw.values.size >= 2 else None
             mean = "-" if estimate is None else f"{estimate.mean:.3f}"
-            ci = "-" if estimate is None else f"±{estimate.half_width:.3f}"
+            # the interval by the rule the table above followed (poker.stats.interval_shown)
+            ci = f"±{estimate.half_width:.3f}" if estimate is not None and interval_shown(estimate.n) else "-"
             rows.append((player.name, format_chips(player.chips), mean, ci))
         print("\n".join(table_lines(rows)))
     for failure in session.failures:

@@ -132,7 +132,7 @@ def test_aivat_applies_to_a_player_whose_policy_is_known(tmp_path: Path) -> None
     document = score.to_json()["players"][1]
     assert document["best"] == {
         "estimator": "aivat", "mean": 0.0, "interval": [0.0, 0.0], "hands": 3, "unit": "chips/hand",
-        "value_function": AIVAT_VALUES,
+        "interval_shown": False, "value_function": AIVAT_VALUES,
     }
     assert document["estimators"] == [document["best"]] and document["aivat"] == document["best"]
     assert score.to_json()["players"][0]["aivat"]["estimator"] == "-aivat of raise"

@@ -62,10 +62,10 @@ def test_a_scripted_no_limit_match(tmp_path: Path, capsys: pytest.CaptureFixture
         "   flop: A♥",
         "   always-call shows Q♠ (ace-queen high)",
         "   you won 1200 with ace-king high (total +1850 over 2 hands)",  # two hands are too few for an interval
-        "-- match over after 2 hands: you +1850 chips (a 95% interval needs 30 hands)",
+        "-- match over after 2 hands: you +1850 chips (no 95% interval under 30 hands)",
     ]
     assert lines[26] == f"arena play: 2 of 2 hands played; logs in {play.run_dir} (arena analyze {play.run_dir})"
-    assert re.fullmatch(r"you +1850 +925\.000 +±539\.000", lines[28])
+    assert re.fullmatch(r"you +1850 +925\.000 +-", lines[28])  # no interval under 30 hands, as the table said
     assert play.states() == [
         "STATE:0:r650c/cc:As|Ks/Qs:650|-650:you|always-call",
         "STATE:1:cr1200c/:Qs|Kh/Ah:-1200|1200:always-call|you",

@@ -269,7 +269,7 @@ function renderUnits(game) {
 function resultText(r) {
   let result = `${signedAmount(r.total)}${bigBlind() && inBigBlinds ? "" : " chips"} over ${r.hands} hand${r.hands === 1 ? "" : "s"}`;
   if (r.ci95 !== null) result += ` · ${r.mean > 0 ? "+" : ""}${round3(r.mean)} ± ${round3(r.ci95)} ${r.unit} (95%)`;
-  else if (r.hands > 0) result += ` · 95% interval after ${r.interval_hands} hands`;
+  else if (r.hands > 0) result += ` · ${r.interval_note}`; // the server's rule, in its words
   return result;
 }
 
@@ -288,7 +288,7 @@ function renderSession(t) {
     const [mean, ci, unit] = r.unit === "mbb/g" ? [r.mean / 10, r.ci95 / 10, "BB/100"] : [r.mean, r.ci95, r.unit];
     figures.push(`${mean > 0 ? "+" : ""}${round3(mean)} ± ${round3(ci)} ${unit} (95%)`);
   } else if (r.hands > 0) {
-    figures.push(`a 95% interval after ${r.interval_hands} hands`);
+    figures.push(r.interval_note);
   }
   $("figures").textContent = figures.join(" · ");
   drawGraph(t.graph);

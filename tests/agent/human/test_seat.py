@@ -19,7 +19,6 @@ from agent.human.seat import (
     GRAPH_POINTS,
     LEFT,
     MAX_MESSAGE_BYTES,
-    MIN_INTERVAL_HANDS,
     Act,
     HumanSeat,
     Leave,
@@ -30,7 +29,7 @@ from agent.human.seat import (
     parse_message,
 )
 from agent.human.tui import format_cards, in_colour
-from poker.stats import mean_ci
+from poker.stats import MIN_INTERVAL_VALUES, mean_ci
 from dealer.server import MatchConfig, serve_match
 from poker.gamedef import load_game
 from poker.state import Action, ActionType, State
@@ -251,7 +250,8 @@ async def test_a_no_limit_match_through_the_seat(tmp_path: Path) -> None:
     final = seat.snapshot()
     assert final["over"] and final["legal"] is None and final["clock_ms"] is None
     assert final["result"] == {  # two hands are too few for an interval
-        "hands": 2, "total": 1850.0, "unit": "chips/hand", "mean": None, "ci95": None, "interval_hands": 30
+        "hands": 2, "total": 1850.0, "unit": "chips/hand", "mean": None, "ci95": None,
+        "interval_note": "no 95% interval under 30 hands"
     }
     assert final["graph"] == [(1, 650.0), (2, 1850.0)]  # the running total after each hand
     with pytest.raises(MessageError) as refused:
@@ -303,7 +303,7 @@ async def test_three_players_the_person_folds_and_sees_the_showdown(tmp_path: Pa
 
 async def test_the_interval_waits_for_enough_hands(tmp_path: Path) -> None:
     """Always calling against always-call in leduc, seed 3: the running result
-    has no interval before MIN_INTERVAL_HANDS hands (two equal results once read
+    has no interval before MIN_INTERVAL_VALUES hands (two equal results once read
     "-1 ± 0"), then the mean and its 95% interval of the hands' values."""
     results: list[dict[str, Any]] = []
 
@@ -317,13 +317,14 @@ async def test_the_interval_waits_for_enough_hands(tmp_path: Path) -> None:
             else:
                 await seat.wait_change(seat.version)
 
-    seat, states = await _match(tmp_path, "leduc", 3, person, hands=MIN_INTERVAL_HANDS)
+    seat, states = await _match(tmp_path, "leduc", 3, person, hands=MIN_INTERVAL_VALUES)
     fields = [line.split(":") for line in states]  # STATE:id:betting:cards:values:names, in that hand's positions
     values = [float(f[4].split("|")[f[5].split("|").index("you")]) for f in fields]
-    assert [r["hands"] for r in results][: MIN_INTERVAL_HANDS - 1] == list(range(1, MIN_INTERVAL_HANDS))
-    assert all(r["ci95"] is None and r["mean"] is None for r in results if r["hands"] < MIN_INTERVAL_HANDS)
+    assert [r["hands"] for r in results][: MIN_INTERVAL_VALUES - 1] == list(range(1, MIN_INTERVAL_VALUES))
+    early = [(r["ci95"], r["mean"], r["interval_note"]) for r in results if r["hands"] < MIN_INTERVAL_VALUES]
+    assert set(early) == {(None, None, "a 95% interval after 30 hands")}  # a 30-hand match will get there
     final, estimate = seat.result(), mean_ci(values)
-    assert final["hands"] == MIN_INTERVAL_HANDS and len(set(values)) > 1
+    assert final["hands"] == MIN_INTERVAL_VALUES and len(set(values)) > 1 and final["interval_note"] is None
     assert final["mean"] == pytest.approx(estimate.mean) and final["ci95"] == pytest.approx(estimate.half_width)
 
 

@@ -64,7 +64,9 @@ def test_a_duplicate_match_played_through_the_ports(service: Service) -> None:
     result = shown["result"]
     assert result["hands"] == 20
     # Both seats always call with the same cards swapped: each hand's duplicate value is exactly 0.
-    assert result["duplicate"]["alice"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 10, "unit": "chips/hand"}
+    assert result["duplicate"]["alice"] == {
+        "mean": 0.0, "interval": [0.0, 0.0], "hands": 10, "unit": "chips/hand", "interval_shown": False
+    }
     alice, bot = result["players"]
     assert (alice["name"], bot["name"]) == ("alice", "always-call") and alice["chips"] == 0.0 == bot["chips"]
     assert alice["estimate"]["hands"] == 20

@@ -47,13 +47,14 @@ def test_while_a_match_plays_its_result_is_the_money_and_once_over_the_bots_aiva
     playing = scores.result(row, names, over=False)
     assert playing["hands"] == 5
     assert playing["seatings"] == [{"port": 9000, "hands": 3, "complete": True}, {"port": 9001, "hands": 2, "complete": False}]
-    assert playing["duplicate"]["alice"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 2, "unit": "chips/hand"}
+    assert playing["duplicate"]["alice"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 2, "unit": "chips/hand",
+                                                 "interval_shown": False}
     assert [p["estimators"] for p in playing["players"]] == [[], []] and playing["players"][0]["best"] is None
     over = scores.result(row, names, over=True)
     alice, bot = over["players"]
     assert alice["best"] == {
         "estimator": "-aivat of always-raise", "mean": 0.0, "interval": [0.0, 0.0], "hands": 2, "unit": "chips/hand",
-        "value_function": AIVAT_VALUES,
+        "interval_shown": False, "value_function": AIVAT_VALUES,
     }
     assert alice["aivat"] == alice["best"] and playing["players"][0]["aivat"] is None
     assert bot["best"]["estimator"] == "aivat" and alice["estimators"] == [alice["best"]]
@@ -74,10 +75,10 @@ def test_the_leaderboard_pools_the_hands_of_a_pairs_matches(tmp_path: Path) -> N
     alice, bob = board["entries"]
     assert (alice["user"], alice["bot"], alice["hands"]) == ("alice", "always-raise", 8)
     assert alice["raw"]["hands"] == 8 and alice["raw"]["mean"] == 0.0  # [-2, 2, 2], [2, -2, -2], [-2, 2]
-    assert alice["duplicate"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 3, "unit": "chips/hand"}
+    assert alice["duplicate"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 3, "unit": "chips/hand", "interval_shown": False}
     # the estimate pools every hand: m1's 3 duplicate values and m2's 2 raw ones
     assert (alice["estimate"]["mean"], alice["estimate"]["hands"]) == (0.0, 3 + 2)
-    assert alice["aivat"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 3 + 2, "unit": "chips/hand"}
+    assert alice["aivat"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 3 + 2, "unit": "chips/hand", "interval_shown": False}
     assert alice["ranked"] and alice["rank"] == 1
     assert (bob["hands"], bob["raw"], bob["aivat"], bob["ranked"]) == (1, None, None, False) and "rank" not in bob
     # the rankings: each match one result, by its chips (alice's: 2 - 2 in m1, 0 in m2)
