@@ -113,8 +113,10 @@ def _verdict(run: SeatingRun, names: tuple[str, ...]) -> tuple[str, str | None]:
     blamed = run.culprits()
     if blamed:
         seat = min(blamed)
-        who = "the agent" if seat == 0 else f"the check's {names[seat]}"
-        return "failed", f"{who} {_SEE_FILE.sub('', blamed[seat])}"
+        said = _SEE_FILE.sub("", blamed[seat])
+        if said.startswith("the dealer"):  # it names the seat: "ERROR: could not get action from seat 1"
+            return "failed", said
+        return "failed", f"{'the agent' if seat == 0 else f'the check opponent {names[seat]}'} {said}"
     result = run.result
     if result is None:
         return "failed", "the check match stopped without a result"

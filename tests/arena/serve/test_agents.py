@@ -267,6 +267,18 @@ def test_an_agent_that_crashes_fails_with_its_reason_and_output(served: Service,
     assert document["output"] == "loading the model\nboom: no model file\n"
 
 
+@NEEDS_SANDBOX
+def test_an_agent_that_leaves_its_seat_fails_with_the_dealers_words(served: Service, tmp_path: Path) -> None:
+    """An agent that hangs up and lives on is blamed by the dealer, whose line names the seat."""
+    leaver = PRELUDE + 'import time\ndealer = socket.create_connection((HOST, PORT))\ndealer.sendall(b"VERSION:2.0.0\\r\\n")\n' \
+        'dealer.close()\ntime.sleep(60)\n'
+    archive = tar_gz(tmp_path / "leaver.tar.gz", [entry("startme.sh", STARTME.encode()), entry("agent.py", leaver.encode())])
+    status, answer = upload(served, served.tokens["alice"], archive, "name=leaver&game=kuhn")
+    assert status == 201
+    document = checked(served, served.tokens["alice"], answer["id"])
+    assert (document["status"], document["reason"], document["output"]) == ("failed", "the dealer: ERROR: could not get action from seat 1", "")
+
+
 def test_uploads_are_refused_in_one_line(served: Service, tmp_path: Path) -> None:
     token = served.tokens["alice"]
     (tmp_path / "big.tar.gz").write_bytes(b"\x1f\x8b" + b"\x00" * MAX_AGENT_BYTES)
