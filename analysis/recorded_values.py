@@ -48,17 +48,25 @@ unbiased, however good or bad the values are):
   range (else the hand is refused: the record is not what played it);
 * each deal of board cards with betting to come whose chance node was in the
   last re-solve's lookahead and whose deals are few (HUNL's turn and river):
-  the values below every possible deal, recorded from that lookahead. The flop
-  (19,600 flops), an all-in's run-out and a deal after the opponent left the
-  lookahead go uncorrected: whether a deal is corrected depends on the history
-  before it, never on the cards, so leaving one out costs variance, not bias.
+  the values below the cards that came and their expectation over every deal,
+  recorded from that lookahead. The flop (19,600 flops), an all-in's run-out
+  and a deal after the opponent left the lookahead go uncorrected: whether a
+  deal is corrected depends on the history before it, never on the cards, so
+  leaving one out costs variance, not bias;
+* or, as a match's score does (:func:`recorded_source`), every deal by
+  :class:`analysis.aivat.EquityValues` (pot share by showdown equity against
+  the opponent's actual holding, fixed before the data; the flop and the
+  run-outs included): each correction keeps mean zero on its own, whichever
+  function it uses, and in HUNL the equity, exact for each pair of holdings,
+  tracks a deal's luck better than the blueprint's few buckets that value the
+  re-solves' depth limits.
 
 The opponent's decisions are not corrected (its policy is unknown). The values
 are the re-solve's (best-response values of an exact lookahead, iteration
 averages of a depth-limited one: :class:`strategies.resolve.resolver.Resolution`),
 not the value of the profile being played: they decide how much variance goes,
-never the mean. Recorded float32 numbers are read as they are, for the taken
-outcome and its alternatives alike.
+never the mean. Recorded float16/float32 numbers are read as they are, for the
+taken outcome and its alternatives alike.
 """
 
 from __future__ import annotations

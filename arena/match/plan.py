@@ -67,8 +67,11 @@ class Bot:
     policy we do not know), its seat name, and how it takes its seat.
 
     ``seat`` None: our strategy as the plan says (in-process with
-    ``MatchPlan.in_process``, else ``python -m agent``), with a fresh seed when
-    it joins a resumed seating. Any other :data:`arena.match.seats.Seat` is
+    ``MatchPlan.in_process``, else ``python -m agent``; ``process``: as
+    ``python -m agent`` in any plan, for a bot whose decisions would stall the
+    plan's event loop, one that re-solves at every decision), with a fresh seed
+    when it joins a resumed seating, and the side files of :func:`agent_spec`
+    named per seating. Any other :data:`arena.match.seats.Seat` is
     used as given, in every seating: a command (:class:`~arena.match.seats.Command`),
     a remote agent on the seat's port (:class:`~arena.match.seats.Remote`), a
     person at a table (:class:`~arena.match.seats.Person`), or one of ours
@@ -79,6 +82,7 @@ class Bot:
     name: str
     seed: int = 0
     seat: Seat | None = None
+    process: bool = False
 
     @classmethod
     def seated(cls, name: str, seat: Seat) -> Bot:

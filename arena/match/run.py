@@ -150,7 +150,8 @@ async def _run_seating(plan: MatchPlan, index: int, progress: tqdm[Any] | None, 
 
 def _seat(plan: MatchPlan, name: str, index: int, first_hand: int) -> Seat:
     """Bot ``index`` of the plan: its own seat when it has one; else ours, a
-    task here or ``python -m agent`` with its output in
+    task here (an in-process plan, unless the bot asks for a ``process``) or
+    ``python -m agent`` with its output in
     ``<match>.player<N>.std/.err`` (as play_match.pl), in a session of its own
     (a Ctrl-C at the terminal reaches only us), with a fresh seed when it joins
     a seating from hand ``first_hand`` > 0."""
@@ -159,7 +160,7 @@ def _seat(plan: MatchPlan, name: str, index: int, first_hand: int) -> Seat:
         return bot.seat
     seed = bot.seed if first_hand == 0 else resumed_seed(plan.seed, index, first_hand)
     spec = agent_spec(plan, name, bot)
-    return InProcess(spec, seed) if plan.in_process else agent_command(plan.agent_game, spec, seed)
+    return InProcess(spec, seed) if plan.in_process and not bot.process else agent_command(plan.agent_game, spec, seed)
 
 
 def _failure(name: str, names: tuple[str, ...], run: SeatingRun, err_path: Path) -> str | None:

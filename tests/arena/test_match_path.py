@@ -129,3 +129,19 @@ def test_a_dealer_stopped_while_it_played_is_named_first_however_its_agents_saw_
         f"match: the dealer was stopped: agent b (seat 2) {verb} the connection before the match was over;"
         f" the dealer's last message: WARNING: dropped seat 2: no version line within 0.001 s (see {err})"
     )
+
+
+def test_a_bot_that_asks_for_a_process_gets_one_in_an_in_process_plan(tmp_path: Path) -> None:
+    """The hosted arena's plan is in-process, but a re-solving bot plays as a
+    process of its own (its CPU would stall the service's loop), seated by the
+    plan as ours: with ``record=`` beside each seating's log."""
+    from arena.match.run import _seat
+    from arena.match.seats import Command, InProcess
+
+    bots = (Bot(Spec.parse("always-call"), "caller", 1), Bot(Spec.parse("resolve:iterations=5"), "resolver", 2, process=True))
+    plan = MatchPlan(load_game("leduc.nolimit"), "leduc.nolimit", HANDS, 1, bots, ((0, 1),), tmp_path, in_process=True)
+    assert isinstance(_seat(plan, "seating0", 0, 0), InProcess)
+    seat = _seat(plan, "seating0", 1, 0)
+    assert isinstance(seat, Command)
+    strategy = seat.after[seat.after.index("--strategy") + 1]
+    assert strategy == f"resolve:iterations=5,record={(tmp_path / 'seating0.resolver.values.msgpack').resolve()}"
