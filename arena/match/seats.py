@@ -50,12 +50,12 @@ its match as a :class:`~arena.match.plan.MatchPlan` instead, and
 
     ports = await nursery.start(host)  # ports[1]: where the agent connects
 
-The seats this runner starts itself (in-process agents, our own agent as a
-command, a sandboxed agent, whose relay sends the key before anything of the
-agent's) each get a fresh secret key, so that no other program on the
-machine takes their seat by connecting first (a hosted bot's port is no
-secret to a local user: ``ss -ltn`` lists it). A command that is not our
-agent, and a person's seat, are kept by their address only.
+The seats this runner starts itself (in-process agents, a person's seat,
+our own agent as a command, a sandboxed agent, whose relay sends the key
+before anything of the agent's) each get a fresh secret key, so that no
+other program on the machine takes their seat by connecting first (a hosted
+bot's or a web table's port is no secret to a local user: ``ss -ltn`` lists
+it). A command that is not our agent is kept by its address only.
 
 The rules of a seating: the dealer writes ``<match>.log`` (and whatever the
 config asks) in ``config.log_dir``, its stdout and stderr in ``<match>.out`` and
@@ -189,8 +189,9 @@ class Remote:
 class PersonSeat(Protocol):
     """What a person's seat does (:class:`agent.human.seat.HumanSeat` does it)."""
 
-    async def run(self, host: str, port: int) -> None:
-        """Play the seat until the dealer closes the connection (never raises for a lost one)."""
+    async def run(self, host: str, port: int, key: str | None = None) -> None:
+        """Play the seat until the dealer closes the connection (never raises
+        for a lost one), sending ``key`` before the version line when given."""
 
     def end(self, message: str | None) -> None:
         """The match is over: ``message`` says why when it did not end normally."""
@@ -454,7 +455,7 @@ async def run_seating(
                     nursery.start_soon(_sandboxed, seat, index, host, port, run, config, keys[index])
                 elif isinstance(seat, Person):
                     run.persons.append(seat.sit(config.names, index))
-                    nursery.start_soon(_person, run.persons[-1], index, host, port, run)
+                    nursery.start_soon(_person, run.persons[-1], index, host, port, run, keys[index])
         stop.current = None
     for strategy in strategies.values():  # never played: the dealer did not start
         strategy.close()
@@ -476,7 +477,7 @@ def _key(seat: Seat) -> str | None:
     """The seat's key: a remote seat's own; a fresh one for the agents we start that can send it."""
     if isinstance(seat, Remote):
         return seat.key
-    if isinstance(seat, (InProcess, Sandboxed)) or (isinstance(seat, Command) and seat.takes_key):
+    if isinstance(seat, (InProcess, Sandboxed, Person)) or (isinstance(seat, Command) and seat.takes_key):
         return secrets.token_hex(16)
     return None
 
@@ -537,10 +538,10 @@ async def _in_process(
         run.ended(SeatEnd(seat, 0, "", run.result is None))
 
 
-async def _person(person: PersonSeat, seat: int, host: str, port: int, run: _Running) -> None:
+async def _person(person: PersonSeat, seat: int, host: str, port: int, run: _Running, key: str | None) -> None:
     """Play a person's seat (the dealer tells it why it aborted, if it did:
     a connection that ends says nothing of why)."""
-    await person.run(host, port)
+    await person.run(host, port, key)
     run.hurry_dealer()
     await run.dealer_done.wait()
     run.ended(SeatEnd(seat, 0, "", run.result is None))

@@ -68,9 +68,9 @@ class _Sitting:
     table: Table
     seat: HumanSeat
 
-    async def run(self, host: str, port: int) -> None:
+    async def run(self, host: str, port: int, key: str | None = None) -> None:
         try:
-            await self.seat.run(host, port)
+            await self.seat.run(host, port, key)
         finally:
             assert self.tables.host.nursery is not None
             self.tables.host.nursery.start_soon(self.tables.forget, self.table.match_id)

@@ -20,6 +20,7 @@ from arena.match import InProcess, Person, Remote, Seat, SeatingRun, aborted_tex
 from arena.match.seats import our_address
 from dealer.server import MatchConfig
 from poker.gamedef import load_game
+from poker.protocol import key_line
 from strategies.base import Spec, make_strategy
 
 HANDS = 30
@@ -132,13 +133,13 @@ class _Person:
         self.calls = calls
         self.told: list[str | None] = []
 
-    async def run(self, host: str, port: int) -> None:
+    async def run(self, host: str, port: int, key: str | None = None) -> None:
         if self.calls:
-            await play(host, port, KUHN, make_strategy(Spec.parse("always-call"), KUHN, seed=2))
+            await play(host, port, KUHN, make_strategy(Spec.parse("always-call"), KUHN, seed=2), key=key)
             return
         try:
             async with await trio.open_tcp_stream(host, port) as stream:
-                await stream.send_all(b"VERSION:2.0.0\r\n")
+                await stream.send_all((key_line(key) if key is not None else b"") + b"VERSION:2.0.0\r\n")
                 while await stream.receive_some():
                     pass
         except (trio.BrokenResourceError, OSError):
@@ -164,6 +165,48 @@ def test_a_person_seat_is_made_for_its_seating_and_played_here(tmp_path: Path) -
     assert sat == [(("raiser", "caller"), 1)] and person.told == []
     assert run.result is not None and local.result is not None and run.result.aborted is None
     assert run.result.totals == local.result.totals and run.culprits() == {}
+
+
+def test_a_local_program_that_connects_first_does_not_take_a_persons_seat(tmp_path: Path) -> None:
+    """The runner gives a person's seat a key (its port is no secret to a local
+    user): a stranger's version line, sent before the person's seat connects, is dropped."""
+    person = _Person(calls=True)
+    tried = trio.Event()
+
+    class _Late:
+        async def run(self, host: str, port: int, key: str | None = None) -> None:
+            await tried.wait()
+            await person.run(host, port, key)
+
+        def end(self, message: str | None) -> None:
+            person.end(message)
+
+    async def stranger(port: int) -> None:
+        async with await trio.open_tcp_stream("127.0.0.1", port) as stream:
+            await stream.send_all(b"VERSION:2.0.0\r\n")
+            with trio.fail_after(30):
+                while await stream.receive_some():
+                    pass  # dropped: the connection ends without a state
+        tried.set()
+
+    async def stranger_first() -> SeatingRun:
+        async with trio.open_nursery() as nursery:
+            runs: list[SeatingRun] = []
+
+            async def host(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
+                runs.append(await run_seating(config(tmp_path / "run"), (raiser(), Person(lambda names, index: _Late())),
+                                              task_status=task_status))
+
+            ports = await nursery.start(host)
+            nursery.start_soon(stranger, ports[1])
+        return runs[0]
+
+    run = trio.run(stranger_first)
+    assert run.result is not None and run.result.aborted is None and run.result.hands_played == HANDS
+    err = (tmp_path / "run" / "match.err").read_text()
+    assert [line.split(": ")[-1] for line in err.splitlines() if line.startswith("WARNING: dropped")] == [
+        "no seat key (this seat needs its #KEY line before the version line)"
+    ]
 
 
 def test_a_person_seat_is_told_why_the_dealer_aborted(tmp_path: Path) -> None:
