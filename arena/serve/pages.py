@@ -52,6 +52,7 @@ from arena.serve.validation import hosted_bots
 from dealer.log import LogError, read_log
 from poker.cards import card_to_text
 from poker.gamedef import friendly_name, game_names, load_game, short_name
+from poker.stats import interval_note, interval_shown
 
 __all__ = ["install_pages", "WEB_STATIC", "TEMPLATES", "GAMES", "REPLAY_CHUNK", "LOGGED_OUT"]
 
@@ -87,11 +88,14 @@ PageHandler = Callable[[Request, User], Awaitable[Response]]
 
 def _templates() -> Jinja2Templates:
     """The pages' templates: every value escaped (whatever a file's name), and a
-    name a page forgot to pass is an error, not an empty string."""
+    name a page forgot to pass is an error, not an empty string. An estimate's
+    interval is shown by the one rule (:func:`poker.stats.interval_shown`, of
+    its hands: a result stored before the API said ``interval_shown`` too)."""
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined,
         trim_blocks=True, lstrip_blocks=True,
     )
+    environment.globals.update(interval_shown=interval_shown, interval_note=interval_note)
     return Jinja2Templates(env=environment)
 
 
