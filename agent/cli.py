@@ -95,7 +95,7 @@ def _fail(status: int, message: str) -> int:
     return status
 
 
-def _single(error: BaseException) -> BaseException:
+def single_error(error: BaseException) -> BaseException:
     """The one exception inside (possibly nested) groups of one, as trio may wrap it."""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
@@ -141,7 +141,7 @@ def _main(argv: list[str]) -> int:
     try:
         trio.run(partial(play, args.host, args.port, game, strategy, key=key))
     except BaseException as raised:
-        leaf = _single(raised)
+        leaf = single_error(raised)
         if isinstance(leaf, KeyboardInterrupt):
             return _fail(EXIT_INTERRUPTED, "interrupted")
         if isinstance(leaf, ConnectionLost):

@@ -50,6 +50,7 @@ from wsproto.events import (
     TextMessage,
 )
 
+from agent.cli import single_error
 from arena.commands._kit import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageParser, fail, parse
 
 __all__ = ["main", "TOKEN_VARIABLE"]
@@ -295,12 +296,15 @@ def main(argv: list[str]) -> int:
     try:
         api.get()  # a wrong token or match is said before anything listens
         document = trio.run(serve, api, host, port)
-    except ServiceError as error:
-        return fail(PROG, error, error.status)
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except OSError as error:
-        return fail(PROG, f"cannot listen on {args.listen}: {error.strerror or error}", EXIT_FAILED)
+    except BaseException as raised:  # trio may wrap it in a group of one (Ctrl-C during a relay)
+        leaf = single_error(raised)
+        if isinstance(leaf, ServiceError):
+            return fail(PROG, leaf, leaf.status)
+        if isinstance(leaf, KeyboardInterrupt):
+            print(f"{PROG}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if isinstance(leaf, OSError):
+            return fail(PROG, f"cannot listen on {args.listen}: {leaf.strerror or leaf}", EXIT_FAILED)
+        raise
     print(summary(document), flush=True)
     return EXIT_OK if document["status"] == "finished" else EXIT_FAILED

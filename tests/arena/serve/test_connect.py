@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -173,3 +175,21 @@ async def test_the_seat_rides_the_apis_tls(service: Service, tmp_path: Path) -> 
             nursery.cancel_scope.cancel()
     assert out.decode().splitlines()[1].startswith(f"match {match['id']} finished: 10 hands; chips: ")
     assert seen and all(seen)  # the API's requests and the seat's WebSocket: TLS, every one
+
+
+def test_ctrl_c_while_relaying_is_one_line_and_status_130(service: Service) -> None:
+    alice = add_user(service.data, "alice")
+    match = service.request("POST", "/api/matches", alice, {"game": "kuhn", "opponent": "always-call", "hands": 5})[2]
+    relay = _connect(service, match["id"], alice)
+    try:
+        assert relay.stdout is not None
+        listening = re.fullmatch(r"listening on 127\.0\.0\.1:(\d+)\n", relay.stdout.readline())
+        assert listening
+        with socket.create_connection(("127.0.0.1", int(listening[1])), timeout=10) as agent:
+            agent.sendall(b"VERSION:2.0.0\r\n")
+            assert agent.recv(100).startswith(b"MATCHSTATE:0:0:")  # relayed: the seating's first state
+            relay.send_signal(signal.SIGINT)
+            out, err = relay.communicate(timeout=60)
+    finally:
+        relay.kill()
+    assert (relay.returncode, out, err) == (130, "", "arena connect: interrupted\n")
