@@ -82,6 +82,7 @@ def main(argv: list[str]) -> int:
                 url = await nursery.start(partial(run_service, config, listener, shutdown=stop))
                 print(f"{PROG}: the API is at {url}/api, match ports {config.match_ports[0]}-{config.match_ports[1]},"
                       f" data in {config.data}", file=sys.stderr, flush=True)
+                print(f"{PROG}: the web pages (lobby, tables, leaderboard) are at {url}/", file=sys.stderr, flush=True)
                 async for _ in signals:
                     stop.set()
                     break

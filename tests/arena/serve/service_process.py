@@ -27,6 +27,8 @@ import pytest
 from arena.serve.store import Store
 
 API = re.compile(r"the API is at (http://127\.0\.0\.1:\d+)/api")
+#: The line after it: the web pages' address (the same server's root).
+WEB = re.compile(r"\narena serve: the web pages \(lobby, tables, leaderboard\) are at (http://127\.0\.0\.1:\d+)/\n")
 #: A tournament that plays in seconds.
 TOURNAMENT = b"""game = "kuhn"
 hands = 20
@@ -80,19 +82,21 @@ class Service:
         with open(self.err, "w") as err:
             self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, cwd=self.tmp_path)
         deadline = time.monotonic() + 60
-        while (found := API.search(self.err.read_text())) is None and time.monotonic() < deadline:
-            if self.process.poll() is not None:
+        while (found := API.search(self.err.read_text())) is None or WEB.search(self.err.read_text()) is None:
+            if time.monotonic() > deadline or self.process.poll() is not None:
                 break
             time.sleep(0.1)
-        if found is None:
+        web = WEB.search(self.err.read_text())
+        if found is None or web is None:
             self.process.kill()
             self.process.wait()
             raise AssertionError(f"arena serve printed no address; stderr: {self.err.read_text()}")
+        assert web[1] == found[1], "the web pages are the API's server"
         self.url = found[1]
         return self
 
     def stop(self) -> tuple[int, str]:
-        """SIGTERM; the exit status and stderr after the line with the address."""
+        """SIGTERM; the exit status and stderr after the lines with the addresses."""
         assert self.process is not None
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -101,7 +105,9 @@ class Service:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        return self.process.returncode, self.err.read_text().partition("\n")[2]
+        text = self.err.read_text()
+        after = WEB.search(text)
+        return self.process.returncode, text[after.end():] if after is not None else text
 
     def kill(self) -> None:
         """``kill -9``."""
