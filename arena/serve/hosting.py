@@ -53,6 +53,7 @@ import dataclasses
 import datetime
 import json
 import logging
+import re
 import secrets
 import shutil
 import socket
@@ -121,6 +122,20 @@ def bot_seat(game: str, opponent: str, seed: int) -> InProcess | Command:
     if bot is not None and bot.agent != "equilibrium":
         return agent_command(game, Spec.parse(opponent), seed)
     return InProcess(Spec.parse(opponent), seed)
+
+
+#: An absolute path in an error's words (what a page must not show of the server).
+_PATH: Final = re.compile(r"(?<![\w.])/[^\s'\"]+")
+
+
+def failure_text(problem: Exception) -> str:
+    """What a match that failed says on its page and in the API: what failed,
+    never where on the server (a system error's reason without its file, any
+    other's words with their paths cut to "…"); the service's log keeps the
+    whole exception."""
+    if isinstance(problem, OSError):
+        return f"the match failed: {problem.strerror or type(problem).__name__}"
+    return f"the match failed: {_PATH.sub('…', str(problem))}"
 
 
 def history_problem(game: Game, form: str) -> str | None:
@@ -357,8 +372,22 @@ class Host:
         return self._as_recorded(row)
 
     async def list_matches(self, user: User) -> list[dict[str, Any]]:
+        """``GET /api/matches``: each match's summary, with the status
+        :meth:`describe` gives it (:meth:`_status`)."""
         rows = await self.store.call(self.store.matches, user.id)
-        return [self._summary(self._as_recorded(row)) for row in rows]
+        documents = [self._summary(self._as_recorded(row)) for row in rows]
+        for document in documents:
+            live = self.live.get(document["id"])
+            if live is not None:
+                document["status"] = self._status(document["status"], live, await trio.to_thread.run_sync(self._joined, live))
+        return documents
+
+    @staticmethod
+    def _status(status: str, live: _Live, joined: bool) -> str:
+        """A match not over, in the list and the detail alike: ``running`` once
+        the agent has taken its seat (or a later seating plays), else its
+        summary's status (``waiting``: queued, or its dealer waits for the agent)."""
+        return "running" if joined or live.seating else status
 
     def _summary(self, row: MatchRow) -> dict[str, Any]:
         """The match's facts; its ``seed`` (which deals every card) only once it is over."""
@@ -389,7 +418,7 @@ class Host:
         document["host"] = self.config.advertised_host
         if live is not None:
             result, joined = await trio.to_thread.run_sync(self._progress, live)
-            document["status"] = "running" if joined or live.seating else document["status"]
+            document["status"] = self._status(document["status"], live, joined)
             document["next_port"] = row.ports[live.seating] if live.listening and not joined else None
             document["queued"] = live.status == "queued"
             document["starting"] = self.warming.starting.get(row.opponent)  # why the bot is not ready, while it is not
@@ -397,6 +426,7 @@ class Host:
             document["result"] = result
         else:
             document["next_port"] = document["seat_key"] = None
+            document["queued"] = False
             document["starting"] = None
             document["result"] = row.result
         document["error"] = row.error
@@ -522,7 +552,7 @@ class Host:
                 error, live.culprit = REVOKED, None
         except Exception as problem:  # a bot that cannot be seated, a disk that fails: this match only
             _log.exception("match %s failed", row.id)
-            error = f"the match failed: {problem}"
+            error = failure_text(problem)
         finally:
             with trio.CancelScope(shield=True):
                 self._release(live.reserved)
