@@ -8,8 +8,10 @@ A seat of the hosted arena has a secret key (docs/hosting.md, Who may connect):
 ``--key KEY``, or better the environment variable :data:`KEY_VARIABLE`, which
 other users cannot read in ``ps`` as they can a command line.
 
-Every way a match ends gives one exit status and, unless it is 0, one line on
-stderr (``arena agent: ...``), never a traceback:
+Every way a match ends gives one exit status and one line on stderr
+(``arena agent: ...``), never a traceback: at the normal end, the match's
+summary (hands played, this seat's chips, its mean per hand in the game's
+unit: :func:`summary_line`), else what went wrong:
 
 =====  ==========================================================================
 0      the dealer closed the connection: the match is over. (The protocol has no
@@ -40,9 +42,10 @@ from typing import NoReturn
 
 import trio
 
-from agent.client import AgentError, ConnectionLost, play
-from poker.gamedef import GameDefError, load_game
+from agent.client import AgentError, ConnectionLost, PlaySummary, play
+from poker.gamedef import Game, GameDefError, load_game
 from poker.protocol import key_line
+from poker.stats import unit_of
 from strategies.base import StrategyError, make_strategy, strategy_names
 
 EXIT_OK = 0
@@ -95,6 +98,18 @@ def _fail(status: int, message: str) -> int:
     return status
 
 
+def summary_line(summary: PlaySummary, game: Game) -> str:
+    """The line a match that ended normally leaves: hands seen to their end,
+    this seat's chips over them and the mean per hand in the game's unit
+    (chips/hand, or mbb/g where the game has blinds), so that a run of a
+    thousand hands does not end in silence."""
+    unit = unit_of(game)
+    line = f"arena agent: the match is over: {summary.finished} hand{'' if summary.finished == 1 else 's'}, {summary.chips:+g} chips"
+    if summary.finished:
+        line += f", {summary.chips / summary.finished * unit.per_chip:+.3f} {unit.name}"
+    return line
+
+
 def single_error(error: BaseException) -> BaseException:
     """The one exception inside (possibly nested) groups of one, as trio may wrap it."""
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
@@ -139,7 +154,7 @@ def _main(argv: list[str]) -> int:
     except (GameDefError, StrategyError) as error:
         return _fail(EXIT_USAGE, f"error: {error}")
     try:
-        trio.run(partial(play, args.host, args.port, game, strategy, key=key))
+        summary = trio.run(partial(play, args.host, args.port, game, strategy, key=key))
     except BaseException as raised:
         leaf = single_error(raised)
         if isinstance(leaf, KeyboardInterrupt):
@@ -151,4 +166,5 @@ def _main(argv: list[str]) -> int:
         if isinstance(leaf, OSError):
             return _fail(EXIT_CONNECTION, f"error: cannot connect to {args.host}:{args.port}: {leaf}")
         raise
+    print(summary_line(summary, game), file=sys.stderr)
     return EXIT_OK

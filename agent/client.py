@@ -37,6 +37,7 @@ import trio
 
 from poker.excerpt import quote
 from poker.gamedef import Game
+from poker.hand_rank import hand_values
 from poker.protocol import READBUF_LEN, VERSION_LINE, MatchState, MatchStateReader, ProtocolError, key_line
 from poker.state import Action, IllegalActionError
 from strategies.base import Strategy
@@ -74,10 +75,13 @@ class ConnectionLost(AgentError):
 
 @dataclass(frozen=True)
 class PlaySummary:
-    """What one connection saw: hands started and actions sent."""
+    """What one connection saw: hands started and actions sent, and the hands
+    seen to their end (``finished``) with this seat's chips won over them."""
 
     hands: int
     actions: int
+    finished: int
+    chips: float
 
 
 class LineReader:
@@ -131,6 +135,8 @@ class Session:
         self.strategy = strategy
         self.hands = 0
         self.actions = 0
+        self.finished = 0
+        self.chips = 0.0
         self._parse = MatchStateReader(game).parse if parse is None else parse
         self._last_hand: int | None = None
 
@@ -153,6 +159,9 @@ class Session:
             self.hands += 1
             self.strategy.new_hand(view)
         self.strategy.observe(view)
+        if view.state.finished:  # the dealer shows each seat each hand's end once
+            self.finished += 1
+            self.chips += float(hand_values(view.state, view.hole, view.board)[view.viewer])
         return (view, consumed) if view.is_my_turn() else None
 
     def answer(self, text: str, consumed: int, view: MatchState, action: Action) -> str:
@@ -168,7 +177,7 @@ class Session:
         return f"{text[:consumed]}:{action}\r\n"
 
     def summary(self) -> PlaySummary:
-        return PlaySummary(self.hands, self.actions)
+        return PlaySummary(self.hands, self.actions, self.finished, self.chips)
 
 
 async def play(

@@ -167,7 +167,8 @@ async def test_dealer_closing_is_the_normal_end() -> None:
     async with trio.open_nursery() as nursery:
         port = await nursery.start(_dealer, NOT_OUR_TURN + b"MATCHSTATE:1:0:cc:Qs|Ks\r\n", "close")
         status, err = await _finish(await _agent(port))
-    assert (status, err) == (EXIT_OK, "")
+    # Ks against Qs at showdown, both checked: +1, and the match's one-line summary
+    assert (status, err) == (EXIT_OK, "arena agent: the match is over: 1 hand, +1 chips, +1.000 chips/hand\n")
 
 
 @pytest.mark.parametrize(

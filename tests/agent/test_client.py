@@ -110,7 +110,7 @@ async def test_plays_two_kuhn_hands_with_exact_bytes() -> None:
     ]
     sent, summary = await run(script)
     assert sent == VERSION + b"MATCHSTATE:0:0::Ks|:r\r\n" + b"MATCHSTATE:1:1:c:|As:r\r\n"
-    assert summary == PlaySummary(hands=2, actions=2)
+    assert summary == PlaySummary(hands=2, actions=2, finished=2, chips=3.0)  # +2 at showdown, +1 on the fold
 
 
 async def test_message_split_across_packets() -> None:
@@ -149,7 +149,7 @@ async def test_answers_only_on_its_turn() -> None:
     ]
     sent, summary = await run(script, spec="always-fold")
     assert sent == VERSION
-    assert summary == PlaySummary(hands=1, actions=0)
+    assert summary == PlaySummary(hands=1, actions=0, finished=1, chips=-1.0)  # our ante, folded
 
 
 async def test_echoes_the_state_text_verbatim() -> None:
@@ -177,7 +177,7 @@ async def test_nolimit_raise_carries_the_size() -> None:
 async def test_eof_in_the_middle_of_a_line_ends_quietly() -> None:
     sent, summary = await run([Expect(VERSION), b"MATCHSTATE:0:0::K"])
     assert sent == VERSION
-    assert summary == PlaySummary(hands=0, actions=0)
+    assert summary == PlaySummary(hands=0, actions=0, finished=0, chips=0.0)
 
 
 @pytest.mark.parametrize(
@@ -250,7 +250,7 @@ async def test_strategy_hooks_and_async_decide() -> None:
     async with trio.open_nursery() as nursery:
         port = await nursery.start(fake_dealer, script)
         summary = await play("127.0.0.1", port, KUHN, strategy, decide=decide)
-    assert summary == PlaySummary(hands=1, actions=1)
+    assert summary == PlaySummary(hands=1, actions=1, finished=0, chips=0.0)  # the hand never ended
     assert decided == ["MATCHSTATE:0:0::Ks|"]
     assert strategy.calls == ["new_hand 0", "observe ", "observe c", "close"]
 
@@ -294,8 +294,8 @@ async def test_cli_plays_and_reports_errors(tmp_path: object) -> None:
                 "arena agent: error: the dealer sent a line that is not a match state of this game:"
                 " not a MATCHSTATE message: 'HELLO'\n"
             )
-        else:
-            assert done.stderr == b""
+        else:  # the normal end: its summary, one line
+            assert done.stderr.decode() == "arena agent: the match is over: 0 hands, +0 chips\n"
 
 
 def test_session_reads_each_action_once_however_long_the_hand(monkeypatch: pytest.MonkeyPatch) -> None:
