@@ -134,8 +134,9 @@ class Agents:
     host: Host
     rules: ArchiveRules = ArchiveRules()
     #: Per user, uploads being received or checked in this process (bounded by ``max_matches_per_user``).
-    busy: dict[int, int] = field(default_factory=dict)
-    _limiter: trio.CapacityLimiter | None = None
+    busy: dict[int, int] = field(default_factory=dict, init=False)
+    #: Made in the first check (a trio object belongs to the run that uses it).
+    _limiter: trio.CapacityLimiter | None = field(default=None, init=False, repr=False)
 
     @property
     def root(self) -> Path:
