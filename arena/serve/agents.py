@@ -103,7 +103,7 @@ def _output(check_dir: Path) -> str:
     keep = OUTPUT_BYTES // 2 if all(said) else OUTPUT_BYTES
     text = _capped(said[0], keep)
     if said[1]:
-        text += f"{chr(10) if text else ''}[stdout]\n{_capped(said[1], keep)}"
+        text += ("\n" if text else "") + f"[stdout]\n{_capped(said[1], keep)}"
     return text
 
 
