@@ -25,7 +25,7 @@ import trio
 from starlette.requests import Request
 
 import arena.serve.agents
-from arena.serve.agents import NO_SUCH_AGENT, Agents
+from arena.serve.agents import NO_SUCH_AGENT, OUTPUT_BYTES, Agents
 from arena.serve.archives import ArchiveError, ArchiveRules, unpack
 from arena.serve.config import ServeConfig
 from arena.serve.hosting import Host
@@ -40,7 +40,8 @@ from tests.sandbox.test_seat import ALWAYS_CALL
 #: tests' always-call, then a goodbye on stderr.
 CALLER = PRELUDE + textwrap.dedent(ALWAYS_CALL) + 'print("caller: the match is over", file=sys.stderr)\n'
 STARTME = '#!/bin/sh\nexec python3 -I agent.py "$@"\n'
-CRASHER = '#!/bin/sh\necho "loading the model" >&2\necho "boom: no model file" >&2\nexit 3\n'
+#: Says a line on stdout, 20,000 bytes and its last words on stderr, and exits with status 3.
+CRASHER = '#!/bin/sh\necho "loading the model"\nhead -c 20000 /dev/zero | tr "\\0" x >&2\necho >&2\necho "boom: no model file" >&2\nexit 3\n'
 MAX_AGENT_BYTES = 65536
 
 
@@ -264,7 +265,10 @@ def test_an_agent_that_crashes_fails_with_its_reason_and_output(served: Service,
     document = checked(served, token, answer["id"])
     assert document["status"] == "failed"
     assert document["reason"] == "the agent exited with status 3 before the match was over: boom: no model file"
-    assert document["output"] == "loading the model\nboom: no model file\n"
+    # stderr then stdout, each capped at half of OUTPUT_BYTES: its first and last 4096 bytes
+    stderr = "x" * 20000 + "\nboom: no model file\n"
+    assert OUTPUT_BYTES == 16384 and len(stderr) - 8192 == 11829
+    assert document["output"] == f"{stderr[:4096]}\n[11829 bytes left out]\n{stderr[-4096:]}\n[stdout]\nloading the model\n"
 
 
 @NEEDS_SANDBOX
