@@ -69,7 +69,7 @@ import numpy as np
 import numpy.typing as npt
 
 from poker.deal import private_hands
-from poker.gamedef import Game
+from poker.gamedef import Game, max_loss
 from poker.protocol import MatchState
 from poker.state import Action, State
 from strategies.base import StrategyError
@@ -90,16 +90,20 @@ _TINY: Final = 1e-12
 
 
 def _floats(array: npt.NDArray[np.float64], dtype: str = "<f2") -> bytes:
+    """An array as zlib-compressed little-endian bytes (float16 values: chips within 0.05 %)."""
     return zlib.compress(np.ascontiguousarray(array, dtype=dtype).tobytes(), 1)
 
 
-def per_range(counterfactual: npt.NDArray[np.float64], mass: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+def per_range(counterfactual: npt.NDArray[np.float64], mass: npt.NDArray[np.float64], most: float) -> npt.NDArray[np.float64]:
     """Our value in chips against each holding of the opponent, ``[K, H]``, from
     its counterfactual values ``[K, H]`` summed over our reach below each of K
     outcomes, ``mass[k, o]`` that reach's total over our holdings that miss
-    ``o`` (module docstring)."""
+    ``o`` (module docstring); within ``most`` chips either way, what a hand can
+    win or lose (a depth-limited re-solve's values, averaged over iterations
+    with their own reach, can overshoot for an action it all but never takes,
+    and float16 would overflow)."""
     out: npt.NDArray[np.float64] = np.where(mass > _TINY, -counterfactual / np.where(mass > _TINY, mass, 1.0), 0.0)
-    return out
+    return np.clip(out, -most, most)
 
 
 @dataclass
@@ -137,6 +141,7 @@ class ValueRecorder:
         bits = np.array([sum(1 << int(c) for c in h) for h in private_hands(game)], dtype=np.uint64)
         self._bits = bits
         self._compatible = ((bits[:, None] & bits[None, :]) == 0).astype(np.float64)
+        self._most = max_loss(game)
         deck = sorted(game.deck())
         self._deals = {
             round_: [tuple(cards) for cards in itertools.combinations(deck, game.num_board_cards[round_])]
@@ -152,7 +157,7 @@ class ValueRecorder:
         """A hand starts; ``root`` is the root solve for our position."""
         start = time.perf_counter()
         hand = _Hand(view.hand_id, view.viewer, state=State(self.game))
-        values = per_range(root.br_values[1 - view.viewer, 0][None, :], root.ranges[view.viewer][None, :] @ self._compatible)
+        values = per_range(root.br_values[1 - view.viewer, 0][None, :], root.ranges[view.viewer][None, :] @ self._compatible, self._most)
         hand.points.append({"kind": "root", "betting": "", "board": [], "values": _floats(values)})
         self._hand = hand
         self.seconds += time.perf_counter() - start
@@ -168,7 +173,7 @@ class ValueRecorder:
         children = [int(tree.action_child[0, a]) for a in range(len(actions))]
         policy = resolved.root_policy()
         reach = resolved.ranges[resolved.position][None, :] * policy.T  # [A, H]
-        values = per_range(resolved.br_values[1 - resolved.position, children], reach @ self._compatible)
+        values = per_range(resolved.br_values[1 - resolved.position, children], reach @ self._compatible, self._most)
         hand.points.append(
             {"kind": "decision", "betting": state.betting_string(), "board": list(board), "actions": [str(a) for a in actions],
              "policy": _floats(policy, "<f4"), "values": _floats(values)}
@@ -235,7 +240,7 @@ class ValueRecorder:
         blocks = (self._bits[None, :] & dealt[:, None]) != 0  # [D, H]: holdings that hold a card of the deal
         reach = np.where(blocks, 0.0, hand.reach[None, :])  # [D, H]
         mass = reach @ self._compatible  # [D, O]
-        values = per_range(counterfactual, mass)
+        values = per_range(counterfactual, mass, self._most)
         # P(d | o): our range's mass that misses both d and o; none where d holds a card of o.
         chances = np.where(blocks, 0.0, mass)
         total = chances.sum(axis=0)
