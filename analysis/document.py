@@ -15,7 +15,7 @@ import numpy as np
 
 from analysis.breakdown import estimate, summarize
 from analysis.duplicate import DuplicateSet, combined_estimates, find_duplicates
-from analysis.estimators import AIVAT_VALUES, PORTFOLIO_VALUES
+from analysis.estimators import AIVAT_VALUES, EQUITY_VALUES, PORTFOLIO_VALUES
 from analysis.hands import Hands, HandsError, concat
 from analysis.records import is_records
 from poker.stats import Estimate, Unit, unit_of
@@ -142,7 +142,9 @@ def _values_summary(about: dict[str, Any]) -> str:
         return f"{about['strategy']} against itself"
     if about["aivat_values"] == PORTFOLIO_VALUES:
         return "each hand's component against itself"
-    return "pot share by showdown equity"
+    if about["aivat_values"] == EQUITY_VALUES:
+        return "pot share by showdown equity"
+    return str(about["aivat_values"])  # a bot's own values (analysis.known_values): its entry's line
 
 
 def format_report(document: dict[str, Any]) -> str:
