@@ -3,8 +3,9 @@
 The match: **HUNL** (``hunl``) between the shipped re-solving bot
 ``hunl-modicum`` (the blueprint ``strategies/data/hunl-modicum.compact`` that
 ships in the package, with ``record=``) and ``--opponent`` (default
-``always-call``, whose own decisions add no variance: the cut shows the value
-function's quality; ``resolve:evaluator=equity`` is an agent of another kind),
+:data:`OPPONENT`, continual re-solving with equity leaves: an agent of another
+kind, as issue 45 asks; ``always-call`` is the hosted acceptance's, whose calls
+of the bot's bets its values, which expect folds, cannot foresee),
 ``--hands`` hands in this process through the agent hooks, seats alternating,
 cards from ``--seed``. The bot's recorded values (:mod:`strategies.resolve.recording`)
 give AIVAT's terms (:mod:`analysis.recorded_values`); nothing is re-solved to
@@ -18,7 +19,7 @@ standard-deviation ratio against the AIVAT paper's HUNL figure (DeepStack's
 evaluation: 85% lower, about 6.7x) and AIVAT minus raw over the same hands
 (95%), which must contain 0.
 
-    python benchmarks/variance_hunl.py --hands 100
+    python benchmarks/variance_hunl.py --hands 150 --seed 8
 """
 
 from __future__ import annotations
@@ -40,13 +41,15 @@ from strategies.resolve.agent import ResolvingStrategy
 
 #: DeepStack's evaluation with AIVAT: 85% lower standard deviation (Burch et al. 2018).
 AIVAT_RATIO = 6.7
+#: The default opponent: re-solving with equity leaves, as the README's head-to-head row plays it.
+OPPONENT = "resolve:evaluator=equity,iterations=100,boards=16"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--opponent", default="always-call")
+    parser.add_argument("--opponent", default=OPPONENT)
     args = parser.parse_args()
     game = load_game("hunl")
     mbb = 1000.0 / game.big_blind
