@@ -11,23 +11,71 @@ added (AIVAT in Kuhn and Leduc from the public tree, and for the bots with
 their own values, :mod:`analysis.known_values`: ``hulhe-ir50``; the all-in
 adjusted value in no-limit games; each player's ``aivat`` names its value
 function), and the score is kept, as the logs of a match that is over no
-longer change. AIVAT with a bot's own values costs up to about 0.3 s a hold'em
-hand (a 1,000-hand match: minutes, once)."""
+longer change. AIVAT with a bot's own values costs up to about 0.5 s a hold'em
+hand (a 1,000-hand match: minutes), so each estimator's answer for a match that
+is over is also kept beside its logs (``estimates-NAME.npz``, with the bot and
+:data:`ESTIMATES_VERSION` it was made with): a restarted service's leaderboard
+reads it instead of estimating every match again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+import numpy as np
 
 from analysis.hand_files import read_hands
 from analysis.hands import Hands, HandsError
-from analysis.match_score import DEFAULT_ESTIMATORS, MatchScore, ScoreError, score_match
+from analysis.match_score import DEFAULT_ESTIMATORS, Alternative, Estimator, MatchScore, Proposal, ScoreError, score_match
 from poker.gamedef import load_game
 
 from arena.serve.store import MatchRow
 
-__all__ = ["Scoring"]
+__all__ = ["ESTIMATES_VERSION", "Scoring", "kept_estimator"]
+
+#: Raised whenever an estimator's values for the same hands change (a new value
+#: function): estimates kept with another version are made again.
+ESTIMATES_VERSION: Final = 1
+
+
+def kept_estimator(estimator: Estimator, directory: Path) -> Estimator:
+    """``estimator`` whose answer for a match that is over is kept in
+    ``directory`` (``estimates-NAME.npz``) and read back while the hands, the
+    known policies and :data:`ESTIMATES_VERSION` are the same; a file that
+    cannot be read is made again."""
+    path = directory / f"estimates-{getattr(estimator, '__name__', 'estimator')}.npz"
+
+    def kept(every: Hands, policies: Mapping[str, str]) -> list[Alternative]:
+        key = {"version": ESTIMATES_VERSION, "policies": dict(sorted(policies.items())), "hands": every.hand_id.tolist()}
+        try:
+            with np.load(path, allow_pickle=False) as stored:
+                about = json.loads(str(stored["about"]))
+                if about["key"] == key:
+                    return [
+                        {name: Proposal(label, stored[f"{k}/{name}"], note) for name, label, note in alternative}
+                        for k, alternative in enumerate(about["alternatives"])
+                    ]
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # not there, damaged or of other hands: estimated again
+        found: list[Alternative] = [
+            {name: Proposal(*item) for name, item in alternative.items()} for alternative in estimator(every, policies)
+        ]
+        proposals = [{name: Proposal(*item) for name, item in a.items()} for a in found]
+        about = {"key": key, "alternatives": [[[n, p.label, p.note] for n, p in a.items()] for a in proposals]}
+        payload: dict[str, Any] = {f"{k}/{name}": p.values for k, a in enumerate(proposals) for name, p in a.items()}
+        payload["about"] = np.array(json.dumps(about))
+        partial = path.with_suffix(".partial.npz")
+        try:
+            np.savez(partial, **payload)
+            os.replace(partial, path)
+        except OSError:  # a full disk: the answer stands, unkept
+            partial.unlink(missing_ok=True)
+        return found
+
+    return kept
 
 
 class Scoring:
@@ -58,8 +106,10 @@ class Scoring:
             except HandsError:  # a log the dealer has not begun
                 tables.append(None)
         policies = {names[1]: row.opponent} if over else None
+        directory = self.seating_paths(row)[0].parent
+        estimators = tuple(kept_estimator(e, directory) for e in DEFAULT_ESTIMATORS) if over else ()
         score = score_match(
-            tables, names, game=game, hands=row.hands, policies=policies, estimators=DEFAULT_ESTIMATORS if over else (),
+            tables, names, game=game, hands=row.hands, policies=policies, estimators=estimators,
             left=names[0] if row.culprit == "user" else None,
         )
         if over:

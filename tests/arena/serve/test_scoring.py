@@ -4,11 +4,17 @@ leaderboard pools the matches of a pair."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
+
 from analysis.estimators import AIVAT_VALUES
+from analysis.hand_files import read_hands
+from analysis.hands import Hands, concat
+from analysis.match_score import Alternative
 from arena.serve.leaderboard import leaderboard
-from arena.serve.scoring import Scoring
+from arena.serve.scoring import Scoring, kept_estimator
 from arena.serve.store import MatchRow
 from poker.gamedef import load_game
 
@@ -84,3 +90,30 @@ def test_the_leaderboard_pools_the_hands_of_a_pairs_matches(tmp_path: Path) -> N
     # the rankings: each match one result, by its chips (alice's: 2 - 2 in m1, 0 in m2)
     rankings = leaderboard("kuhn", load_game("kuhn"), [(row, names[1]) for row in rows[:2]], scoring(tmp_path), 8)["rankings"]["always-raise"]
     assert rankings["matches"] == 2 and sorted(rankings["bankroll"]) == ["alice", "bot:always-raise"]
+
+
+def test_a_match_over_keeps_its_estimates_beside_its_logs(tmp_path: Path) -> None:
+    """An estimator's answer for a match that is over is written once and read
+    back (a restarted service does not estimate it again) while the hands and
+    the policies are the same; other policies or a damaged file estimate again."""
+    row = match(tmp_path, "m1", [FIRST, SECOND])
+    names = ("alice", "always-raise")
+    over = scoring(tmp_path).result(row, names, over=True)
+    assert (tmp_path / "m1" / "estimates-aivat_of_known_policies.npz").is_file()
+    assert scoring(tmp_path).result(row, names, over=True) == over  # a new service: the same result, read back
+
+    calls: list[int] = []
+
+    def halves(every: Hands, policies: Mapping[str, str]) -> list[Alternative]:
+        calls.append(1)
+        return [{name: ("halved", every.name_values(name) / 2) for name in every.names}]
+
+    hands = concat([read_hands(tmp_path / "m1" / f"seating{k}.log", load_game("kuhn")) for k in (0, 1)])
+    first = kept_estimator(halves, tmp_path / "m1")(hands, {"always-raise": "always-raise"})
+    again = kept_estimator(halves, tmp_path / "m1")(hands, {"always-raise": "always-raise"})
+    assert len(calls) == 1 and again[0]["alice"][0] == "halved"
+    np.testing.assert_array_equal(again[0]["alice"][1], first[0]["alice"][1])
+    kept_estimator(halves, tmp_path / "m1")(hands, {})  # other policies: estimated again
+    (tmp_path / "m1" / "estimates-halves.npz").write_bytes(b"damaged")
+    kept_estimator(halves, tmp_path / "m1")(hands, {})
+    assert len(calls) == 3
