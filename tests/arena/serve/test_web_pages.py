@@ -208,7 +208,7 @@ def test_the_admins_example_is_a_tournament_the_service_takes(tmp_path: Path) ->
     status = tournaments.submit(admin, EXAMPLE.encode())
     assert (status["game"], status["bots"], status["status"]) == ("leduc", 3, "queued")
     manual = (Path(__file__).parents[3] / "docs" / "hosting-web.md").read_text()
-    assert f"```toml\n{EXAMPLE}```" in manual  # the manual shows the example as the page does
+    assert f"```toml\n# leduc.toml\n{EXAMPLE}```" in manual  # the manual shows the example as the page does (named for its walk)
 
 
 def test_the_match_list_and_the_match_page_say_one_status(tmp_path: Path) -> None:
