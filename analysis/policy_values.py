@@ -69,9 +69,11 @@ __all__ = ["LookaheadValues", "PREFLOP_SAMPLES", "preflop_equities"]
 
 FloatArray = npt.NDArray[np.float64]
 
-#: Look-ahead values and policy rows kept between calls (cleared when full: a
-#: hand's states share them, hands rarely do).
-_CACHE_ENTRIES: Final = 50_000
+#: Look-ahead values (10 kB each in hold'em) and policy rows (up to 32 kB) kept
+#: between calls, cleared when full: a hand's states share them (a hold'em hand
+#: that reaches the river makes about 2,000 and 800), hands rarely do.
+_VALUE_ENTRIES: Final = 10_000
+_POLICY_ENTRIES: Final = 4_000
 #: Boards sampled for each opponent holding's pre-flop equities.
 PREFLOP_SAMPLES: Final = 2_000
 #: The cache file's format tag.
@@ -213,7 +215,7 @@ class LookaheadValues:
             for a, action in enumerate(state.legal_actions()):
                 child = self._look(position, state.apply(action), board, theirs)
                 value += (rows[:, a] if actor == position else rows[theirs, a]) * child
-        if len(self._values) >= _CACHE_ENTRIES:
+        if len(self._values) >= _VALUE_ENTRIES:
             self._values.clear()
         self._values[key] = value
         return value
@@ -227,7 +229,7 @@ class LookaheadValues:
             rows = np.asarray(self._ask(PublicState(state, board, actions)), dtype=np.float64)
             if rows.shape != (len(self.holdings), len(actions)):
                 raise AivatError(f"σ's policy at {key[0]!r} has shape {rows.shape}; expected ({len(self.holdings)}, {len(actions)})")
-            if len(self._policies) >= _CACHE_ENTRIES:
+            if len(self._policies) >= _POLICY_ENTRIES:
                 self._policies.clear()
             self._policies[key] = rows
         return rows
