@@ -11,7 +11,7 @@ added (AIVAT in Kuhn and Leduc from the public tree, and for the bots with
 their own values, :mod:`analysis.known_values`: ``hulhe-ir50``; the all-in
 adjusted value in no-limit games; each player's ``aivat`` names its value
 function), and the score is kept, as the logs of a match that is over no
-longer change. AIVAT with a bot's own values costs up to about 0.5 s a hold'em
+longer change. AIVAT with a bot's own values costs about 0.4–0.6 s a hold'em
 hand (a 1,000-hand match: minutes), so each estimator's answer for a match that
 is over is also kept beside its logs (``estimates-NAME.npz``, with the bot and
 :data:`ESTIMATES_VERSION` it was made with): a restarted service's leaderboard
