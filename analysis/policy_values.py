@@ -118,14 +118,17 @@ def preflop_equities(game: Game, samples: int = PREFLOP_SAMPLES) -> FloatArray:
     with ThreadPoolExecutor(max_workers=2) as pool:  # the kernel releases the GIL
         rows = list(pool.map(lambda o: _sampled_row(game, o, samples), range(h)))
     table = np.array(rows, dtype=np.float32)
-    write_arrays(path, {"format": _FORMAT, "samples": samples}, {"equity": table})
+    try:
+        write_arrays(path, {"format": _FORMAT, "samples": samples}, {"equity": table})
+    except OSError:  # a cache directory that cannot be written: the table serves this process alone
+        pass
     return table.astype(np.float64)
 
 
 def _policy_function(sigma: Policy) -> Callable[[PublicState], FloatArray]:
     """``sigma``'s policy function; for an equilibrium bot of a limit game its
     table's rows directly (what its ``policy`` returns there, without the
-    translation machinery no-limit needs: a third of the look-ahead's time)."""
+    translation machinery no-limit needs: a sixth of the look-ahead's time)."""
     from strategies.equilibrium import EquilibriumStrategy
 
     if isinstance(sigma, EquilibriumStrategy) and sigma.abstraction is None:
