@@ -1,9 +1,14 @@
 """The ``arena tournament`` configuration file (TOML): checked once, before any match.
 
 Each bot is a strategy spec (``cfr = "leduc-cfr"``, as ``arena match`` takes
-them) or an external command (``mine = { command = "mine/startme.sh" }``, an
+them), an external command (``mine = { command = "mine/startme.sh" }``, an
 ACPC submission: it is run with ``HOST PORT`` appended, from its own directory,
-and must connect to our dealer and play). A bad key fails with one line that
+and must connect to our dealer and play), or a submitted agent run confined
+(``theirs = { sandboxed = "agents/theirs" }``: the folder with its
+``startme.sh``, run in :class:`arena.sandbox.Sandbox` as the hosted arena's
+events seat them; refused where the sandbox cannot be set up).
+``duplicate = false`` plays one seating per match (series k the k-th
+seating of the pairing, in turn) instead of every seating on the same cards. A bad key fails with one line that
 names it (:class:`ConfigError`), so nothing is played on a config that would
 fail half-way.
 """
@@ -20,6 +25,7 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from arena.match import AGENT_LIMITS
+from arena.sandbox import unavailable
 from poker.excerpt import quote
 from poker.gamedef import Game, GameDefError, format_game, load_game
 from strategies.base import Spec, StrategyError, make_strategy
@@ -38,7 +44,7 @@ __all__ = [
 ]
 
 _NAME = re.compile(r"[A-Za-z0-9_.+-]{1,64}")
-_TOP_KEYS: Final = ("game", "hands", "series", "seed", "bots", "limits", "workers", "agents", "output")
+_TOP_KEYS: Final = ("game", "hands", "series", "seed", "duplicate", "bots", "limits", "workers", "agents", "output")
 #: The ACPC gave a submission 10 minutes to start (its competition rules); without a
 #: bound, a command that neither connects nor exits would stall its match for
 #: ever, so tournaments bound the wait where ``arena match`` does not.
@@ -65,20 +71,26 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Entrant:
-    """One bot of the tournament: a strategy spec, or an external command
+    """One bot of the tournament: a strategy spec, an external command
     (``command``: the program, absolute, and its arguments; ``HOST PORT`` are
-    appended when it is started)."""
+    appended when it is started), or a submitted agent (``sandboxed``: its
+    folder, absolute, whose ``startme.sh`` runs in the sandbox)."""
 
     name: str
     spec: Spec | None = None  # parsed once, from the config to the seat
     command: tuple[str, ...] = ()
+    sandboxed: str | None = None
 
     @property
     def label(self) -> str:
-        """What the bot is, for tables: its spec, or its command line."""
+        """What the bot is, for tables: its spec, its command line, or its folder in the sandbox."""
+        if self.sandboxed is not None:
+            return f"sandboxed {self.sandboxed}"
         return shlex.join(self.command) if self.spec is None else str(self.spec)
 
     def identity(self) -> list[Any]:
+        if self.sandboxed is not None:
+            return [self.name, {"sandboxed": self.sandboxed}]
         return [self.name, {"command": list(self.command)}] if self.spec is None else [self.name, str(self.spec)]
 
 
@@ -97,6 +109,7 @@ class Config:
     workers: int
     in_process: bool
     output: Path
+    duplicate: bool = True
 
     def identity(self) -> dict[str, Any]:
         """What fixes the results (not where or how fast they are played): a
@@ -108,6 +121,8 @@ class Config:
             "series": self.series,
             "seed": self.seed,
             "limits": dict(zip(_LIMIT_KEYS, self.limits)),
+            # only when off: a tournament played before the key existed resumes as it was
+            **({} if self.duplicate else {"duplicate": False}),
         }
 
 
@@ -156,11 +171,31 @@ def _command(key: str, table: dict[str, Any], base: Path) -> tuple[str, ...]:
     return (str(program.resolve()), *words[1:])
 
 
+def _sandboxed(key: str, table: dict[str, Any], base: Path) -> str:
+    """``{ sandboxed = "path/folder" }``: the folder, taken from ``base`` when
+    relative, must hold an executable ``startme.sh``, and the sandbox must be
+    available (a submitted agent never runs unconfined)."""
+    unknown = sorted(set(table) - {"sandboxed"})
+    if unknown:
+        _fail(f"{key}.{unknown[0]}", "unknown key (a submitted agent's table has only sandboxed = \"path/folder\")")
+    given = table["sandboxed"]
+    if not isinstance(given, str) or not given:
+        _fail(f"{key}.sandboxed", f"must be the path of the agent's folder, got {quote(given)}")
+    startme = base / given / "startme.sh"
+    if not startme.is_file() or not os.access(startme, os.X_OK):
+        _fail(f"{key}.sandboxed", f"{base / given}: no executable startme.sh in it")
+    if why := unavailable():
+        _fail(f"{key}.sandboxed", f"submitted agents cannot run here: {why}")
+    return str((base / given).resolve())
+
+
 def _entrant(name: str, spec: Any, game: Game, base: Path) -> Entrant:
     key = f"bots.{name}"
     if not _NAME.fullmatch(name):
         _fail(key, "a bot name is 1-64 letters, digits or _ . + -")
     if isinstance(spec, dict):
+        if "sandboxed" in spec:
+            return Entrant(name, sandboxed=_sandboxed(key, spec, base))
         return Entrant(name, command=_command(key, spec, base))
     if not isinstance(spec, str) or not spec:
         _fail(key, f"must be a strategy spec string or {{ command = \"path/startme.sh\" }}, got {quote(spec)}")
@@ -198,6 +233,9 @@ def parse_config(document: dict[str, Any], base: Path, source: str = "config") -
     seed = _int(document, "seed", None, 0, 2**32 - 1)
     if seed + series - 1 >= 2**32:
         _fail("seed", f"seed + series - 1 must stay below 4294967296 (series k deals with seed + k), got {seed + series - 1}")
+    duplicate = document.get("duplicate", True)
+    if not isinstance(duplicate, bool):
+        _fail("duplicate", f"must be true or false, got {quote(duplicate)}")
     bots = document.get("bots")
     if not isinstance(bots, dict) or not bots:
         _fail("bots", "missing: a table of name = \"strategy spec\" (e.g. cfr = \"leduc-cfr\") or name = { command = \"startme.sh\" }")
@@ -244,6 +282,7 @@ def parse_config(document: dict[str, Any], base: Path, source: str = "config") -
         workers=workers,
         in_process=agents == "in-process",
         output=base / output,
+        duplicate=duplicate,
     )
 
 

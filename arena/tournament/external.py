@@ -1,5 +1,8 @@
 """Matches with external-command bots (ACPC submissions, ``startme.sh HOST PORT``): their forfeits.
 
+A submitted agent in the sandbox (:class:`arena.match.seats.Sandboxed`) is
+played and judged as a command is: its seat ends alike, and it forfeits alike.
+
 A match in which one bot is an external command plays its seatings one by one
 (:func:`arena.match.play_seating`), each with fresh agents: the
 command as a :class:`~arena.match.Command` (run from its program's directory,

@@ -4,28 +4,42 @@
 :class:`MatchJob`, plain data that pickles to a process pool or a Dask worker;
 :func:`play_match` plays one in a directory of its own and returns its
 :class:`MatchRecord`. Either way the match is an :class:`arena.match.MatchPlan`
-(an external command a :class:`~arena.match.Command` seat): played through
-:func:`arena.match.run_plan` when every bot is ours, seating by seating
-through :mod:`arena.tournament.external` when one is an external command
-(where a bot that fails forfeits instead of failing the match).
+(an external command a :class:`~arena.match.Command` seat, a submitted agent
+a :class:`~arena.match.seats.Sandboxed` one, started afresh in each
+seating): played through :func:`arena.match.run_plan` when every bot is
+ours, seating by seating through :mod:`arena.tournament.external` when one
+is an external command or a submitted agent (where a bot that fails
+forfeits instead of failing the match). A match plays every seating on the
+same cards (duplicate), or with ``duplicate = false`` the one seating its
+series' turn gives.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import trio
 
 from arena.match import AGENT_EXIT_S, Bot, Command, MatchError, MatchPlan, agent_seed, run_plan, score_seatings
+from arena.match.seats import Sandboxed
 from arena.tournament.external import ABORT_GRACE_S, forfeit_charges, play_seatings
 from arena.tournament.config import Config, Entrant
 from dealer.budget import TimeLimits
 from poker.gamedef import format_game, parse_game
 from strategies.base import Spec
 
-__all__ = ["MatchJob", "MatchRecord", "schedule", "play_match", "MatchError", "MatchInterrupted"]
+__all__ = ["MatchJob", "MatchRecord", "schedule", "play_match", "MatchError", "MatchInterrupted", "FORFEIT"]
+
+#: A forfeit line as a match records it (:func:`_play_with_commands`), in its parts: the
+#: match's key, the seating's name, the bot, its seat (from 1), the hands it forfeits, why.
+FORFEIT: Final = re.compile(
+    r"(?P<match>\S+) (?P<seating>\S+): (?P<bot>\S+) \(seat (?P<seat>\d+)\) forfeits hands (?P<first>\d+)\.\.(?P<last>\d+): (?P<reason>.*)",
+    re.DOTALL,
+)
 
 
 class MatchInterrupted(MatchError):
@@ -49,6 +63,13 @@ class MatchJob:
     limits: tuple[int, int, int, int]
     in_process: bool
     matches_dir: str  # absolute: the attempt directories go under it
+    duplicate: bool = True
+
+    @property
+    def seatings(self) -> tuple[tuple[int, ...], ...]:
+        """Every seating of the bots (duplicate), else the series' turn of them."""
+        every = tuple(itertools.permutations(range(len(self.bots))))
+        return every if self.duplicate else (every[self.series % len(every)],)
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -92,6 +113,7 @@ def schedule(config: Config) -> list[MatchJob]:
             limits=config.limits,
             in_process=config.in_process,
             matches_dir=matches_dir,
+            duplicate=config.duplicate,
         )
         for series in range(config.series)
         for group in groups
@@ -120,14 +142,14 @@ def play_match(job: MatchJob) -> MatchRecord:
         MatchError: the dealer aborted or an agent of ours failed.
         MatchInterrupted: an interrupt stopped it.
     """
-    external = any(bot.command for bot in job.bots)
+    external = any(bot.command or bot.sandboxed for bot in job.bots)
     plan = MatchPlan(
         game=parse_game(job.game_text, source=job.game_arg),
         game_arg=job.game_arg,
         hands=job.hands,
         seed=job.seed,
         bots=tuple(_bot(job, i) for i in range(len(job.bots))),
-        seatings=tuple(itertools.permutations(range(len(job.bots)))),
+        seatings=job.seatings,
         run_dir=_claim_dir(Path(job.matches_dir), job.key),
         in_process=job.in_process,
         limits=TimeLimits(*job.limits),
@@ -156,8 +178,11 @@ def play_match(job: MatchJob) -> MatchRecord:
 
 def _bot(job: MatchJob, index: int) -> Bot:
     """Bot ``index`` of the match: an external command, run from its program's
-    directory, or one of ours (seated as the job's ``agents`` say)."""
+    directory, a submitted agent in the sandbox (a new one in each seating),
+    or one of ours (seated as the job's ``agents`` say)."""
     bot = job.bots[index]
+    if bot.sandboxed is not None:
+        return Bot.seated(bot.name, Sandboxed(Path(bot.sandboxed)))
     if bot.command:
         return Bot.seated(bot.name, Command(bot.command, cwd=str(Path(bot.command[0]).parent)))
     return Bot(_spec(bot), bot.name, agent_seed(job.seed, index))
@@ -171,7 +196,7 @@ def _spec(bot: Entrant) -> Spec:
 
 
 def _play_with_commands(job: MatchJob, plan: MatchPlan) -> MatchRecord:
-    """A match with an external command: :mod:`arena.tournament.external`
+    """A match with an external command or a submitted agent: :mod:`arena.tournament.external`
     plays the seatings; a seat that failed forfeits the hands of its seating
     it did not finish (:func:`arena.tournament.external.forfeit_charges`)."""
     seatings = plan.seatings

@@ -497,7 +497,8 @@ def report(config: Config, stored: dict[str, list[tuple[str, float, int]]], samp
     # folder of this machine and no command line, which the console above prints for whoever ran it.
     game = Path(config.game_arg).name  # a game file by its name alone
     about = f"{game}: {plural(config.hands, 'hand')} a seating, {config.series} series from seed {config.seed}"
-    shown = [[name, played, label if bot.spec is not None else "an external agent (a command)"]
+    hidden = {True: "a submitted agent (sandboxed)", False: "an external agent (a command)"}
+    shown = [[name, played, label if bot.spec is not None else hidden[bot.sandboxed is not None]]
              for (name, played, label), bot in zip(bots[1:], config.bots)]
     sections: list[Section] = [("Bots", about, ["bot", "matches", "strategy"], shown)]
     if forfeits:
