@@ -19,6 +19,8 @@ from arena.serve.pages import LOGGED_OUT
 from arena.serve.httpkit import SESSION_COOKIE
 from poker.gamedef import game_names
 from tests.arena import test_play_browser
+from arena.serve.hosting import REVOKED, REVOKED_POLL_S
+from arena.serve.store import Store
 from arena.serve.tables import LEAVING
 from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, served  # noqa: F401 (a fixture)
 from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
@@ -243,3 +245,25 @@ def test_leaving_a_table_frees_its_slot_at_once(browser: BrowserContext, page: P
         expect(page.locator("#hand-number")).to_have_text("hand 1 of 10")
     finally:
         service.stop()
+
+
+def test_an_aborted_table_says_why_within_two_seconds(served: Service, browser: BrowserContext, page: Page) -> None:
+    """The match ends under the person (here their token is revoked, which the
+    host sees within REVOKED_POLL_S): the table says so, with the reason, and
+    its buttons go, within 2 s of the abort; no "Your turn." with live buttons."""
+    served.tokens["dave"] = add_user(served.data, "dave")
+    browser.clear_cookies()
+    log_in(page, served, "dave")
+    page.select_option("#game", "leduc")
+    page.select_option("#opponent", "always-call")
+    page.click("#sit-button")
+    your_turn(page)
+    store = Store(served.data)
+    try:
+        store.revoke("dave")
+    finally:
+        store.close()
+    expect(page.locator("#status")).to_have_text(f"The match is over. {REVOKED}", timeout=(REVOKED_POLL_S + 2) * 1000)
+    expect(page.locator("#actions")).to_be_hidden()
+    expect(page.locator("#clock")).to_be_hidden()
+    expect(page.locator("#end-result")).to_have_text("Your result: 0 chips over 0 hands")
