@@ -7,7 +7,11 @@ sees: the hand in progress, the last finished hand until they have looked at it,
 the running result and the hand history. So a page that reloads or loses its
 connection simply asks for :meth:`HumanSeat.snapshot` again and carries on, and
 the seat itself lives as long as the match: folding, reloading or closing the
-tab never gives it up (the dealer's clocks still run, as for any agent).
+tab never gives it up (the dealer's clocks still run, as for any agent); only
+:meth:`HumanSeat.leave` does, which ends the match. When the match ends
+otherwise than by playing out (:meth:`HumanSeat.end`: the dealer aborted),
+the open decision closes with it, so a table never stays "your turn" on a
+match that is over.
 
 Everything a frontend sends goes through :func:`parse_message` (size, JSON
 shape, types) and :meth:`HumanSeat.act` (the decision it answers must be the

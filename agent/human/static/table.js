@@ -744,7 +744,8 @@ $("btn-call").onclick = () => act("call");
 $("btn-raise").onclick = () => act("raise");
 $("btn-next").onclick = next;
 $("btn-leave").onclick = () => {
-  if (table && !table.over && confirm("Leave the table? The match ends here, and the hands not played count as your leaving.")) {
+  // the match ends there; what leaving costs (the hosted arena's abort rule) the table says after
+  if (table && !table.over && confirm("Leave the table? The match ends here.")) {
     send({ type: "leave" });
   }
 };
