@@ -57,6 +57,10 @@ _PORTS = range(1, 2**16)
 _SEEDS = range(2**32)
 #: The environment variable that gives the seat's key when ``--key`` does not.
 KEY_VARIABLE = "ARENA_SEAT_KEY"
+#: What a refused connection adds: a hosted match's port refuses until its seating
+#: starts (a duplicate match's second port while the first plays), which only the
+#: API knows, not the port.
+REFUSED_HINT = "nothing listens there now (a hosted match's port opens when its seating starts: GET /api/matches/ID names next_port)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -108,6 +112,14 @@ def summary_line(summary: PlaySummary, game: Game) -> str:
     if summary.finished:
         line += f", {summary.chips / summary.finished * unit.per_chip:+.3f} {unit.name}"
     return line
+
+
+def _refused(error: OSError) -> bool:
+    """Whether every attempt to connect was refused (trio's ``open_tcp_stream``
+    raises one OSError caused by a group of its attempts' errors)."""
+    cause = error.__cause__
+    attempts = cause.exceptions if isinstance(cause, BaseExceptionGroup) else (error,)
+    return all(isinstance(attempt, ConnectionRefusedError) for attempt in attempts)
 
 
 def single_error(error: BaseException) -> BaseException:
@@ -164,7 +176,8 @@ def _main(argv: list[str]) -> int:
         if isinstance(leaf, AgentError):
             return _fail(EXIT_AGENT_ERROR, f"error: {leaf}")
         if isinstance(leaf, OSError):
-            return _fail(EXIT_CONNECTION, f"error: cannot connect to {args.host}:{args.port}: {leaf}")
+            hint = f"; {REFUSED_HINT}" if _refused(leaf) else ""  # a hosted match's port listens only while its seating waits
+            return _fail(EXIT_CONNECTION, f"error: cannot connect to {args.host}:{args.port}: {leaf}{hint}")
         raise
     print(summary_line(summary, game), file=sys.stderr)
     return EXIT_OK

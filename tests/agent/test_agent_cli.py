@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, REFUSED_HINT
 
 # `arena` itself (arena/cli.py), run from this checkout rather than the installed script.
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +102,7 @@ async def test_connection_refused_is_one_line_and_status_3() -> None:
     status, err = await _finish(await _agent(port))
     assert status == EXIT_CONNECTION
     _assert_one_line(err, f"cannot connect to 127.0.0.1:{port}")
+    assert err.endswith(f"; {REFUSED_HINT}\n")  # a hosted match's port not open yet: where to look
 
 
 async def test_sigint_is_one_line_and_status_130() -> None:
