@@ -42,6 +42,7 @@ from arena.serve.httpkit import (
     RateLimiter,
     RequestError,
     api_route,
+    bearer_token,
     error,
     read_body,
     read_json,
@@ -159,7 +160,7 @@ async def _submit_tournament(request: Request, user: User) -> Response:
     tournaments: Tournaments = request.app.state.tournaments
     body = await read_body(request, 4 * host.config.max_body_bytes)
     assert host.nursery is not None  # the host runs before the app serves
-    return JSONResponse(tournaments.start(user, body, host.nursery), status_code=201)
+    return JSONResponse(tournaments.start(user, body, host.nursery, by_token=bool(bearer_token(request))), status_code=201)
 
 
 async def _show_tournament(request: Request, user: User) -> Response:

@@ -109,6 +109,13 @@ def same_origin(connection: HTTPConnection) -> bool:
     return origin is None or urlsplit(origin).netloc == connection.headers.get("host", "")
 
 
+def bearer_token(request: Request) -> str:
+    """The token of the request's ``Authorization: Bearer`` header ("" for none):
+    a credential a browser never sends on its own, unlike the session cookie."""
+    header = request.headers.get("authorization", "")
+    return header[len(_BEARER):].strip() if header.lower().startswith(_BEARER) else ""
+
+
 async def current_user(request: Request) -> User:
     """The user the request's bearer token names, or else its session cookie
     (a request that sends a token is judged by the token alone). A cookie's
@@ -119,8 +126,7 @@ async def current_user(request: Request) -> User:
     Raises:
         RequestError: 401, neither or a wrong one; 403, the cookie from another origin.
     """
-    header = request.headers.get("authorization", "")
-    token = header[len(_BEARER):].strip() if header.lower().startswith(_BEARER) else ""
+    token = bearer_token(request)
     user = await user_for_token(_store(request), token)
     if user is None and not token:
         user = await session_user(request)

@@ -492,7 +492,7 @@ async def _admin_submit(request: Request, user: User) -> Response:
     text = fields.get("config", "").replace("\r\n", "\n")
     assert web.host.nursery is not None  # the host runs before the app serves
     try:
-        status = web.tournaments.start(user, text.encode(), web.host.nursery)
+        status = web.tournaments.start(user, text.encode(), web.host.nursery, by_token=False)
     except RequestError as refused:
         return await _admin(request, user, text, str(refused), refused.status)
     return RedirectResponse(f"/tournaments/{status['id']}", status_code=303)

@@ -55,6 +55,13 @@ cfr = "leduc-cfr"
 caller = "always-call"
 raiser = "always-raise"
 """
+#: Why a browser session cannot submit bots that run commands (they run as the
+#: service's user): a page the admin has open, or a script injected into one,
+#: would carry the session cookie; the bearer token is never sent on its own.
+COMMANDS_BY_TOKEN: Final = (
+    "bots that run commands (command = ...) are submitted with an admin's token (POST /api/tournaments,"
+    " Authorization: Bearer), not from a browser session"
+)
 _STATUS: Final = "status.json"
 _ID_CHARS: Final = frozenset("0123456789abcdef")
 
@@ -86,12 +93,16 @@ class Tournaments:
         temporary.write_text(json.dumps(status))
         temporary.replace(path)
 
-    def submit(self, user: User, text: bytes) -> dict[str, Any]:
+    def submit(self, user: User, text: bytes, *, by_token: bool) -> dict[str, Any]:
         """Check a config and keep it as a new queued tournament; its status.
+        ``by_token``: the request carried the admin's bearer token, not just
+        the browser's session cookie: only then may its bots run commands
+        (:data:`COMMANDS_BY_TOKEN`).
 
         Raises:
-            RequestError: 403 for a user who is not an admin, 400 for a config
-                that is not UTF-8 TOML, sets ``output``, or fails its checks.
+            RequestError: 403 for a user who is not an admin or a config with
+                commands from a browser session, 400 for a config that is not
+                UTF-8 TOML, sets ``output``, or fails its checks.
         """
         if not user.admin:
             raise RequestError(403, "only an admin submits tournaments (arena users add NAME --admin)")
@@ -113,6 +124,9 @@ class Tournaments:
         except ConfigError as error:
             shutil.rmtree(folder)
             raise RequestError(400, str(error).removeprefix(f"{path}: ")[:500]) from None  # the line, not our folders
+        if not by_token and any(bot.command for bot in config.bots):
+            shutil.rmtree(folder)
+            raise RequestError(403, COMMANDS_BY_TOKEN)
         status = {
             "id": tournament_id,
             "by": user.name,
@@ -126,13 +140,13 @@ class Tournaments:
         self._write(tournament_id, status)
         return status
 
-    def start(self, user: User, text: bytes, nursery: trio.Nursery) -> dict[str, Any]:
+    def start(self, user: User, text: bytes, nursery: trio.Nursery, *, by_token: bool) -> dict[str, Any]:
         """:meth:`submit`, then :meth:`play` in ``nursery``; its status.
 
         Raises:
             RequestError: as :meth:`submit`.
         """
-        status = self.submit(user, text)
+        status = self.submit(user, text, by_token=by_token)
         nursery.start_soon(self.play, status["id"])
         return status
 

@@ -12,10 +12,12 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Final
 
+import markupsafe
 import pytest
 import trio
 from starlette.routing import Route
@@ -24,6 +26,7 @@ from arena.serve.app import make_app
 from arena.serve.config import ConfigError, ServeConfig, load_config
 from arena.serve.hosting import Host
 from arena.serve.store import Store
+from arena.serve.tournaments import COMMANDS_BY_TOKEN
 from arena.serve.validation import match_request
 from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, agent, seat_env
 from tests.arena.serve.test_web_pages import log_in, session
@@ -114,6 +117,31 @@ def test_a_page_of_another_origin_cannot_use_the_session(tmp_path: Path) -> None
         status, _, answer = service.request("POST", "/api/tournaments", admin, raw=TOURNAMENT,
                                             headers={"Origin": other})
         assert status == 201, answer  # a script's bearer token: no browser, no origin rule
+    finally:
+        service.stop()
+
+
+def test_bots_that_run_commands_come_only_with_a_token(tmp_path: Path) -> None:
+    """A tournament whose bots run commands (as the service's user) is not
+    taken from a browser session, even the admin's own and of this origin (a
+    script injected into a page would carry the cookie): only with the
+    admin's bearer token, which a browser never sends on its own."""
+    commands = TOURNAMENT + f'runner = {{ command = "{sys.executable} -c pass" }}\n'.encode()
+    service = Service(tmp_path).start()
+    try:
+        admin = add_user(service.data, "alice", admin=True)
+        mine = {**session(log_in(service, admin)[1]), "Origin": service.url, "Sec-Fetch-Site": "same-origin"}
+        status, _, answer = service.request("POST", "/api/tournaments", raw=commands, headers=mine)
+        assert (status, answer["error"]) == (403, COMMANDS_BY_TOKEN)
+        form = urllib.parse.urlencode({"config": commands.decode()}).encode()
+        status, _, page = service.request("POST", "/admin/tournaments", raw=form,
+                                          headers={**mine, "Content-Type": "application/x-www-form-urlencoded"})
+        assert status == 403 and str(markupsafe.escape(COMMANDS_BY_TOKEN)).encode() in page  # in place, as the page escapes it
+        assert not [folder for folder in (service.data / "tournaments").iterdir()]  # nothing kept
+        status, _, answer = service.request("POST", "/api/tournaments", raw=TOURNAMENT, headers=mine)
+        assert status == 201, answer  # our own bots: the session will do
+        status, _, answer = service.request("POST", "/api/tournaments", admin, raw=commands)
+        assert status == 201, answer
     finally:
         service.stop()
 

@@ -113,7 +113,7 @@ def test_tournament_configs_refused_with_one_line(served: Service) -> None:
         400, {"error": "the tournament config is not TOML: Invalid value (at end of document)"}
     )
     assert served.api("POST", "/api/tournaments", admin, b"colour = 1\n" + TOURNAMENT) == (
-        400, {"error": "colour: unknown key (known: game, hands, series, seed, bots, limits, workers, agents, output)"}
+        400, {"error": "colour: unknown key (known: game, hands, series, seed, duplicate, bots, limits, workers, agents, output)"}
     )
     status, refused = served.api("POST", "/api/tournaments", admin, b"\xff\xfe")
     assert (status, refused) == (400, {"error": "the tournament config is not UTF-8 text"})
@@ -205,7 +205,7 @@ def test_a_refused_table_or_config_comes_back_in_place(served: Service) -> None:
 def test_the_admins_example_is_a_tournament_the_service_takes(tmp_path: Path) -> None:
     tournaments = Tournaments(tmp_path, None)
     admin = User(1, "alice", True, False, 0.0)
-    status = tournaments.submit(admin, EXAMPLE.encode())
+    status = tournaments.submit(admin, EXAMPLE.encode(), by_token=False)  # as the admin page's box sends it
     assert (status["game"], status["bots"], status["status"]) == ("leduc", 3, "queued")
     manual = (Path(__file__).parents[3] / "docs" / "hosting-web.md").read_text()
     assert f"```toml\n# leduc.toml\n{EXAMPLE}```" in manual  # the manual shows the example as the page does (named for its walk)
