@@ -15,7 +15,8 @@ For the web pages: ``POST /api/login`` ``{"token"}`` answers the user and sets
 the session cookie (:data:`SESSION_COOKIE`: HttpOnly, SameSite=Strict, so no
 other site's page can send it; Secure over HTTPS), ``POST /api/logout`` ends
 it. Submitted agents (``/api/agents``: uploads, versions, their check
-matches) are :mod:`arena.serve.agents`. The kit every route is built with (the error shape, the token and
+matches) are :mod:`arena.serve.agents`; events (``/api/events``: an admin
+creates one, everyone reads it) are :mod:`arena.serve.events`. The kit every route is built with (the error shape, the token and
 cookie check, JSON bodies, the rate limit) is :mod:`arena.serve.httpkit`;
 this module holds the one table of ``/api`` routes, and :func:`make_app` adds
 the pages' routes (:mod:`arena.serve.pages`) beside it. The one WebSocket,
@@ -35,6 +36,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from arena.serve.agents import Agents, describe
+from arena.serve.events import Events
 from arena.serve.hosting import HISTORIES, Host
 from arena.serve.httpkit import (
     CROSS_ORIGIN,
@@ -186,6 +188,32 @@ async def _show_agent(request: Request, user: User) -> Response:
     return JSONResponse(describe(await agents.get(user, request.path_params["id"])))
 
 
+async def _create_event(request: Request, user: User) -> Response:
+    """``POST /api/events``: an admin's event (:mod:`arena.serve.events`); 201 and its id."""
+    host: Host = request.app.state.host
+    events: Events = request.app.state.events
+    event = await events.create(user, await read_json(request, host.config.max_body_bytes))
+    return JSONResponse({"id": event.id}, status_code=201)
+
+
+async def _list_events(request: Request, user: User) -> Response:
+    events: Events = request.app.state.events
+    return JSONResponse({"events": await events.all()})
+
+
+async def _show_event(request: Request, user: User) -> Response:
+    events: Events = request.app.state.events
+    return JSONResponse(await events.get(request.path_params["id"], admin=user.admin))
+
+
+async def _event_logs(request: Request, user: User) -> Response:
+    """``GET /api/events/ID/logs``: every match's logs as a ``.tar.gz``, once the event is over (409 before)."""
+    events: Events = request.app.state.events
+    data = await events.logs(request.path_params["id"])
+    disposition = f'attachment; filename="event-{request.path_params["id"]}-logs.tar.gz"'
+    return Response(data, media_type="application/gzip", headers={"Content-Disposition": disposition})
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     message = {404: "no such route", 405: "method not allowed"}.get(status, "request failed")
@@ -213,13 +241,20 @@ def make_app(host: Host) -> Starlette:
         Route("/api/agents", api_route(_submit_agent), methods=["POST"]),
         Route("/api/agents", api_route(_list_agents), methods=["GET"]),
         Route("/api/agents/{id}", api_route(_show_agent), methods=["GET"]),
+        Route("/api/events", api_route(_create_event), methods=["POST"]),
+        Route("/api/events", api_route(_list_events), methods=["GET"]),
+        Route("/api/events/{id}", api_route(_show_event), methods=["GET"]),
+        Route("/api/events/{id}/logs", api_route(_event_logs), methods=["GET"]),
     ]
     agents = Agents(host)
+    events = Events(host)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        """As the server starts: check again the agent versions a stopped service left checking."""
+        """As the server starts: check again the agent versions a stopped service
+        left checking, and play on the events it left waiting or running."""
         await agents.resume()
+        await events.resume()
         yield
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error},
@@ -227,6 +262,7 @@ def make_app(host: Host) -> Starlette:
     app.state.host = host
     app.state.store = host.store
     app.state.agents = agents
+    app.state.events = events
     app.state.limiter = RateLimiter(host.config.requests_per_minute)
     app.state.tournaments = Tournaments(host.config.data, host.config.dask)
     install_pages(app, host, app.state.tournaments)

@@ -22,6 +22,10 @@ check of the session, the table's owner and the ``Origin``.
 The admin page submits tournaments (:mod:`arena.serve.tournaments`), as
 ``POST /api/tournaments`` (:mod:`arena.serve.app`) does; only an admin sees a
 tournament's output, which names the service's files and the bots' commands.
+It creates events too (:mod:`arena.serve.events`, the JSON ``POST
+/api/events`` takes); every person reads the events (``/events``) and an
+event's results once it is over: both rankings, the crosstable with 95%
+intervals, the forfeits with their reasons, and its logs to download.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import parse_qs, quote
+
+import json
 
 import jinja2
 import trio
@@ -42,7 +48,9 @@ from starlette.websockets import WebSocket
 
 from agent.human.seat import betting_words
 from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
+from analysis.report import cell_text, crosstable_grid
 from arena.serve.agents import CHECK_HANDS, CHECK_OPPONENT, Agents, describe
+from arena.serve.events import EXAMPLE as EVENT_EXAMPLE, Events
 from arena.serve.hosting import HISTORIES, Host, history_problem
 from arena.serve.httpkit import RateLimiter, RequestError, error, same_origin, session_user
 from arena.serve.store import User
@@ -474,14 +482,15 @@ async def _agents(request: Request, user: User) -> Response:
 # -- tournaments ------------------------------------------------------------------
 
 
-async def _admin(request: Request, user: User, config: str = EXAMPLE, problem: str = "", status: int = 200) -> Response:
-    """The admin page; a refused config comes back in its box with the reason under it."""
+async def _admin(request: Request, user: User, config: str = EXAMPLE, problem: str = "", status: int = 200,
+                 event: str = json.dumps(EVENT_EXAMPLE, indent=2), event_problem: str = "") -> Response:
+    """The admin page; a refused config or event comes back in its box with the reason under it."""
     if not user.admin:
         raise RequestError(403, "only an admin sees this page")
     web = _web(request)
     tournaments = [{**t, "game": _game_word(t["game"])} for t in web.tournaments.all()]
     return _render(request, "admin.html", "Admin", user, status, where=web.host.config.dask or "a local pool",
-                   config=config, error=problem, tournaments=tournaments)
+                   config=config, error=problem, tournaments=tournaments, event=event, event_error=event_problem)
 
 
 async def _admin_submit(request: Request, user: User) -> Response:
@@ -508,6 +517,50 @@ async def _tournament_report(request: Request, user: User) -> Response:
     tournament_id = request.path_params["id"]
     title, body = _web(request).tournaments.report(tournament_id)
     return _render(request, "report.html", title, user, tournament_id=tournament_id, report=body)
+
+
+# -- events -----------------------------------------------------------------------
+
+
+async def _admin_event(request: Request, user: User) -> Response:
+    """The admin page's event box: its JSON as ``POST /api/events`` takes it; to the event's page, or back with the reason."""
+    web = _web(request)
+    if not user.admin:
+        raise RequestError(403, "only an admin creates events")
+    text = (await _form(request, web.host.config.max_body_bytes)).get("event", "").replace("\r\n", "\n")
+    events: Events = request.app.state.events
+    try:
+        try:
+            document = json.loads(text)
+        except ValueError as bad:
+            raise RequestError(400, f"the event is not JSON: {bad}") from None
+        if not isinstance(document, dict):
+            raise RequestError(400, "the event is a JSON object: {\"name\", \"game\", \"hands\", ...}")
+        event = await events.create(user, document)
+    except RequestError as refused:
+        return await _admin(request, user, status=refused.status, event=text, event_problem=str(refused))
+    return RedirectResponse(f"/events/{event.id}", status_code=303)
+
+
+async def _events(request: Request, user: User) -> Response:
+    events: Events = request.app.state.events
+    return _render(request, "events.html", "Events", user, events=await events.all())
+
+
+async def _event(request: Request, user: User) -> Response:
+    """An event: its entrants and status; once over, both rankings, the crosstable, the forfeits and the logs."""
+    events: Events = request.app.state.events
+    event = await events.get(request.path_params["id"], admin=user.admin)
+    results = event["results"]
+    shown = None
+    if results is not None:
+        doc = results["ranking"]
+        header, grid = crosstable_grid(doc)
+        shown = {**_ranking_rows(doc), "header": header, "interval": doc["crosstable"]["interval"], "unit": doc["unit"],
+                 "three": doc["players_per_match"] == 3, "forfeits": results["forfeits"],
+                 "grid": [[label, *("-" if c is None else cell_text(c, doc["unit"]) for c in cells)] for label, cells in grid]}
+    return _render(request, "event.html", f"Event: {event['name']}", user, event=event, game_name=friendly_name(event["game"]),
+                   results=shown, output=event.get("output"))
 
 
 async def _static(request: Request) -> Response:
@@ -538,6 +591,9 @@ def install_pages(app: Starlette, host: Host, tournaments: Tournaments) -> None:
         Route("/admin/tournaments", _page(_admin_submit), methods=["POST"]),
         Route("/tournaments/{id}", _page(_tournament), methods=["GET"]),
         Route("/tournaments/{id}/report", _page(_tournament_report), methods=["GET"]),
+        Route("/admin/events", _page(_admin_event), methods=["POST"]),
+        Route("/events", _page(_events), methods=["GET"]),
+        Route("/events/{id}", _page(_event), methods=["GET"]),
         Route("/web/{name}", _static, methods=["GET"]),
     ]
     app.router.routes.extend(routes)

@@ -1,5 +1,5 @@
-"""The service's SQLite database (WAL): users with hashed tokens, matches, and
-the versions of submitted agents.
+"""The service's SQLite database (WAL): users with hashed tokens, matches,
+the versions of submitted agents, and events.
 
 Tokens are 32 random bytes (URL-safe text), shown once; the database keeps
 only their SHA-256 (a token has 256 bits of entropy, so a plain hash resists
@@ -26,8 +26,8 @@ from typing import Any, Final, ParamSpec, TypeVar
 
 import trio
 
-__all__ = ["Store", "StoreError", "User", "MatchRow", "AgentRow", "new_token", "hash_token", "TOKEN_BYTES", "ACTIVE",
-           "AGENT_STATUSES"]
+__all__ = ["Store", "StoreError", "User", "MatchRow", "AgentRow", "EventRow", "new_token", "hash_token", "TOKEN_BYTES",
+           "ACTIVE", "AGENT_STATUSES", "EVENT_STATUSES"]
 
 #: Random bytes in a token.
 TOKEN_BYTES: Final = 32
@@ -35,6 +35,8 @@ TOKEN_BYTES: Final = 32
 ACTIVE: Final = ("queued", "waiting", "running")
 #: A submitted agent version's statuses: its check match plays, it passed, it did not.
 AGENT_STATUSES: Final = ("checking", "ready", "failed")
+#: An event's statuses: not started yet, playing, over; or failed (matches that could not be played, or a runner's error).
+EVENT_STATUSES: Final = ("waiting", "running", "finished", "failed")
 #: A user name: ASCII only, so that no name can pass for another (a Cyrillic
 #: ``а`` in ``аlice``, a fullwidth digit) on the leaderboard or a page.
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -86,6 +88,18 @@ CREATE TABLE IF NOT EXISTS agents (
     created REAL NOT NULL,
     checked REAL,
     UNIQUE (user_id, name, version)
+);
+CREATE TABLE IF NOT EXISTS events (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),
+    name TEXT NOT NULL,
+    game TEXT NOT NULL,
+    settings TEXT NOT NULL,     -- JSON: hands, series, duplicate, seed, the time limits
+    entrants TEXT NOT NULL,     -- JSON list: each entrant as asked, its seat name and (an agent) the version it took
+    status TEXT NOT NULL,
+    reason TEXT,
+    created REAL NOT NULL,
+    finished REAL
 );
 CREATE INDEX IF NOT EXISTS matches_user ON matches(user_id, created);
 CREATE INDEX IF NOT EXISTS matches_status ON matches(status);
@@ -150,6 +164,32 @@ class AgentRow:
     output: str | None
     created: float
     checked: float | None
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One event (:mod:`arena.serve.events`): what an admin asked for, the
+    entrants as they were taken when it was created, and how it stands
+    (``status`` one of :data:`EVENT_STATUSES`, ``reason`` why it failed)."""
+
+    id: str
+    user_id: int
+    name: str
+    game: str
+    settings: dict[str, Any]
+    entrants: list[dict[str, Any]]
+    status: str
+    reason: str | None
+    created: float
+    finished: float | None
+
+
+def _event(row: sqlite3.Row) -> EventRow:
+    return EventRow(
+        id=row["id"], user_id=row["user_id"], name=row["name"], game=row["game"], settings=json.loads(row["settings"]),
+        entrants=json.loads(row["entrants"]), status=row["status"], reason=row["reason"], created=row["created"],
+        finished=row["finished"],
+    )
 
 
 def new_token() -> str:
@@ -411,3 +451,27 @@ class Store:
             "UPDATE agents SET status = ?, reason = ?, output = ?, checked = ? WHERE id = ?",
             (status, reason, output, time.time(), agent_id),
         )
+
+    # -- events --------------------------------------------------------------
+
+    def add_event(self, row: EventRow) -> None:
+        self._execute(
+            "INSERT INTO events (id, user_id, name, game, settings, entrants, status, reason, created, finished)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.user_id, row.name, row.game, json.dumps(row.settings), json.dumps(row.entrants), row.status,
+             row.reason, row.created, row.finished),
+        )
+
+    def event(self, event_id: str) -> EventRow | None:
+        row = self._execute("SELECT * FROM events WHERE id = ?", (event_id,)).fetchone()
+        return None if row is None else _event(row)
+
+    def events(self, *, status: tuple[str, ...] = ()) -> list[EventRow]:
+        """Every event of ``status`` (empty: any), the newest first."""
+        clause, parameters = _where(None, status)
+        return [_event(row) for row in self._execute(f"SELECT * FROM events{clause} ORDER BY created DESC", parameters)]
+
+    def set_event_status(self, event_id: str, status: str, reason: str | None = None) -> None:
+        """``status`` (and why, for ``failed``); an event over gets its time of finishing."""
+        finished = time.time() if status in ("finished", "failed") else None
+        self._execute("UPDATE events SET status = ?, reason = ?, finished = ? WHERE id = ?", (status, reason, finished, event_id))
