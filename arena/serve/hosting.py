@@ -103,6 +103,8 @@ __all__ = ["Host", "RESTARTED", "bot_seat", "seat_names"]
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 #: Why a match of a user whose token was revoked is aborted (it does not count: no one's seat left it).
 REVOKED: Final = "the user's token was revoked: the match ended at once and does not count"
+#: In a match's ``result`` while its estimators are still being computed (:meth:`Host._estimate`).
+PENDING: Final = "pending"
 #: How often the host looks for users revoked (by ``arena users revoke``, another process) with matches not over.
 REVOKED_POLL_S: Final = 1.0
 
@@ -197,11 +199,15 @@ class Host:
         left = await self.store.call(self.store.matches, status=ACTIVE)
         await self.store.call(self.store.abort_unfinished, RESTARTED)
         for row in left:
-            result = await trio.to_thread.run_sync(lambda: self._result(row, self.seat_names(row)))
+            result = await trio.to_thread.run_sync(self._money, row, self.seat_names(row))
             await self.store.call(self.store.update_match, row.id, result=result)
+        over = await self.store.call(self.store.matches, status=("finished", "aborted"))
         async with trio.open_nursery() as nursery:
             self.nursery = nursery
             task_status.started()
+            for row in over:  # the estimators of the matches above, and of any a stop cut short
+                if (row.result or {}).get(PENDING):
+                    nursery.start_soon(self._estimate, row, self.seat_names(row))
             if self.config.warm_bots:
                 nursery.start_soon(self.warming.warm_all)
             await self._end_revoked()
@@ -562,9 +568,9 @@ class Host:
                     "status": "finished" if error is None else "aborted", "error": error,
                     "culprit": live.culprit, "finished": time.time(),
                 }
+                charged = dataclasses.replace(row, culprit=live.culprit)
                 try:
-                    charged = dataclasses.replace(row, culprit=live.culprit)
-                    fields["result"] = await trio.to_thread.run_sync(self._result, charged, live.names)
+                    fields["result"] = await trio.to_thread.run_sync(self._money, charged, live.names)
                     await self.store.call(self.store.update_match, row.id, **fields)
                 except Exception as problem:  # a full disk, a database error: this match's record, never the service
                     _log.warning("match %s: its end is not recorded yet (%s); kept in memory and written again"
@@ -573,6 +579,7 @@ class Host:
                 finally:
                     del self.live[row.id]
                     self._start_next()
+        await self._estimate(charged, live.names)  # its place is free: the next match plays meanwhile
 
     def _plan(self, live: _Live, directory: Path, seating: int) -> MatchPlan:
         """The match as :mod:`arena.match` plays it, for playing seating
@@ -658,6 +665,31 @@ class Host:
             if event.get("event") == "connected" and event.get("seat") == live.seating:
                 return True
         return False
+
+    def _money(self, row: MatchRow, names: tuple[str, str]) -> dict[str, Any]:
+        """The ``result`` a match that is over has at once: the money (raw and
+        duplicate, cheap), marked :data:`PENDING` until :meth:`_estimate` adds
+        the estimators."""
+        return {**self.scoring.result(row, names, over=False), PENDING: True}
+
+    async def _estimate(self, row: MatchRow, names: tuple[str, str]) -> None:
+        """The full ``result`` of a match that is over, with the estimators
+        that need the bot's policy (AIVAT with a hold'em bot's own values: about
+        half a second a hand, minutes for a long match), computed after the
+        match's place and ports are free and written in place of its money
+        alone. A failure keeps the money, logged; a stop leaves it pending,
+        and the next start estimates it."""
+        try:
+            # A stop does not wait for it (minutes): the thread is left to end with the process.
+            result = await trio.to_thread.run_sync(self._result, row, names, abandon_on_cancel=True)
+            fields = self.unrecorded.get(row.id)
+            if fields is not None:  # the database refused its end: the fuller result goes with it
+                fields["result"] = result
+            else:
+                await self.store.call(self.store.update_match, row.id, result=result)
+        except Exception as problem:
+            _log.warning("match %s: its estimators could not be computed (%s); its result is the money alone",
+                         row.id, problem)
 
     def _result(self, row: MatchRow, names: tuple[str, str]) -> dict[str, Any]:
         """The ``result`` of a match that is over, from its seatings' logs, with

@@ -42,8 +42,9 @@ def _pooled(label: str, parts: Sequence[Estimated]) -> Estimated:
 def counts(row: MatchRow) -> bool:
     """Whether a match that is over counts on the leaderboard: finished, or
     aborted by the user's agent (leaving must never help); never practice (a
-    chosen seed, a remote agent's duplicate: cards the user could know)."""
-    if row.practice:
+    chosen seed, a remote agent's duplicate: cards the user could know); once
+    its estimators are in (until then its ``result`` says ``pending``)."""
+    if row.practice or (row.result or {}).get("pending"):
         return False
     return row.status == "finished" or (row.status == "aborted" and row.culprit == "user")
 

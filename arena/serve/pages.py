@@ -359,6 +359,7 @@ async def _match(request: Request, user: User) -> Response:
         table=web.tables.of(user, match_id) is not None, hands_played=result.get("hands", 0), players=players,
         unit=next((p["estimate"]["unit"] for p in players if p["estimate"]), ""),
         duplicate_rows=list((result.get("duplicate") or {}).items()), estimators=estimators, over=over,
+        pending=result.get("pending", False),  # the estimators of a match just over, still being computed
         histories=[(form, _HISTORY_WORDS[form]) for form in HISTORIES if history_problem(game, form) is None],
         chunk=REPLAY_CHUNK,
     )

@@ -150,11 +150,14 @@ class Service:
         return status, answer
 
     def wait_status(self, token: str, match_id: str, statuses: tuple[str, ...], timeout: float = 60) -> dict[str, Any]:
+        """The match once its status is one of ``statuses`` (and, once it is
+        over, its result is whole: no longer ``pending`` its estimators)."""
         deadline = time.monotonic() + timeout
         while True:
             status, _, document = self.request("GET", f"/api/matches/{match_id}", token)
             assert status == 200, document
-            if document["status"] in statuses or time.monotonic() > deadline:
+            whole = not (document.get("result") or {}).get("pending")
+            if (document["status"] in statuses and whole) or time.monotonic() > deadline:
                 return dict(document)
             time.sleep(0.1)
 
