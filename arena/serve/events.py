@@ -204,8 +204,6 @@ class Events:
         Raises:
             RequestError: 400, the config's check failed (a bot that does not play the game, too many matches).
         """
-        folder = self.root / event.id
-        folder.mkdir(parents=True)
         config, settings = self.host.config, event.settings
         lines = [
             f'output = "{_OUTPUT}"', f"game = {json.dumps(event.game)}", f"hands = {settings['hands']}",
@@ -226,6 +224,8 @@ class Events:
             except ArchiveError as error:
                 raise RequestError(400, f"{entrant['entrant']}: {error}") from None
             lines.append(f"{json.dumps(entrant['seat'])} = {{ sandboxed = {json.dumps(str(home))} }}")
+        folder = self.root / event.id
+        folder.mkdir(parents=True)
         path = folder / _CONFIG
         path.write_text("\n".join(lines) + "\n")
         try:
