@@ -40,17 +40,30 @@ def _finished_match(served: Service) -> str:
 def _finished_tournament(served: Service) -> str:
     status, taken = served.api("POST", "/api/tournaments", served.tokens["alice"], TOURNAMENT)
     assert status == 201, taken
+    _wait_over(served, f"/api/tournaments/{taken['id']}", ("queued", "running"))
+    return str(taken["id"])
+
+
+def _wait_over(served: Service, path: str, busy: tuple[str, ...]) -> None:
+    """Until the tournament or event at ``path`` is no longer ``busy``: it must have finished."""
     deadline = time.monotonic() + 120
-    while (state := served.api("GET", f"/api/tournaments/{taken['id']}", served.tokens["alice"])[1])["status"] in (
-        "queued", "running"
-    ) and time.monotonic() < deadline:
+    while (state := served.api("GET", path, served.tokens["alice"])[1])["status"] in busy and time.monotonic() < deadline:
         time.sleep(0.5)
     assert state["status"] == "finished", state
+
+
+def _finished_event(served: Service) -> str:
+    """An event of three hosted bots (no sandbox needed), over: its page shows the rankings and the crosstable."""
+    event = {"name": "Layout cup", "game": "kuhn", "hands": 10, "series": 1,
+             "entrants": ["bot:always-call", "bot:always-raise", "bot:random"]}
+    status, _, taken = served.request("POST", "/api/events", served.tokens["alice"], event)
+    assert status == 201, taken
+    _wait_over(served, f"/api/events/{taken['id']}", ("waiting", "running"))
     return str(taken["id"])
 
 
 def test_every_page_fits_a_phone_and_a_desktop(served: Service, browser: BrowserContext, page: Page, tmp_path: Path) -> None:
-    match_id, tournament_id = _finished_match(served), _finished_tournament(served)
+    match_id, tournament_id, event_id = _finished_match(served), _finished_tournament(served), _finished_event(served)
     pages = {
         "login": "/login",
         "lobby": "/",
@@ -59,6 +72,8 @@ def test_every_page_fits_a_phone_and_a_desktop(served: Service, browser: Browser
         "admin": "/admin",
         "tournament": f"/tournaments/{tournament_id}",
         "report": f"/tournaments/{tournament_id}/report",
+        "events": "/events",
+        "event": f"/events/{event_id}",
         "not found": "/matches/0123456789abcdef",
     }
     browser.clear_cookies()
