@@ -1,5 +1,5 @@
 """The service's SQLite database (WAL): users with hashed tokens, matches,
-the versions of submitted agents, and events.
+the versions of submitted agents, events, and challenges.
 
 Tokens are 32 random bytes (URL-safe text), shown once; the database keeps
 only their SHA-256 (a token has 256 bits of entropy, so a plain hash resists
@@ -27,7 +27,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 import trio
 
 __all__ = ["Store", "StoreError", "User", "MatchRow", "AgentRow", "EventRow", "new_token", "hash_token", "TOKEN_BYTES",
-           "ACTIVE", "AGENT_STATUSES", "EVENT_STATUSES"]
+           "ACTIVE", "AGENT_STATUSES", "EVENT_STATUSES", "ChallengeRow", "CHALLENGE_STATUSES"]
 
 #: Random bytes in a token.
 TOKEN_BYTES: Final = 32
@@ -37,6 +37,9 @@ ACTIVE: Final = ("queued", "waiting", "running")
 AGENT_STATUSES: Final = ("checking", "ready", "failed")
 #: An event's statuses: not started yet, playing, over; or failed (matches that could not be played, or a runner's error).
 EVENT_STATUSES: Final = ("waiting", "running", "finished", "failed")
+#: A challenge's statuses: waiting for room, playing, played out; an agent forfeited (charged the hands
+#: it left); or aborted by the service's side (a restart, a failure: no one is charged).
+CHALLENGE_STATUSES: Final = ("queued", "running", "finished", "forfeited", "aborted")
 #: A user name: ASCII only, so that no name can pass for another (a Cyrillic
 #: ``а`` in ``аlice``, a fullwidth digit) on the leaderboard or a page.
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -98,6 +101,23 @@ CREATE TABLE IF NOT EXISTS events (
     entrants TEXT NOT NULL,     -- JSON list: each entrant as asked, its seat name and (an agent) the version it took
     status TEXT NOT NULL,
     reason TEXT,
+    created REAL NOT NULL,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS challenges (
+    id TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL REFERENCES users(id),  -- who asked
+    opponent_user_id INTEGER REFERENCES users(id),  -- the opponent agent's owner; NULL: a hosted bot
+    game TEXT NOT NULL,
+    agent TEXT NOT NULL,     -- JSON: the asker's agent, the version it took and its seat name
+    opponent TEXT NOT NULL,  -- JSON: the opponent (an agent as above, or a hosted bot) and its seat name
+    hands INTEGER NOT NULL,
+    duplicate INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    forfeit TEXT,            -- JSON: who forfeited, in which seating, why
+    result TEXT,             -- JSON: analysis.match_score's document
     created REAL NOT NULL,
     finished REAL
 );
@@ -182,6 +202,41 @@ class EventRow:
     reason: str | None
     created: float
     finished: float | None
+
+
+@dataclass(frozen=True)
+class ChallengeRow:
+    """One challenge (:mod:`arena.serve.challenges`): a user's agent against
+    another submitted agent or a hosted bot, each as taken when it was asked
+    for; ``status`` one of :data:`CHALLENGE_STATUSES`."""
+
+    id: str
+    user_id: int
+    opponent_user_id: int | None
+    game: str
+    agent: dict[str, Any]
+    opponent: dict[str, Any]
+    hands: int
+    duplicate: bool
+    seed: int
+    status: str
+    reason: str | None
+    forfeit: dict[str, Any] | None
+    result: dict[str, Any] | None
+    created: float
+    finished: float | None
+
+
+def _challenge(row: sqlite3.Row) -> ChallengeRow:
+    def loaded(key: str) -> Any:
+        return None if row[key] is None else json.loads(row[key])
+
+    return ChallengeRow(
+        id=row["id"], user_id=row["user_id"], opponent_user_id=row["opponent_user_id"], game=row["game"],
+        agent=loaded("agent"), opponent=loaded("opponent"), hands=row["hands"], duplicate=bool(row["duplicate"]),
+        seed=row["seed"], status=row["status"], reason=row["reason"], forfeit=loaded("forfeit"), result=loaded("result"),
+        created=row["created"], finished=row["finished"],
+    )
 
 
 def _event(row: sqlite3.Row) -> EventRow:
@@ -475,3 +530,44 @@ class Store:
         """``status`` (and why, for ``failed``); an event over gets its time of finishing."""
         finished = time.time() if status in ("finished", "failed") else None
         self._execute("UPDATE events SET status = ?, reason = ?, finished = ? WHERE id = ?", (status, reason, finished, event_id))
+
+    # -- challenges ----------------------------------------------------------
+
+    def add_challenge(self, row: ChallengeRow) -> None:
+        self._execute(
+            "INSERT INTO challenges (id, user_id, opponent_user_id, game, agent, opponent, hands, duplicate, seed, status,"
+            " created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.user_id, row.opponent_user_id, row.game, json.dumps(row.agent), json.dumps(row.opponent),
+             row.hands, int(row.duplicate), row.seed, row.status, row.created),
+        )
+
+    def challenge(self, challenge_id: str) -> ChallengeRow | None:
+        row = self._execute("SELECT * FROM challenges WHERE id = ?", (challenge_id,)).fetchone()
+        return None if row is None else _challenge(row)
+
+    def challenges(self, user_id: int | None = None, *, status: tuple[str, ...] = ()) -> list[ChallengeRow]:
+        """Challenges, the newest first: those a user asked for or whose opponent
+        is one of the user's agents (None: everyone's), of ``status`` (empty: any)."""
+        where: list[str] = []
+        parameters: list[Any] = []
+        if user_id is not None:
+            where.append("(user_id = ? OR opponent_user_id = ?)")
+            parameters += [user_id, user_id]
+        if status:
+            where.append(f"status IN ({', '.join('?' * len(status))})")
+            parameters += status
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        rows = self._execute(f"SELECT * FROM challenges{clause} ORDER BY created DESC, id", tuple(parameters)).fetchall()
+        return [_challenge(row) for row in rows]
+
+    def end_challenge(self, challenge_id: str, status: str, reason: str | None, forfeit: dict[str, Any] | None,
+                      result: dict[str, Any] | None) -> None:
+        """Record how a challenge ended (``status`` one of the last three of :data:`CHALLENGE_STATUSES`)."""
+        self._execute(
+            "UPDATE challenges SET status = ?, reason = ?, forfeit = ?, result = ?, finished = ? WHERE id = ?",
+            (status, reason, None if forfeit is None else json.dumps(forfeit), None if result is None else json.dumps(result),
+             time.time(), challenge_id),
+        )
+
+    def set_challenge_status(self, challenge_id: str, status: str) -> None:
+        self._execute("UPDATE challenges SET status = ? WHERE id = ?", (status, challenge_id))
