@@ -155,6 +155,11 @@ def test_only_an_admin_creates_an_event_and_the_cookie_only_from_this_origin(ser
     elsewhere = served.request("POST", "/api/events", body=EVENT, cookie=cookie, headers={"Origin": f"http://{host}:1"})
     assert elsewhere[::2] == (403, {"error": CROSS_ORIGIN})
     assert served.api("GET", "/api/events/0123456789abcdef", bob) == (404, {"error": NO_SUCH_EVENT})
+    assert served.api("GET", "/api/events/0123456789abcdef/logs", bob) == (404, {"error": NO_SUCH_EVENT})
+    anonymous = [("POST", "/api/events", 401), ("GET", "/api/events", 401), ("GET", "/api/events/0123456789abcdef", 401),
+                 ("GET", "/api/events/0123456789abcdef/logs", 401), ("GET", "/events", 303)]  # a page: to the login
+    for method, path, refused in anonymous:
+        assert served.request(method, path, body=EVENT if method == "POST" else None)[0] == refused, path
 
 
 @pytest.mark.parametrize(("change", "message"), [
