@@ -7,7 +7,10 @@ values are the per-hand values of its matches put together.
 Like is compared with like: a game's aliases are one game (``kuhn`` and
 ``kuhn.limit.2p``), ranks and rankings are per hosted bot (a result against a
 weak bot says nothing about one against a strong bot), and only pairs with
-``min_hands`` hands are ranked. A match counts when it finished or when the
+``min_hands`` hands whose estimate shows its interval
+(:func:`poker.stats.interval_shown`, the one rule) are ranked: a rank says one
+entry is above another, which a mean without its interval does not, whatever
+``min_rank_hands`` a service is given. A match counts when it finished or when the
 user's agent aborted it (charged the hands it left: docs/hosting.md, The abort
 rule); one the service or the bot cut short does not."""
 
@@ -69,7 +72,7 @@ def leaderboard(
     ``raw`` over every hand, ``duplicate`` over the duplicate hands, ``aivat``
     (the user's ``-aivat of BOT``, where every match of the pair has it),
     ``estimate`` (every match's :func:`_headline` values), ``ranked`` once it
-    has ``min_hands`` hands and an estimate, then ``rank`` among the ranked
+    has ``min_hands`` hands and an estimate whose interval is shown, then ``rank`` among the ranked
     pairs of the same bot. ``rankings``: per bot, ``arena rank``'s document of
     the ranked pairs' matches against it."""
     unit = unit_of(game)
@@ -108,7 +111,7 @@ def leaderboard(
             "raw": estimate_json(raw, unit),
             "aivat": estimate_json(aivat, unit),
             "estimate": headline,
-            "ranked": raw.values.size >= min_hands and headline is not None,
+            "ranked": raw.values.size >= min_hands and headline is not None and headline["interval_shown"],
         })
     rankings: dict[str, Any] = {}
     for bot_name in sorted({e["bot"] for e in table}):

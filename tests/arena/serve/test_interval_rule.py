@@ -64,6 +64,7 @@ def test_the_interval_rule_holds_on_the_tables_the_page_the_api_and_the_leaderbo
     board = service.api("GET", "/api/leaderboard?game=kuhn", token)[1]  # the leaderboard
     entry = next(e for e in board["entries"] if e["user"] == name)
     assert (entry["estimate"]["interval_shown"], entry["aivat"]["interval_shown"]) == (shown, shown)
+    assert (entry["ranked"], "rank" in entry) == (shown, shown)  # the service's min_rank_hands is 10: the rule decides
     row = _row(service.request("GET", "/leaderboard?game=kuhn", headers=cookie)[2], rf"[^<]*</td><td>{name}")
     assert (row.count(NOTE), row.count("[")) == ((0, 2) if shown else (2, 0)), row  # AIVAT and the estimate
 

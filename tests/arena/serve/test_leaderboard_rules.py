@@ -114,8 +114,8 @@ def test_ranks_are_per_bot_and_aliases_are_one_game(tmp_path: Path) -> None:
     for user_id, user in enumerate(["alice", "bob", "carol"], 1):
         for bot in ("always-raise", "always-call"):
             game = "kuhn.limit.2p" if user == "bob" else "kuhn"  # the same game under its two names
-            lines = dealt(rng, user, bot, 10)
-            rows.append((match(tmp_path, f"{user}-{bot}", [lines], hands=10, user_id=user_id, bot=bot, game=game), (user, bot)))
+            lines = dealt(rng, user, bot, 30)  # the fewest hands whose interval is shown: ranked
+            rows.append((match(tmp_path, f"{user}-{bot}", [lines], hands=30, user_id=user_id, bot=bot, game=game), (user, bot)))
     rows.append((match(tmp_path, "leduc", [dealt(rng, "dave", "x", 10)], hands=10, user_id=4, game="leduc"), ("dave", "x")))
     board = leaderboard("kuhn", KUHN, rows, scoring(tmp_path), 10)
     assert sorted({e["user"] for e in board["entries"]}) == ["alice", "bob", "carol"]
@@ -153,6 +153,24 @@ def test_the_estimate_uses_every_hand_and_the_unranked_are_not_ranked(tmp_path: 
     assert sorted(board["rankings"]["always-raise"]["bankroll"]) == ["alice", "bot:always-raise"]  # bob unranked: left out
 
 
+@pytest.mark.parametrize("min_hands", [1, 10, 29])
+def test_nothing_is_ranked_before_its_interval_is_shown_whatever_the_minimum(tmp_path: Path, min_hands: int) -> None:
+    """A service's ``min_rank_hands`` under 30: a pair of 29 hands, whose
+    estimate shows no interval (poker.stats.interval_shown), is not ranked nor
+    in the rankings; one of 30 is."""
+    rng = np.random.default_rng(5)
+    rows = [
+        (match(tmp_path, f"short{min_hands}", [dealt(rng, "short", "bot", 29)], hands=29), ("short", "bot")),
+        (match(tmp_path, f"long{min_hands}", [dealt(rng, "long", "bot", 30)], hands=30, user_id=2), ("long", "bot")),
+    ]
+    board = leaderboard("kuhn", KUHN, rows, scoring(tmp_path), min_hands)
+    long, short = board["entries"]
+    assert (short["hands"], short["estimate"]["interval_shown"], short["ranked"]) == (29, False, False)
+    assert "rank" not in short
+    assert (long["hands"], long["estimate"]["interval_shown"], long["ranked"], long["rank"]) == (30, True, True, 1)
+    assert sorted(board["rankings"]["always-raise"]["bankroll"]) == ["bot:always-raise", "long"]
+
+
 def test_an_older_database_gains_the_culprit_column(tmp_path: Path) -> None:
     old = sqlite3.connect(tmp_path / "arena.db")
     old.execute(
@@ -179,11 +197,12 @@ class _HungUp(Exception):
 
 
 async def test_a_match_the_agent_left_is_on_the_leaderboard_charged(service: Service) -> None:
-    """Live: always-call hangs up after a few hands of a 20-hand match; the dealer
+    """Live: always-call hangs up after a few hands of a 30-hand match; the dealer
     blames its seat, the result charges it the 2 chips of each hand it left,
-    and the leaderboard (asked by the game's other name) counts all 20 hands."""
+    and the leaderboard (asked by the game's other name) counts all 30 hands
+    (enough for its interval: ranked)."""
     token = add_user(service.data, "alice")
-    created = service.request("POST", "/api/matches", token, {"game": "kuhn", "opponent": "always-call", "hands": 20})[2]
+    created = service.request("POST", "/api/matches", token, {"game": "kuhn", "opponent": "always-call", "hands": 30})[2]
     port = service.next_port(token, created["id"])
     game = load_game("kuhn")
     strategy = make_strategy("always-call", game, seed=1)
@@ -202,8 +221,8 @@ async def test_a_match_the_agent_left_is_on_the_leaderboard_charged(service: Ser
     assert shown["status"] == "aborted" and "seat 1" in shown["error"]
     alice = shown["result"]["players"][0]
     played = shown["result"]["hands"]
-    assert 1 <= played < 20 and alice["charged"] == 20 - played and alice["estimate"]["hands"] == 20
+    assert 1 <= played < 30 and alice["charged"] == 30 - played and alice["estimate"]["hands"] == 30
     board = service.request("GET", "/api/leaderboard?game=kuhn.limit.2p", token)[2]
     (entry,) = board["entries"]
-    assert (entry["user"], entry["hands"], entry["rank"]) == ("alice", 20, 1)
-    assert entry["raw"]["mean"] == pytest.approx(alice["chips"] / 20) and alice["chips"] <= played * 2 - 2 * (20 - played)
+    assert (entry["user"], entry["hands"], entry["rank"]) == ("alice", 30, 1)
+    assert entry["raw"]["mean"] == pytest.approx(alice["chips"] / 30) and alice["chips"] <= played * 2 - 2 * (30 - played)

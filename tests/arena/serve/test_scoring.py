@@ -85,11 +85,15 @@ def test_the_leaderboard_pools_the_hands_of_a_pairs_matches(tmp_path: Path) -> N
     # the estimate pools every hand: m1's 3 duplicate values and m2's 2 raw ones
     assert (alice["estimate"]["mean"], alice["estimate"]["hands"]) == (0.0, 3 + 2)
     assert alice["aivat"] == {"mean": 0.0, "interval": [0.0, 0.0], "hands": 3 + 2, "unit": "chips/hand", "interval_shown": False}
-    assert alice["ranked"] and alice["rank"] == 1
+    # 8 hands, the minimum asked, but an estimate of 5 values shows no interval (the one rule): not ranked
+    assert not alice["ranked"] and "rank" not in alice and board["rankings"] is None
     assert (bob["hands"], bob["raw"], bob["aivat"], bob["ranked"]) == (1, None, None, False) and "rank" not in bob
-    # the rankings: each match one result, by its chips (alice's: 2 - 2 in m1, 0 in m2)
-    rankings = leaderboard("kuhn", load_game("kuhn"), [(row, names[1]) for row in rows[:2]], scoring(tmp_path), 8)["rankings"]["always-raise"]
-    assert rankings["matches"] == 2 and sorted(rankings["bankroll"]) == ["alice", "bot:always-raise"]
+    # 30 more hands (FIRST's three again and again): ranked; the rankings take each match as one result, by its chips
+    more = match(tmp_path, "m4", [[f"{hand}:{FIRST[hand % 3].split(':', 1)[1]}" for hand in range(30)]], hands=30)
+    board = leaderboard("kuhn", load_game("kuhn"), [(row, names[1]) for row in [*rows[:2], more]], scoring(tmp_path), 8)
+    assert board["entries"][0]["ranked"] and board["entries"][0]["rank"] == 1
+    rankings = board["rankings"]["always-raise"]
+    assert rankings["matches"] == 3 and sorted(rankings["bankroll"]) == ["alice", "bot:always-raise"]
 
 
 def test_a_match_over_keeps_its_estimates_beside_its_logs(tmp_path: Path) -> None:
