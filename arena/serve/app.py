@@ -16,7 +16,9 @@ the session cookie (:data:`SESSION_COOKIE`: HttpOnly, SameSite=Strict, so no
 other site's page can send it; Secure over HTTPS), ``POST /api/logout`` ends
 it. Submitted agents (``/api/agents``: uploads, versions, their check
 matches) are :mod:`arena.serve.agents`; events (``/api/events``: an admin
-creates one, everyone reads it) are :mod:`arena.serve.events`. The kit every route is built with (the error shape, the token and
+creates one, everyone reads it) are :mod:`arena.serve.events`; challenges
+(``/api/challenges``: a user's agent against another's or a hosted bot, no
+admin needed) are :mod:`arena.serve.challenges`. The kit every route is built with (the error shape, the token and
 cookie check, JSON bodies, the rate limit) is :mod:`arena.serve.httpkit`;
 this module holds the one table of ``/api`` routes, and :func:`make_app` adds
 the pages' routes (:mod:`arena.serve.pages`) beside it. The one WebSocket,
@@ -36,6 +38,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from arena.serve.agents import Agents, describe
+from arena.serve.challenges import Challenges
 from arena.serve.events import Events
 from arena.serve.hosting import HISTORIES, Host
 from arena.serve.httpkit import (
@@ -214,6 +217,32 @@ async def _event_logs(request: Request, user: User) -> Response:
     return Response(data, media_type="application/gzip", headers={"Content-Disposition": disposition})
 
 
+async def _create_challenge(request: Request, user: User) -> Response:
+    """``POST /api/challenges``: any user's (:mod:`arena.serve.challenges`); 201, its id and status."""
+    host: Host = request.app.state.host
+    challenges: Challenges = request.app.state.challenges
+    row = await challenges.create(user, await read_json(request, host.config.max_body_bytes))
+    return JSONResponse({"id": row.id, "status": row.status}, status_code=201)
+
+
+async def _list_challenges(request: Request, user: User) -> Response:
+    challenges: Challenges = request.app.state.challenges
+    return JSONResponse({"challenges": await challenges.mine(user)})
+
+
+async def _show_challenge(request: Request, user: User) -> Response:
+    challenges: Challenges = request.app.state.challenges
+    return JSONResponse(await challenges.get(user, request.path_params["id"]))
+
+
+async def _challenge_logs(request: Request, user: User) -> Response:
+    """``GET /api/challenges/ID/logs``: each seating's logs as a ``.tar.gz``, once it is over (409 before)."""
+    challenges: Challenges = request.app.state.challenges
+    data = await challenges.logs(user, request.path_params["id"])
+    disposition = f'attachment; filename="challenge-{request.path_params["id"]}-logs.tar.gz"'
+    return Response(data, media_type="application/gzip", headers={"Content-Disposition": disposition})
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     message = {404: "no such route", 405: "method not allowed"}.get(status, "request failed")
@@ -245,9 +274,14 @@ def make_app(host: Host) -> Starlette:
         Route("/api/events", api_route(_list_events), methods=["GET"]),
         Route("/api/events/{id}", api_route(_show_event), methods=["GET"]),
         Route("/api/events/{id}/logs", api_route(_event_logs), methods=["GET"]),
+        Route("/api/challenges", api_route(_create_challenge), methods=["POST"]),
+        Route("/api/challenges", api_route(_list_challenges), methods=["GET"]),
+        Route("/api/challenges/{id}", api_route(_show_challenge), methods=["GET"]),
+        Route("/api/challenges/{id}/logs", api_route(_challenge_logs), methods=["GET"]),
     ]
     agents = Agents(host)
     events = Events(host)
+    challenges = Challenges(host)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -255,6 +289,7 @@ def make_app(host: Host) -> Starlette:
         left checking, and play on the events it left waiting or running."""
         await agents.resume()
         await events.resume()
+        await challenges.resume()
         yield
 
     app = Starlette(routes=routes, exception_handlers={HTTPException: _http_error, Exception: _http_error},
@@ -263,6 +298,7 @@ def make_app(host: Host) -> Starlette:
     app.state.store = host.store
     app.state.agents = agents
     app.state.events = events
+    app.state.challenges = challenges
     app.state.limiter = RateLimiter(host.config.requests_per_minute)
     app.state.tournaments = Tournaments(host.config.data, host.config.dask)
     install_pages(app, host, app.state.tournaments)
