@@ -1,6 +1,7 @@
 """The hosted arena in the browser: login, lobby, web tables, leaderboard,
 match pages with the analysis and a hand replayer, tournaments, and a
-person's submitted agents ("My agents": upload, versions, their checks).
+person's submitted agents ("My agents": upload, versions, their checks,
+and challenges: the form and the list, with each one's result and logs).
 
 Each page is a Jinja2 template under ``templates/`` (one base layout with the
 site's navigation; autoescaped, so a name, an error or a bot's words are
@@ -50,13 +51,14 @@ from agent.human.seat import betting_words
 from agent.human.web import POLICY_VIOLATION, STATIC, serve_page
 from analysis.report import cell_text, crosstable_grid
 from arena.serve.agents import CHECK_HANDS, CHECK_OPPONENT, Agents, describe
+from arena.serve.challenges import Challenges
 from arena.serve.events import EXAMPLE as EVENT_EXAMPLE, Events
 from arena.serve.hosting import HISTORIES, Host, history_problem
 from arena.serve.httpkit import RateLimiter, RequestError, error, same_origin, session_user
 from arena.serve.store import User
 from arena.serve.tables import MAX_TABLE_HANDS, Tables
 from arena.serve.tournaments import EXAMPLE, Tournaments
-from arena.serve.validation import hosted_bots
+from arena.serve.validation import CHUMPS, hosted_bots
 from dealer.log import LogError, read_log
 from poker.cards import card_to_text
 from poker.gamedef import friendly_name, game_names, load_game, short_name
@@ -468,16 +470,46 @@ def _ranking_rows(rankings: dict[str, Any]) -> dict[str, Any]:
 # -- submitted agents -------------------------------------------------------------
 
 
-async def _agents(request: Request, user: User) -> Response:
+async def _agents(request: Request, user: User, challenge_error: str = "", status: int = 200) -> Response:
     """My agents: the upload form (``site.js`` sends the archive to ``POST
     /api/agents``) and each version, newest first within a name, with its
-    check's status, reason and output."""
+    check's status, reason and output; then the challenge form (the person's
+    ready agents; as opponents, the ready agents and hosted bots of their
+    games) and their challenges, a refused one's reason above them."""
     agents: Agents = request.app.state.agents
+    challenges: Challenges = request.app.state.challenges
+    store = _web(request).host.store
     rows = sorted(await agents.mine(user), key=lambda row: (row.name, -row.version))
+    ready = sorted({(row.name, row.game) for row in rows if row.status == "ready"})
+    games = sorted({game for _, game in ready})
+    opponents = []
+    for game in games:
+        for row in await store.call(store.latest_ready, game):
+            owner = await store.call(store.user_name, row.user_id)
+            opponents.append({"value": f"agent:{owner}/{row.name}", "label": f"{owner}/{row.name} v{row.version} ({game})"})
+    bots = [{"value": f"bot:{bot['name']}", "label": f"{bot['name']} ({bot['game']})"} for bot in hosted_bots() if bot["game"] in games]
+    bots += [{"value": f"bot:{name}", "label": f"{name} (any game)"} for name in CHUMPS]
     return _render(
-        request, "agents.html", "My agents", user, games=_game_choices(), versions=[describe(row) for row in rows],
+        request, "agents.html", "My agents", user, status, games=_game_choices(), versions=[describe(row) for row in rows],
         hands=CHECK_HANDS, opponent=CHECK_OPPONENT, max_mib=f"{_web(request).host.config.max_agent_bytes / (1 << 20):g}",
+        challengers=[{"name": name, "game": game} for name, game in ready], opponents=opponents, bots=bots,
+        max_hands=_web(request).host.config.max_hands, challenges=await challenges.mine(user), challenge_error=challenge_error,
     )
+
+
+async def _challenge(request: Request, user: User) -> Response:
+    """The challenge form: as ``POST /api/challenges`` takes it; back to the list, or to the form with the reason."""
+    web = _web(request)
+    fields = await _form(request, web.host.config.max_body_bytes)
+    game, _, name = fields.get("agent", "").partition(" ")
+    challenges: Challenges = request.app.state.challenges
+    try:
+        document = {"agent": name, "game": game, "opponent": fields.get("opponent", ""), "hands": _whole_field(fields, "hands"),
+                    "duplicate": fields.get("duplicate") == "on"}
+        await challenges.create(user, document)
+    except RequestError as refused:
+        return await _agents(request, user, str(refused), refused.status)
+    return RedirectResponse("/agents#challenges", status_code=303)
 
 
 # -- tournaments ------------------------------------------------------------------
@@ -585,6 +617,7 @@ def install_pages(app: Starlette, host: Host, tournaments: Tournaments) -> None:
         WebSocketRoute("/tables/{id}/ws", _table_socket),
         Route("/leaderboard", _page(_leaderboard), methods=["GET"]),
         Route("/agents", _page(_agents), methods=["GET"]),
+        Route("/agents/challenges", _page(_challenge), methods=["POST"]),
         Route("/matches/{id}", _page(_match), methods=["GET"]),
         Route("/matches/{id}/replay.json", _page(_replay), methods=["GET"]),
         Route("/matches/{id}/{what}", _page(_download), methods=["GET"]),

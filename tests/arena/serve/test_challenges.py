@@ -201,3 +201,42 @@ def test_the_users_limit_counts_matches_and_challenges_and_a_challenge_waits_for
         assert service.api("GET", f"/api/matches/{match['id']}", alice)[1]["status"] == "aborted"
     finally:
         service.stop()
+
+
+def test_the_agents_page_asks_for_a_challenge_and_lists_it_with_its_result(served: Service) -> None:
+    """The form (the person's ready agents; the ready agents and hosted bots
+    of their games) posts from this origin only; a refusal comes back above
+    the list; the list shows each challenge, its result and its logs' link."""
+    _, headers, _ = served.request("POST", "/api/login", body={"token": served.tokens["alice"]})
+    cookie = f"{SESSION_COOKIE}={headers['set-cookie'].split(';', 1)[0].split('=', 1)[1]}"
+    form = {"Content-Type": "application/x-www-form-urlencoded", "Origin": served.url}
+
+    def post(body: str, origin: dict[str, str] = form) -> tuple[int, dict[str, str], str]:
+        status, answer_headers, page = served.request("POST", "/agents/challenges", raw=body.encode(), cookie=cookie,
+                                                      headers=origin)
+        return status, answer_headers, bytes(page).decode()
+
+    status, _, page = served.request("GET", "/agents", cookie=cookie)
+    shown = bytes(page).decode()
+    assert status == 200 and '<option value="kuhn raiser">raiser (kuhn)</option>' in shown
+    assert '<option value="agent:bob/caller">bob/caller v1 (kuhn)</option>' in shown
+    assert '<option value="bot:kuhn-cfr">kuhn-cfr (kuhn)</option>' in shown and "leduc-cfr" not in shown
+    status, _, page = post("agent=kuhn+raiser&opponent=agent%3Abob%2Fcaller&hands=1&duplicate=on")
+    assert status == 400 and '<p class="error" role="alert">&#39;hands&#39;: a whole number in 2..10000, got 1</p>' in page
+    elsewhere = {**form, "Origin": f"http://{served.url.removeprefix('http://').split(':')[0]}:1"}
+    assert post("agent=kuhn+raiser&opponent=bot%3Aalways-call&hands=10", elsewhere)[0] == 403
+    before = {c["id"] for c in served.api("GET", "/api/challenges", served.tokens["alice"])[1]["challenges"]}
+    status, answer_headers, _ = post("agent=kuhn+raiser&opponent=bot%3Aalways-call&hands=10")
+    assert status == 303 and answer_headers["location"] == "/agents#challenges"
+    (made,) = [c for c in served.api("GET", "/api/challenges", served.tokens["alice"])[1]["challenges"] if c["id"] not in before]
+    document = over(served, served.tokens["alice"], made["id"])
+    assert document["duplicate"] is False and document["hands"] == 10 and document["status"] == "finished"
+    mine, bot = (p["chips"] for p in document["result"]["players"])
+    assert mine + bot == 0
+    status, _, page = served.request("GET", "/agents", cookie=cookie)
+    assert status == 200, page
+    shown = bytes(page).decode()
+    row = shown[shown.index(f'id="challenge-{made["id"]}"'):]
+    row = row[: row.index("</tr>")]
+    assert "<td>10 of 10</td>" in row and f"alice.raiser {mine:+g}, always-call {bot:+g}" in row
+    assert f'<a href="/api/challenges/{made["id"]}/logs">logs</a>' in row and '<span class="status finished">finished</span>' in row
