@@ -23,7 +23,10 @@ unit: :func:`summary_line`), else what went wrong:
        0..4294967295 included), an unreadable game, an unknown strategy or
        options.
 3      the connection: the dealer could not be reached (refused, unknown host,
-       unreachable) or the connection was reset or failed during the match.
+       unreachable), the seat turned it away saying why (a hosted match's port
+       of a seating not open yet names the port to use:
+       :class:`agent.client.SeatRefused`), or the connection was reset or
+       failed during the match.
 130    interrupted (Ctrl-C, SIGINT), at any moment: while the modules import,
        while connecting, during the match.
 =====  ==========================================================================
@@ -42,7 +45,7 @@ from typing import NoReturn
 
 import trio
 
-from agent.client import AgentError, ConnectionLost, PlaySummary, play
+from agent.client import AgentError, ConnectionLost, PlaySummary, SeatRefused, play
 from poker.gamedef import Game, GameDefError, load_game
 from poker.protocol import key_line
 from poker.stats import unit_of
@@ -57,10 +60,11 @@ _PORTS = range(1, 2**16)
 _SEEDS = range(2**32)
 #: The environment variable that gives the seat's key when ``--key`` does not.
 KEY_VARIABLE = "ARENA_SEAT_KEY"
-#: What a refused connection adds: a hosted match's port refuses until its seating
-#: starts (a duplicate match's second port while the first plays), which only the
-#: API knows, not the port.
-REFUSED_HINT = "nothing listens there now (a hosted match's port opens when its seating starts: GET /api/matches/ID names next_port)"
+#: What a refused connection adds: a hosted match's port answers from the match's
+#: request (saying which port to use while its seating is not open) until its
+#: seating's agent is seated, so nothing there means no match waits on it.
+REFUSED_HINT = ("nothing listens there now (a hosted match's port answers until its seating's agent is seated:"
+                " GET /api/matches/ID names next_port)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -173,10 +177,12 @@ def _main(argv: list[str]) -> int:
             return _fail(EXIT_INTERRUPTED, "interrupted")
         if isinstance(leaf, ConnectionLost):
             return _fail(EXIT_CONNECTION, f"error: {leaf}")
+        if isinstance(leaf, SeatRefused):
+            return _fail(EXIT_CONNECTION, f"error: {args.host}:{args.port} turned the connection away: {leaf}")
         if isinstance(leaf, AgentError):
             return _fail(EXIT_AGENT_ERROR, f"error: {leaf}")
         if isinstance(leaf, OSError):
-            hint = f"; {REFUSED_HINT}" if _refused(leaf) else ""  # a hosted match's port listens only while its seating waits
+            hint = f"; {REFUSED_HINT}" if _refused(leaf) else ""
             return _fail(EXIT_CONNECTION, f"error: cannot connect to {args.host}:{args.port}: {leaf}{hint}")
         raise
     print(summary_line(summary, game), file=sys.stderr)

@@ -17,6 +17,13 @@ What the reference ``example_player`` does, and what the ACPC protocol asks of a
 5. stop cleanly at end of file: there is no end-of-match message. A reset or
    failed connection is not an end of match: it raises :class:`ConnectionLost`.
 
+One comment line is read, not skipped: a seat that turns the agent away says
+why in a ``#REFUSED:`` line before any match state and closes
+(:func:`refused_line`; the hosted arena's port of a seating not yet open names
+the port to use), and the agent stops with :class:`SeatRefused` quoting it. An
+agent written to the protocol alone skips the comment and sees the connection
+end before any hand, as it would a dealer that closed.
+
 The cost of a message does not grow with the hand: a :class:`~poker.protocol.MatchStateReader`
 applies only the actions that are new since the previous message.
 
@@ -49,13 +56,18 @@ __all__ = [
     "ParseMatchState",
     "PlaySummary",
     "LineReader",
+    "REFUSED_PREFIX",
+    "SeatRefused",
     "Session",
     "play",
     "play_stream",
+    "refused_line",
 ]
 
 
 _RECEIVE_BYTES: Final = 65536
+#: The comment a seat sends before closing a connection it turns away, then why (our extension).
+REFUSED_PREFIX: Final = "#REFUSED:"
 
 #: An async decision source used instead of ``Strategy.act``.
 Decide = Callable[[MatchState], Awaitable[Action]]
@@ -71,6 +83,21 @@ class AgentError(Exception):
 class ConnectionLost(AgentError):
     """The connection to the dealer was reset or failed in the middle of the match
     (an end of file is the normal end, not this)."""
+
+
+class SeatRefused(AgentError):
+    """The seat turned the connection away before any hand, saying why
+    (:func:`refused_line`); ``str()`` is its reason."""
+
+
+def refused_line(reason: str) -> bytes:
+    """The line a seat sends to a connection it turns away (then it closes):
+    a comment, which the protocol lets a dealer send and every agent skip, so
+    only an agent that knows it (ours) reads the reason. One line: a line end
+    or a character outside printable ASCII in ``reason`` becomes a space, and
+    it is cut to fit :data:`poker.protocol.READBUF_LEN`."""
+    text = "".join(char if " " <= char <= "~" else " " for char in reason)
+    return f"{REFUSED_PREFIX} {text}"[: READBUF_LEN - 2].encode("ascii") + b"\r\n"
 
 
 @dataclass(frozen=True)
@@ -146,9 +173,12 @@ class Session:
         ``None`` (a comment, a blank line, another player's turn, a finished hand).
 
         Raises:
+            SeatRefused: a :data:`REFUSED_PREFIX` line before any match state.
             AgentError: the line is not a match state of this game.
         """
         if not text or text[0] in "#;":
+            if self.hands == 0 and text.startswith(REFUSED_PREFIX):
+                raise SeatRefused(text.removeprefix(REFUSED_PREFIX).strip())
             return None
         try:
             view, consumed = self._parse(text)

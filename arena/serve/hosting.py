@@ -31,9 +31,13 @@ address is shared by everyone behind one NAT, on one host, or (in the compose
 stack) behind Docker's proxy. Requests are checked before they reach the host
 (:mod:`arena.serve.validation`). From its reservation until its seat is
 taken a port is held by one socket: bound (without ``SO_REUSEADDR``, so no other
-program can bind it too) but not listening (a connection is refused) until
-its seating starts, then handed to the dealer, which listens on that very
-socket (:class:`arena.match.Remote`'s ``listener``), so there is no moment
+program can bind it too) and, until its seating starts, answered by the host
+itself (:meth:`Host._answer_early`): a connection from the allowed peer is told,
+in one ``#REFUSED:`` comment (:func:`agent.client.refused_line`, which our
+agent prints as its error), that this port is not open yet and which is (a
+duplicate match's second port while the first seating plays), then closed;
+at its seating's start the same socket is handed to the dealer, which listens
+on it (:class:`arena.match.Remote`'s ``listener``), so there is no moment
 when a squatter could bind it and pose as the dealer. An agent connects once
 ``GET /api/matches/ID`` names the port as ``next_port`` with ``queued`` false,
 or through the seat route (:mod:`arena.serve.relay`), which connects from
@@ -65,6 +69,7 @@ from typing import Any, Final
 
 import trio
 
+from agent.client import refused_line
 from analysis.hand_files import read_hands
 from analysis.hands import concat
 from analysis.holdem import holdem_problem
@@ -85,6 +90,7 @@ from arena.match import (
     play_seating,
 )
 from dealer.budget import TimeLimits
+from dealer.seats import peer_address
 from poker.gamedef import Game, GameDefError, load_game
 from strategies.base import Spec
 from strategies.bots import LIBRARY
@@ -110,6 +116,10 @@ REVOKED_POLL_S: Final = 1.0
 
 #: How often the seat route looks whether the match's next seating waits for the agent.
 RELAY_POLL_S: Final = 0.1
+#: A port not open yet answers this many connections at once (more are closed unanswered: a flood holds few sockets).
+EARLY_AT_ONCE: Final = 16
+#: How long a port not open yet waits for a connection it answered to close (our agent closes at once).
+EARLY_CLOSE_S: Final = 5.0
 
 #: The hand-history downloads beside the ACPC log: each format's file name ending and media type.
 HISTORIES: Final = {"phh": (".phhs", "application/toml; charset=utf-8"), "pokerstars": (".txt", "text/plain; charset=utf-8")}
@@ -150,6 +160,20 @@ _log = logging.getLogger(__name__)
 
 
 @dataclass
+class _Door:
+    """A reserved port's answer to connections until its seating starts
+    (:meth:`Host._answer_early`): ``scope`` ends it, ``closed`` says it has
+    ended, so that the socket has no one waiting on it when the dealer takes it."""
+
+    scope: trio.CancelScope = dataclasses.field(default_factory=trio.CancelScope)
+    closed: trio.Event = dataclasses.field(default_factory=trio.Event)
+
+    async def shut(self) -> None:
+        self.scope.cancel()
+        await self.closed.wait()
+
+
+@dataclass
 class _Live:
     """A match this process hosts, from its request to its end."""
 
@@ -164,6 +188,7 @@ class _Live:
     person: Person | None = None  # a web table: the user's seat is a person's, in this process
     stop: trio.CancelScope = dataclasses.field(default_factory=trio.CancelScope)  # ends the match (a revoked user)
     culprit: str | None = None  # whose agent aborted a seating: "user" (charged for leaving) or "bot"
+    doors: list[_Door] = dataclasses.field(default_factory=list)  # each seating's port's answer until it starts
 
 
 def seat_names(user: str, opponent: str) -> tuple[str, str]:
@@ -283,6 +308,10 @@ class Host:
             del self.live[match_id]
             self._release(live.reserved)
             raise
+        assert self.nursery is not None
+        live.doors = [_Door() for _ in reserved]
+        for index in range(len(reserved)):
+            self.nursery.start_soon(self._answer_early, live, index)
         self.queue.append(live)
         self._start_next()
         return row
@@ -332,9 +361,9 @@ class Host:
         return total
 
     def _take_ports(self, count: int) -> list[socket.socket]:
-        """``count`` ports of the range, bound (not listening, so a connection
-        is refused) without ``SO_REUSEADDR``, so that nothing else binds them
-        before their seatings start: not even a local program that asks for
+        """``count`` ports of the range, bound (answered by :meth:`_answer_early`
+        until their seatings start) without ``SO_REUSEADDR``, so that nothing
+        else binds them before then: not even a local program that asks for
         address reuse, which could then pose as the dealer to an agent.
 
         Raises:
@@ -359,6 +388,74 @@ class Host:
             self._release(taken)
             raise RequestError(503, "no free match port: try again later", {"Retry-After": "30"})
         return taken
+
+    async def _answer_early(self, live: _Live, index: int) -> None:
+        """Until seating ``index`` starts (its door shut): listen on its
+        reserved port and answer each connection from the match's allowed
+        peer with one ``#REFUSED:`` line saying why the port is not open yet
+        and which to use (:meth:`_not_open`), then close it; a connection from
+        anyone else is closed unanswered, as the dealer would drop it. The
+        socket is never closed here: the dealer listens on it next."""
+        door = live.doors[index]
+        try:
+            with door.scope:
+                sock = live.reserved[index]
+                assert sock is not None
+                sock.listen(EARLY_AT_ONCE)
+                listener = trio.SocketListener(trio.socket.from_stdlib_socket(sock))
+                async with trio.open_nursery() as nursery:
+                    while True:
+                        stream = await listener.accept()
+                        if len(nursery.child_tasks) >= EARLY_AT_ONCE:
+                            await stream.aclose()
+                        else:
+                            nursery.start_soon(self._turn_away, live, index, stream)
+        finally:
+            door.closed.set()
+
+    async def _turn_away(self, live: _Live, index: int, stream: trio.SocketStream) -> None:
+        """One early connection: answered when it comes from the allowed peer,
+        read to its end (so closing sends no reset over the answer) within
+        :data:`EARLY_CLOSE_S`, closed."""
+        async with stream:
+            with trio.move_on_after(EARLY_CLOSE_S):
+                try:
+                    if not self._allowed(live, stream):
+                        return
+                    await stream.send_all(refused_line(self._not_open(live, index)))
+                    await stream.send_eof()
+                    while await stream.receive_some():
+                        pass
+                except trio.BrokenResourceError:
+                    pass  # gone already
+
+    @staticmethod
+    def _allowed(live: _Live, stream: trio.SocketStream) -> bool:
+        """Whether the connection comes from the match's allowed peer (anyone where there is none)."""
+        if live.row.peer is None:
+            return True
+        try:
+            return peer_address(stream.socket.getpeername()[0]) == peer_address(live.row.peer)
+        except (OSError, ValueError):  # no address to compare
+            return False
+
+    def _not_open(self, live: _Live, index: int) -> str:
+        """Why seating ``index``'s port is not open yet, and where to connect instead."""
+        row = live.row
+        port = row.ports[index]
+        which = f"seating {index + 1}'s port of match {row.id}" if len(row.ports) > 1 else f"the port of match {row.id}"
+        if live.person is not None:
+            return f"port {port} is {which}, a web table's: its seat is played on the table's page"
+        starting = self.warming.starting.get(row.opponent)
+        if live.status == "queued":
+            why = "the match waits in the queue for a free place"
+        elif starting is not None:
+            why = starting
+        elif live.seating < index:
+            why = f"seating {live.seating + 1} plays first, on port {row.ports[live.seating]}: connect there"
+        else:
+            why = "its seating is starting"
+        return f"port {port} is {which}, not open yet: {why}; connect when GET /api/matches/{row.id} names it as next_port"
 
     def _release(self, reserved: Sequence[socket.socket | None]) -> None:
         for sock in reserved:
@@ -561,6 +658,8 @@ class Host:
             error = failure_text(problem)
         finally:
             with trio.CancelScope(shield=True):
+                for door in live.doors:  # none is waiting on its socket as it closes
+                    await door.shut()
                 self._release(live.reserved)
                 for port in row.ports:
                     self.ports_used.discard(port)
@@ -624,6 +723,7 @@ class Host:
         plan's remote seat), which listens on it and closes it."""
         port = live.row.ports[index]
         runs: list[SeatingRun] = []
+        await live.doors[index].shut()  # the port's early answers end: the dealer listens on it next
 
         async def play(task_status: trio.TaskStatus[tuple[int, ...]]) -> None:
             runs.append(await play_seating(plan, index, task_status=task_status))

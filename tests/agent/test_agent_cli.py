@@ -15,6 +15,7 @@ import pytest
 import trio
 
 from agent.cli import EXIT_AGENT_ERROR, EXIT_CONNECTION, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, REFUSED_HINT
+from agent.client import refused_line
 
 # `arena` itself (arena/cli.py), run from this checkout rather than the installed script.
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,7 +103,18 @@ async def test_connection_refused_is_one_line_and_status_3() -> None:
     status, err = await _finish(await _agent(port))
     assert status == EXIT_CONNECTION
     _assert_one_line(err, f"cannot connect to 127.0.0.1:{port}")
-    assert err.endswith(f"; {REFUSED_HINT}\n")  # a hosted match's port not open yet: where to look
+    assert err.endswith(f"; {REFUSED_HINT}\n")  # no match's port (over, or its agent seated): where to look
+
+
+async def test_a_seat_that_turns_the_agent_away_is_its_reason_and_status_3() -> None:
+    """A hosted match's port of a seating not open yet answers a #REFUSED: line
+    naming the port to use and closes: the agent's one line is that reason."""
+    reason = "port 9001 is seating 2's of match m, not open yet: seating 1 plays first, on port 9000: connect there"
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(_dealer, refused_line(reason), "close")
+        status, err = await _finish(await _agent(port))
+    assert status == EXIT_CONNECTION
+    assert err == f"arena agent: error: 127.0.0.1:{port} turned the connection away: {reason}\n"
 
 
 async def test_sigint_is_one_line_and_status_130() -> None:

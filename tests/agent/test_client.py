@@ -11,7 +11,7 @@ import pytest
 import trio
 import trio.testing
 
-from agent.client import AgentError, ConnectionLost, LineReader, PlaySummary, Session, play
+from agent.client import AgentError, ConnectionLost, LineReader, PlaySummary, SeatRefused, Session, play, refused_line
 from poker import protocol
 from poker.deal import Dealer
 from poker.gamedef import Game, load_game
@@ -137,6 +137,24 @@ async def test_comments_blank_lines_and_bare_newlines() -> None:
     ]
     sent, _ = await run(script, spec="always-call")
     assert sent == VERSION + b"MATCHSTATE:0:0::Ks|:c\r\n"
+
+
+async def test_a_refused_line_before_any_state_stops_with_its_reason() -> None:
+    """A seat that turns the agent away says why in a #REFUSED: comment and
+    closes: the agent stops with that reason, not a quiet end of a match of no hands."""
+    line = refused_line("port 9001 is seating 2's\r\nof match m; seating 1 plays on port 9000")
+    assert line == b"#REFUSED: port 9001 is seating 2's  of match m; seating 1 plays on port 9000\r\n"  # one line
+    with pytest.raises(SeatRefused) as refused:
+        await run([Expect(VERSION), b"# a comment first\r\n", line, Pause(1)])
+    assert str(refused.value) == "port 9001 is seating 2's  of match m; seating 1 plays on port 9000"
+    assert len(refused_line("x" * 5000)) == READBUF_LEN  # cut to the longest line, its terminator included
+
+
+async def test_a_refused_line_once_a_hand_is_dealt_is_a_comment() -> None:
+    """Only before the first state: afterwards the line is skipped as the protocol's comments are."""
+    script: list[Step] = [Expect(VERSION), b"MATCHSTATE:1:0::|Qs\r\n", refused_line("late"), b"MATCHSTATE:1:0:rf:|Qs\r\n"]
+    sent, summary = await run(script, spec="always-fold")
+    assert (sent, summary) == (VERSION, PlaySummary(hands=1, actions=0, finished=1, chips=-1.0))
 
 
 async def test_answers_only_on_its_turn() -> None:
