@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from arena.serve.challenges import NO_SUCH_CHALLENGE, NOT_OVER
+from arena.serve.challenges import NO_SUCH_CHALLENGE, NOT_OVER, RESTARTED
 from arena.serve.httpkit import CROSS_ORIGIN, SESSION_COOKIE
 from tests.arena.serve.service_process import Service, add_user
 from tests.arena.serve.test_agents import CRASHER, STARTME, agent_archive, entry, tar_gz
@@ -240,3 +240,22 @@ def test_the_agents_page_asks_for_a_challenge_and_lists_it_with_its_result(serve
     row = row[: row.index("</tr>")]
     assert "<td>10 of 10</td>" in row and f"alice.raiser {mine:+g}, always-call {bot:+g}" in row
     assert f'<a href="/api/challenges/{made["id"]}/logs">logs</a>' in row and '<span class="status finished">finished</span>' in row
+
+
+def test_a_challenge_a_killed_service_left_queued_is_aborted_when_it_starts_again(world: Path) -> None:
+    """The one place held by a hosted match whose agent never connects, bob's
+    challenge waits; the service is killed outright; started again, it says
+    the challenge was cut short and charges no one."""
+    service = make_service(world, "restart", max_matches=1, start_timeout_s=30.0).start()
+    try:
+        assert service.request("POST", "/api/matches", service.tokens["alice"],
+                               {"game": "kuhn", "opponent": "always-call", "hands": 10})[0] == 201
+        status, answer = ask(service, service.tokens["bob"], {"agent": "caller", "opponent": "agent:raiser", "hands": 10})
+        assert status == 201 and service.api("GET", f"/api/challenges/{answer['id']}", service.tokens["bob"])[1]["status"] == "queued"
+        service.kill()
+        service.start()
+        document = service.api("GET", f"/api/challenges/{answer['id']}", service.tokens["bob"])[1]
+        assert (document["status"], document["reason"], document["forfeit"]) == ("aborted", RESTARTED, None)
+        assert [p["chips"] for p in document["result"]["players"]] == [0.0, 0.0] and document["result"]["hands"] == 0
+    finally:
+        service.stop()
