@@ -2,10 +2,12 @@
 Kuhn clients, each in its sandbox, play a duplicate challenge to its end
 (chips that sum to zero, the duplicate's exact zero, the logs both owners
 download and a third user cannot see); a challenge of a hosted bot; a
-crasher forfeits with its reason and is charged the hands it left; the
-cookie's challenge from another origin is refused; the user's limit counts
-hosted matches and challenges together, and a challenge waits while the
-service's places are taken."""
+crasher forfeits with its reason and is charged the hands it left, and an
+agent that quits in the second seating is named and charged that seating's
+hands alone; one-line refusals; the cookie's challenge from another origin is
+refused; the user's limit counts hosted matches and challenges together, and a
+challenge waits while the service's places are taken; a killed service's
+queued challenge is aborted when it starts again; the agents page's form and list."""
 
 from __future__ import annotations
 
@@ -36,6 +38,12 @@ pytestmark = NEEDS_SANDBOX
 #: every hand is a showdown for 2 chips a player.
 RAISER = PRELUDE + textwrap.dedent(ALWAYS_CALL.replace('":c\\r\\n"', '(":r" if betting in ("", "c") else ":c") + "\\r\\n"'))
 assert RAISER.count(":r") == 1, "always-call's answer is written as this test expects"
+#: Always-call, but one that quits when its first hand deals it the second position: in the
+#: second seating of a duplicate challenge (the seats swapped), as the first deals it the first.
+SHY = PRELUDE + textwrap.dedent(ALWAYS_CALL.replace(
+    'if line.startswith("MATCHSTATE:"):',
+    'if line.startswith("MATCHSTATE:1:0:"):\n        sys.exit("no second seat for me")\n    if line.startswith("MATCHSTATE:"):'))
+assert SHY.count("sys.exit") == 1, "always-call's loop is written as this test expects"
 
 
 def make_service(world: Path, name: str, **settings: Any) -> Service:
@@ -46,6 +54,8 @@ def make_service(world: Path, name: str, **settings: Any) -> Service:
     service.tokens = {user: add_user(service.data, user) for user in ("alice", "bob", "carol")}
     raiser = tar_gz(world / f"{name}-raiser.tar.gz", [entry("startme.sh", STARTME.encode()), entry("agent.py", RAISER.encode())])
     ready_agent(service.data, "alice", "raiser", raiser, secrets.token_hex(8))
+    shy = tar_gz(world / f"{name}-shy.tar.gz", [entry("startme.sh", STARTME.encode()), entry("agent.py", SHY.encode())])
+    ready_agent(service.data, "alice", "shy", shy, secrets.token_hex(8))
     ready_agent(service.data, "bob", "caller", agent_archive(world / f"{name}-caller.tar.gz"), secrets.token_hex(8))
     ready_agent(service.data, "bob", "crasher", agent_archive(world / f"{name}-crasher.tar.gz", CRASHER), secrets.token_hex(8))
     return service
@@ -147,6 +157,20 @@ def test_a_crasher_forfeits_with_its_reason_and_is_charged_the_hands_it_left(ser
     players = {p["name"]: p for p in document["result"]["players"]}
     # both seatings' hands charged at Kuhn's most a hand can lose (2 chips); the second seating never played
     assert (players["bob.crasher"]["charged"], players["bob.crasher"]["chips"], players["alice.raiser"]["chips"]) == (20, -40.0, 40.0)
+
+
+def test_the_asker_forfeiting_in_the_second_seating_is_charged_its_hands(served: Service) -> None:
+    """The first seating's hands stand as played; the second's, all left, are charged to the one who left."""
+    alice, bob = served.tokens["alice"], served.tokens["bob"]
+    status, answer = ask(served, alice, {"agent": "shy", "opponent": "agent:caller", "hands": 10})
+    assert status == 201
+    document = over(served, alice, answer["id"])
+    assert document["status"] == "forfeited" and document["forfeit"] == {
+        "agent": "alice.shy", "seating": 2, "reason": "exited with status 1 before the match was over: no second seat for me"}
+    first = chips_in(logs(served, bob, answer["id"])[f"{answer['id']}/seating0.log"], "alice.shy")
+    players = {p["name"]: p for p in document["result"]["players"]}
+    assert [s["hands"] for s in document["result"]["seatings"]] == [10, 0]
+    assert (players["alice.shy"]["charged"], players["alice.shy"]["chips"], players["bob.caller"]["chips"]) == (10, first - 20, 20 - first)
 
 
 def test_requests_are_refused_in_one_line(served: Service) -> None:
