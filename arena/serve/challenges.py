@@ -21,7 +21,7 @@ played seating by seating through :func:`arena.match.play_seating`: each
 submitted agent a :class:`arena.match.seats.Sandboxed` seat, started afresh
 in its own sandbox every seating (so neither remembers the first seating's
 cards in the second: duplicate is fair), a hosted bot the seat a hosted match
-gives it (:func:`arena.serve.hosting.bot_seat`), under the service's time
+gives it (:func:`arena.serve.hosting.hosted_bot`), under the service's time
 limits with the whole-match cap. Its files are in ``DATA/challenges/ID/``.
 
 It waits (``queued``) until fewer than :data:`AT_ONCE` challenges play and the
@@ -67,10 +67,9 @@ from arena.match.seats import Sandboxed
 from arena.sandbox import unavailable
 from dealer.budget import TimeLimits
 from poker.gamedef import load_game
-from strategies.base import Spec
 
 from arena.serve.archives import agent_folder
-from arena.serve.hosting import Host, bot_seat, failure_text
+from arena.serve.hosting import Host, failure_text, hosted_bot
 from arena.serve.httpkit import RequestError
 from arena.serve.store import AgentRow, ChallengeRow, User
 from arena.serve.validation import CHUMPS, hosted_bots
@@ -302,7 +301,7 @@ class Challenges:
                 bots.append(Bot.seated(side["seat"], Sandboxed(home)))
             else:
                 seed = agent_seed(row.seed, index)
-                bots.append(Bot(Spec.parse(side["name"]), side["seat"], seed, bot_seat(row.game, side["name"], seed)))
+                bots.append(hosted_bot(side["name"], side["seat"], seed))
         seatings = ((0, 1), (1, 0))[: 2 if row.duplicate else 1]
         limits = TimeLimits(config.t_response_ms, config.t_hand_ms, config.t_per_hand_ms, int(config.start_timeout_s * 1000))
         return MatchPlan(

@@ -78,13 +78,10 @@ from analysis.pokerstars import write_pokerstars
 from arena.match import (
     PERSON_LIMITS,
     Bot,
-    Command,
-    InProcess,
     MatchPlan,
     Person,
     Remote,
     SeatingRun,
-    agent_command,
     agent_seed,
     our_address,
     play_seating,
@@ -103,12 +100,14 @@ from arena.serve.store import ACTIVE, MatchRow, Store, User
 from arena.serve.validation import MatchRequest
 from arena.serve.warming import Warming
 
-__all__ = ["Host", "RESTARTED", "bot_seat", "seat_names"]
+__all__ = ["Host", "RESTARTED", "hosted_bot", "seat_names"]
 
 #: Why a match not over when the service started again is aborted.
 RESTARTED: Final = "the service stopped while the match was playing; its finished hands are kept"
 #: Why a match of a user whose token was revoked is aborted (it does not count: no one's seat left it).
 REVOKED: Final = "the user's token was revoked: the match ended at once and does not count"
+#: Why a match has not begun while it waits for a place (:meth:`Host.waiting_for`).
+QUEUED: Final = "the match waits in the queue for a free place"
 #: In a match's ``result`` while its estimators are still being computed (:meth:`Host._estimate`).
 PENDING: Final = "pending"
 #: How often the host looks for users revoked (by ``arena users revoke``, another process) with matches not over.
@@ -125,15 +124,15 @@ EARLY_CLOSE_S: Final = 5.0
 HISTORIES: Final = {"phh": (".phhs", "application/toml; charset=utf-8"), "pokerstars": (".txt", "text/plain; charset=utf-8")}
 
 
-def bot_seat(game: str, opponent: str, seed: int) -> InProcess | Command:
-    """The hosted bot's seat: a task of the service's own event loop, or, for a
-    bot that re-solves at every decision (``hunl-modicum``: up to a second or
-    two of CPU a decision, which would stall every other match and request the
-    loop serves), our agent in a process of its own."""
+def hosted_bot(opponent: str, name: str, seed: int) -> Bot:
+    """The hosted bot ``opponent`` seated as ``name``: a task of the service's
+    own event loop, or, for a bot that re-solves at every decision
+    (``hunl-modicum``: up to a second or two of CPU a decision, which would
+    stall every other match and request the loop serves), our agent in a
+    process of its own, which also records its own values beside each
+    seating's log for AIVAT (:func:`arena.match.agent_spec`)."""
     bot = LIBRARY.get(opponent)
-    if bot is not None and bot.agent != "equilibrium":
-        return agent_command(game, Spec.parse(opponent), seed)
-    return InProcess(Spec.parse(opponent), seed)
+    return Bot(Spec.parse(opponent), name, seed, process=bot is not None and bot.agent != "equilibrium")
 
 
 #: An absolute path in an error's words (what a page must not show of the server).
@@ -188,6 +187,7 @@ class _Live:
     person: Person | None = None  # a web table: the user's seat is a person's, in this process
     stop: trio.CancelScope = dataclasses.field(default_factory=trio.CancelScope)  # ends the match (a revoked user)
     culprit: str | None = None  # whose agent aborted a seating: "user" (charged for leaving) or "bot"
+    stopped: str = REVOKED  # why ``stop`` ended the match, once it has (:meth:`Host.stop`)
     doors: list[_Door] = dataclasses.field(default_factory=list)  # each seating's port's answer until it starts
 
 
@@ -252,11 +252,31 @@ class Host:
             revoked = {user.id for user in await self.store.call(self.store.users) if user.revoked}
             for live in list(self.live.values()):
                 if live.row.user_id in revoked and not live.stop.cancel_called:
-                    live.stop.cancel()
-                    if live in self.queue:  # never started: play it now, to its immediate end
-                        self.queue.remove(live)
-                        live.status = "waiting"
-                        self.nursery.start_soon(self._play, live)
+                    self.stop(live.row.id, REVOKED)
+
+    def stop(self, match_id: str, why: str) -> None:
+        """End match ``match_id`` at once, aborted with ``why`` and no culprit,
+        so that it does not count: a playing seating is cancelled, a queued
+        match leaves the queue (its place was never taken) and ends unplayed."""
+        assert self.nursery is not None
+        live = self.live.get(match_id)
+        if live is None or live.stop.cancel_called:
+            return
+        live.stopped = why
+        live.stop.cancel()
+        if live in self.queue:  # never started: play it now, to its immediate end
+            self.queue.remove(live)
+            live.status = "waiting"
+            self.nursery.start_soon(self._play, live)
+
+    def waiting_for(self, match_id: str) -> str | None:
+        """Why match ``match_id`` has not begun: :data:`QUEUED`, or its bot
+        still starting (:attr:`arena.serve.warming.Warming.starting`); None
+        once neither holds it (or it is over)."""
+        live = self.live.get(match_id)
+        if live is None:
+            return None
+        return QUEUED if live.status == "queued" else self.warming.starting.get(live.row.opponent)
 
     async def _record_ends(self) -> None:
         """Write the ends the database refused when their matches ended, while it takes them."""
@@ -446,15 +466,10 @@ class Host:
         which = f"seating {index + 1}'s port of match {row.id}" if len(row.ports) > 1 else f"the port of match {row.id}"
         if live.person is not None:
             return f"port {port} is {which}, a web table's: its seat is played on the table's page"
-        starting = self.warming.starting.get(row.opponent)
-        if live.status == "queued":
-            why = "the match waits in the queue for a free place"
-        elif starting is not None:
-            why = starting
-        elif live.seating < index:
-            why = f"seating {live.seating + 1} plays first, on port {row.ports[live.seating]}: connect there"
-        else:
-            why = "its seating is starting"
+        why = self.waiting_for(row.id)
+        if why is None:
+            why = (f"seating {live.seating + 1} plays first, on port {row.ports[live.seating]}: connect there"
+                   if live.seating < index else "its seating is starting")
         return f"port {port} is {which}, not open yet: {why}; connect when GET /api/matches/{row.id} names it as next_port"
 
     def _release(self, reserved: Sequence[socket.socket | None]) -> None:
@@ -652,7 +667,7 @@ class Host:
                     if error is not None:
                         break
             if live.stop.cancelled_caught:
-                error, live.culprit = REVOKED, None
+                error, live.culprit = live.stopped, None
         except Exception as problem:  # a bot that cannot be seated, a disk that fails: this match only
             _log.exception("match %s failed", row.id)
             error = failure_text(problem)
@@ -698,7 +713,7 @@ class Host:
         listener = live.reserved[seating]
         own = Remote(row.peer, key=live.keys[seating], listener=listener, relayed=True)
         user = Bot.seated(user_name, own if live.person is None else dataclasses.replace(live.person, listener=listener))
-        bot = Bot(Spec.parse(row.opponent), bot_name, seed, bot_seat(row.game, row.opponent, seed))
+        bot = hosted_bot(row.opponent, bot_name, seed)
         seatings = ((0, 1), (1, 0))[: len(row.ports)]
         return MatchPlan(
             game=live.game,
