@@ -30,7 +30,9 @@ goes first. An agent that crashes, hangs, never connects or breaks the
 protocol forfeits: the challenge ends there (``forfeited``, with who, in which
 seating and why: :meth:`arena.match.SeatingRun.culprits`) and the forfeiter is
 charged every hand it left. A challenge the service's side cut short (a
-restart, a failure) is ``aborted``, charged to no one.
+restart, a failure), or one whose asker or opponent agent's owner is revoked
+(it ends at once, as a revoked user's hosted matches do), is ``aborted``,
+charged to no one.
 
 The result is :func:`analysis.match_score.score_match`'s document, the one
 scoring of every match: ``hands``, and per player its ``chips`` and raw
@@ -69,12 +71,12 @@ from dealer.budget import TimeLimits
 from poker.gamedef import load_game
 
 from arena.serve.archives import agent_folder
-from arena.serve.hosting import Host, failure_text, hosted_bot
+from arena.serve.hosting import REVOKED_POLL_S, Host, failure_text, hosted_bot
 from arena.serve.httpkit import RequestError
 from arena.serve.store import AgentRow, ChallengeRow, User
 from arena.serve.validation import CHUMPS, hosted_bots
 
-__all__ = ["Challenges", "AT_ONCE", "NO_SUCH_CHALLENGE", "NOT_OVER", "RESTARTED", "ROOM_POLL_S", "describe"]
+__all__ = ["Challenges", "AT_ONCE", "NO_SUCH_CHALLENGE", "NOT_OVER", "RESTARTED", "REVOKED", "ROOM_POLL_S", "describe"]
 
 #: Challenges playing at once (each two sandboxes, or one and a bot, and a dealer in this process).
 AT_ONCE: Final = 4
@@ -84,6 +86,8 @@ NO_SUCH_CHALLENGE: Final = "no such challenge: GET /api/challenges lists yours"
 NOT_OVER: Final = "the challenge is not over: its logs are given once it is (a duplicate's second seating deals the first's cards)"
 #: Why a challenge a stopped service left queued or playing is aborted.
 RESTARTED: Final = "the service stopped while the challenge was queued or playing; its finished hands are kept"
+#: Why a challenge of a revoked user (the asker, or the opponent agent's owner) is aborted.
+REVOKED: Final = "a player's token was revoked: the challenge ended at once and charges no one"
 _KEYS: Final = ("agent", "opponent", "hands", "duplicate", "game")
 _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ID: Final = re.compile(r"[0-9a-f]{16}")
@@ -249,31 +253,21 @@ class Challenges:
         return playing < AT_ONCE and playing + hosted < self.host.config.max_matches
 
     async def _play(self, live: _Live) -> None:
-        """Wait for room (the oldest first), play the challenge's seatings in
-        turn, then record how it ended; a failure ends this challenge only."""
+        """Play the challenge (:meth:`_contest`) while neither side's owner is
+        revoked (:meth:`_watch`), then record how it ended; a service that
+        stops cuts it short (:data:`RESTARTED`)."""
         row = live.row
         status: str = "aborted"
         reason: str | None = RESTARTED
         forfeit: dict[str, Any] | None = None
         seats = (row.agent["seat"], row.opponent["seat"])
+        outcome: list[tuple[str, str | None, dict[str, Any] | None]] = []
         try:
-            if self._turn is None:
-                self._turn = trio.Lock()
-            async with self._turn:  # fair: the waiters take it in turn
-                while not self._room():
-                    await trio.sleep(ROOM_POLL_S)
-                live.status = "running"
-            await self.host.store.call(self.host.store.set_challenge_status, row.id, "running")
-            plan = await trio.to_thread.run_sync(self._plan, row)
-            status, reason = "finished", None
-            for index in range(len(plan.seatings)):
-                run = await play_seating(plan, index)
-                status, reason, forfeit = _outcome(run, plan, index)
-                if status != "finished":
-                    break
-        except Exception as problem:  # a folder gone, a disk that fails: this challenge only
-            _log.exception("challenge %s failed", row.id)
-            status, reason, forfeit = "aborted", failure_text(problem), None
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._watch, row, nursery.cancel_scope)
+                outcome.append(await self._contest(live))
+                nursery.cancel_scope.cancel()
+            status, reason, forfeit = outcome[0] if outcome else ("aborted", REVOKED, None)
         finally:
             with trio.CancelScope(shield=True):
                 try:
@@ -284,6 +278,39 @@ class Challenges:
                     _log.exception("challenge %s: its end could not be recorded", row.id)
                 finally:
                     del self.live[row.id]
+
+    async def _contest(self, live: _Live) -> tuple[str, str | None, dict[str, Any] | None]:
+        """Wait for room (the oldest first), then play the seatings in turn;
+        how it ended (:func:`_outcome`). A failure ends this challenge only."""
+        row = live.row
+        try:
+            if self._turn is None:
+                self._turn = trio.Lock()
+            async with self._turn:  # fair: the waiters take it in turn
+                while not self._room():
+                    await trio.sleep(ROOM_POLL_S)
+                live.status = "running"
+            await self.host.store.call(self.host.store.set_challenge_status, row.id, "running")
+            plan = await trio.to_thread.run_sync(self._plan, row)
+            for index in range(len(plan.seatings)):
+                ended = _outcome(await play_seating(plan, index), plan, index)
+                if ended[0] != "finished":
+                    return ended
+            return "finished", None, None
+        except Exception as problem:  # a folder gone, a disk that fails: this challenge only
+            _log.exception("challenge %s failed", row.id)
+            return "aborted", failure_text(problem), None
+
+    async def _watch(self, row: ChallengeRow, scope: trio.CancelScope) -> None:
+        """Cancel ``scope`` once the asker or the opponent agent's owner is
+        revoked (``arena users revoke``, another process: looked for every
+        :data:`arena.serve.hosting.REVOKED_POLL_S`), as the host ends a revoked user's matches."""
+        sides = {row.user_id, row.opponent_user_id}
+        while True:
+            await trio.sleep(REVOKED_POLL_S)
+            if any(user.revoked and user.id in sides for user in await self.host.store.call(self.host.store.users)):
+                scope.cancel()
+                return
 
     def _plan(self, row: ChallengeRow) -> MatchPlan:
         """The challenge as :mod:`arena.match` plays it: the asker's agent and

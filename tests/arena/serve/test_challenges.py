@@ -7,7 +7,8 @@ agent that quits in the second seating is named and charged that seating's
 hands alone; one-line refusals; the cookie's challenge from another origin is
 refused; the user's limit counts hosted matches and challenges together, and a
 challenge waits while the service's places are taken; a killed service's
-queued challenge is aborted when it starts again; the agents page's form and list."""
+queued challenge is aborted when it starts again, and so is a revoked player's;
+the agents page's form and list."""
 
 from __future__ import annotations
 
@@ -22,8 +23,9 @@ from typing import Any
 
 import pytest
 
-from arena.serve.challenges import NO_SUCH_CHALLENGE, NOT_OVER, RESTARTED
+from arena.serve.challenges import NO_SUCH_CHALLENGE, NOT_OVER, RESTARTED, REVOKED
 from arena.serve.httpkit import CROSS_ORIGIN, SESSION_COOKIE
+from arena.serve.store import Store
 from tests.arena.serve.service_process import Service, add_user
 from tests.arena.serve.test_agents import CRASHER, STARTME, agent_archive, entry, tar_gz
 from tests.arena.serve.test_agents import world  # noqa: F401 - the module's fixture: a folder every user can search
@@ -281,5 +283,26 @@ def test_a_challenge_a_killed_service_left_queued_is_aborted_when_it_starts_agai
         document = service.api("GET", f"/api/challenges/{answer['id']}", service.tokens["bob"])[1]
         assert (document["status"], document["reason"], document["forfeit"]) == ("aborted", RESTARTED, None)
         assert [p["chips"] for p in document["result"]["players"]] == [0.0, 0.0] and document["result"]["hands"] == 0
+    finally:
+        service.stop()
+
+
+def test_a_revoked_players_challenge_ends_at_once_charged_to_no_one(world: Path) -> None:
+    """Bob's challenge of alice's agent waits for the one place (a hosted match
+    holds it); alice, the opponent agent's owner, is revoked: it is aborted
+    within a few seconds, saying why."""
+    service = make_service(world, "revoke", max_matches=1, start_timeout_s=30.0).start()
+    try:
+        assert service.request("POST", "/api/matches", service.tokens["carol"],
+                               {"game": "kuhn", "opponent": "always-call", "hands": 10})[0] == 201
+        status, answer = ask(service, service.tokens["bob"], {"agent": "caller", "opponent": "agent:raiser", "hands": 10})
+        assert status == 201
+        store = Store(service.data)
+        try:
+            store.revoke("alice")
+        finally:
+            store.close()
+        document = over(service, service.tokens["bob"], answer["id"], within=10)
+        assert (document["status"], document["reason"], document["forfeit"]) == ("aborted", REVOKED, None)
     finally:
         service.stop()
