@@ -93,6 +93,8 @@ _NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _ID: Final = re.compile(r"[0-9a-f]{16}")
 #: "(see /the/service's/file)" in a seat's end: a file of the service's, not for the user.
 _SEE_FILE: Final = re.compile(r" \(see [^()]*\)")
+#: Any other absolute path in a forfeit's words (the other side's owner reads them: never the service's folders).
+_PATH: Final = re.compile(r"(?<![\w.])/[^\s'\"]+")
 #: What of an agent the API shows (not its version's id: another user's versions are theirs).
 _SHOWN: Final = ("kind", "user", "name", "version", "seat")
 
@@ -417,7 +419,8 @@ def _outcome(run: SeatingRun, plan: MatchPlan, index: int) -> tuple[str, str | N
     if blamed:
         seat = min(blamed)
         who = plan.bots[plan.seatings[index][seat]].name
-        return "forfeited", None, {"agent": who, "seating": index + 1, "reason": _SEE_FILE.sub("", blamed[seat])}
+        said = _PATH.sub("…", _SEE_FILE.sub("", blamed[seat]))
+        return "forfeited", None, {"agent": who, "seating": index + 1, "reason": said}
     if run.result is None:
         return "aborted", f"seating {index + 1} stopped without a result", None
     if run.result.aborted:

@@ -44,7 +44,7 @@ assert RAISER.count(":r") == 1, "always-call's answer is written as this test ex
 #: second seating of a duplicate challenge (the seats swapped), as the first deals it the first.
 SHY = PRELUDE + textwrap.dedent(ALWAYS_CALL.replace(
     'if line.startswith("MATCHSTATE:"):',
-    'if line.startswith("MATCHSTATE:1:0:"):\n        sys.exit("no second seat for me")\n    if line.startswith("MATCHSTATE:"):'))
+    'if line.startswith("MATCHSTATE:1:0:"):\n        sys.exit("no second seat in /srv/arena-data/agents for me")\n    if line.startswith("MATCHSTATE:"):'))
 assert SHY.count("sys.exit") == 1, "always-call's loop is written as this test expects"
 
 
@@ -162,13 +162,14 @@ def test_a_crasher_forfeits_with_its_reason_and_is_charged_the_hands_it_left(ser
 
 
 def test_the_asker_forfeiting_in_the_second_seating_is_charged_its_hands(served: Service) -> None:
-    """The first seating's hands stand as played; the second's, all left, are charged to the one who left."""
+    """The first seating's hands stand as played; the second's, all left, are
+    charged to the one who left; a path in its words is not shown (the other side reads them)."""
     alice, bob = served.tokens["alice"], served.tokens["bob"]
     status, answer = ask(served, alice, {"agent": "shy", "opponent": "agent:caller", "hands": 10})
     assert status == 201
     document = over(served, alice, answer["id"])
     assert document["status"] == "forfeited" and document["forfeit"] == {
-        "agent": "alice.shy", "seating": 2, "reason": "exited with status 1 before the match was over: no second seat for me"}
+        "agent": "alice.shy", "seating": 2, "reason": "exited with status 1 before the match was over: no second seat in … for me"}
     first = chips_in(logs(served, bob, answer["id"])[f"{answer['id']}/seating0.log"], "alice.shy")
     players = {p["name"]: p for p in document["result"]["players"]}
     assert [s["hands"] for s in document["result"]["seatings"]] == [10, 0]
