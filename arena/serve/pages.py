@@ -324,14 +324,11 @@ async def _table_socket(websocket: WebSocket) -> None:
     if table is None:
         await websocket.close(code=POLICY_VIOLATION, reason="no such table: it is over, see your matches")
         return
-    while table.seat is None:  # the match waits in the queue, or its dealer starts
-        with trio.move_on_after(1.0):
-            await table.seated.wait()
-        if table.seat is None and table.match_id not in web.host.live:
-            await websocket.close(code=POLICY_VIOLATION, reason="the match ended before it began: see your matches")
-            return
+    seat = await web.tables.seat_of(table, websocket)  # the match may wait in the queue, or its bot start
+    if seat is None:
+        return
     try:
-        await serve_page(table.seat, websocket)
+        await serve_page(seat, websocket)
     except Exception:  # a page's connection failed: that page's business only
         return
 

@@ -18,23 +18,32 @@ so the dealer aborts naming the person's seat and the match counts by the
 abort rule (docs/hosting.md: the hands not played are charged as lost) and
 frees its slot. Once the host has recorded the end (the slot is free), the
 seat's end screen gets its links: the match page and another table like it.
+
+Before its seat exists (the match waits in the queue, or for its bot to
+start: minutes on a fresh install) the page is told why each second
+(:meth:`Tables.seat_of`) and can be left too: the match is cancelled
+(:meth:`arena.serve.hosting.Host.stop`, :data:`LEFT_BEFORE`), its place and
+ports freed, and nothing is charged, as nothing was played.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Final
 
 import trio
+from starlette.websockets import WebSocket
 
-from agent.human.seat import LEFT, HumanSeat, Limits
+from agent.human.seat import LEFT, HumanSeat, Leave, Limits, MessageError, parse_message
+from agent.human.web import POLICY_VIOLATION
 from arena.match import PERSON_LIMITS, Person
 from arena.serve.hosting import Host
 from arena.serve.httpkit import RequestError
 from arena.serve.store import User
 from arena.serve.validation import table_request
 
-__all__ = ["Tables", "Table", "LINGER_S", "MAX_TABLE_HANDS", "LEAVING"]
+__all__ = ["Tables", "Table", "LINGER_S", "MAX_TABLE_HANDS", "LEAVING", "LEFT_BEFORE"]
 
 #: Seconds a finished table stays open (its page shows the end) before it is forgotten.
 LINGER_S: Final = 600.0
@@ -42,8 +51,14 @@ LINGER_S: Final = 600.0
 MAX_TABLE_HANDS: Final = 1000
 #: What a table says once the person left it: the abort rule's charge (docs/hosting.md).
 LEAVING: Final = f"{LEFT}: the match ended, and each hand not played counts as lost by the most a hand can cost"
+#: Why a match ended that the person left before it began (a WebSocket close reason: at most 123 bytes).
+LEFT_BEFORE: Final = "you left the table before the match began: it was cancelled, and nothing counts"
+#: What closes a waiting table's page whose match ended otherwise before it began.
+ENDED_BEFORE: Final = "the match ended before it began: see your matches"
 #: How often a table whose seat is done looks whether the host has recorded the match's end.
 _END_POLL_S: Final = 0.1
+#: How often a page waiting for its seat is told why it waits.
+_WAIT_POLL_S: Final = 1.0
 
 
 @dataclass
@@ -126,6 +141,50 @@ class Tables:
             table.seat.end(None if row is None else row.error)
         await trio.sleep(LINGER_S)
         self.tables.pop(match_id, None)
+
+    async def seat_of(self, table: Table, websocket: WebSocket) -> HumanSeat | None:
+        """The table's seat once its match makes it. Until then the page gets
+        ``{"type": "waiting", "message": WHY}`` each :data:`_WAIT_POLL_S`
+        (:meth:`arena.serve.hosting.Host.waiting_for`, or the dealer starting)
+        and its ``leave`` cancels the match (:data:`LEFT_BEFORE`: uncounted;
+        one that comes once the seat exists is ignored, as the page's confirm
+        promised nothing would count: the page then gets the table, whose own
+        leave says what it costs). None: the page went, or the match ended
+        before it began (the socket closed with why)."""
+        host = self.host
+        left = False
+        gone = False
+
+        async def read(cancel: trio.CancelScope) -> None:
+            nonlocal left, gone
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    gone = True
+                    cancel.cancel()
+                    return
+                try:
+                    parsed = parse_message(message.get("text") or message.get("bytes") or b"")
+                except MessageError as error:
+                    await websocket.send_text(json.dumps({"type": "error", "message": str(error)}))
+                    continue
+                if isinstance(parsed, Leave) and table.seat is None:
+                    left = True
+                    host.stop(table.match_id, LEFT_BEFORE)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(read, nursery.cancel_scope)
+            while table.seat is None and table.match_id in host.live:
+                why = host.waiting_for(table.match_id) or "the dealer is starting"
+                await websocket.send_text(json.dumps({"type": "waiting", "message": why}))
+                with trio.move_on_after(_WAIT_POLL_S):
+                    await table.seated.wait()
+            nursery.cancel_scope.cancel()
+        if gone:
+            return None
+        if table.seat is None:
+            await websocket.close(code=POLICY_VIOLATION, reason=LEFT_BEFORE if left else ENDED_BEFORE)
+        return table.seat
 
     def of(self, user: User, match_id: str) -> Table | None:
         """``user``'s table ``match_id`` while it is open (None for anyone else's)."""

@@ -1,6 +1,7 @@
 // The web table. The server (agent/human/web.py) sends the whole table as one
-// JSON message ("type": "table") after every change; this page only draws it
-// and sends back {"type": "act", ...} or {"type": "next"}. Nothing is kept here
+// JSON message ("type": "table") after every change (and, in the hosted arena,
+// {"type": "waiting"} with why while its match has not begun); this page only
+// draws it and sends back {"type": "act", ...}, {"type": "next"} or {"type": "leave"}. Nothing is kept here
 // that the server does not also hold, so a reload or a reconnect resumes the
 // hand exactly: the page simply draws the next table it receives. Every number
 // (street amounts, chips in front, raise bounds and presets, clocks) comes from
@@ -127,6 +128,8 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.type === "table") {
       receive(message);
+    } else if (message.type === "waiting") {
+      renderWaiting(message.message);
     } else if (message.type === "error") {
       sent = null;
       nextSent = false;
@@ -145,6 +148,14 @@ function connect() {
   };
 }
 
+// The hosted arena's match has not begun (it waits in the queue, or for its
+// bot to start): why, and the leave button, which cancels it (nothing counts).
+function renderWaiting(why) {
+  if (table) return;
+  $("status").textContent = `The match has not begun: ${why}.`;
+  $("btn-leave").hidden = false;
+}
+
 // The server refused this page (a missing or wrong token): say why, and stop
 // retrying, since no retry with the same address can succeed.
 function refused(reason) {
@@ -153,6 +164,10 @@ function refused(reason) {
   conn.textContent = "refused";
   $("fatal").textContent = reason || "the table refused this page";
   $("fatal").hidden = false;
+  if (!table) {
+    $("status").textContent = ""; // a match that had not begun: nothing waits any more
+    $("btn-leave").hidden = true;
+  }
 }
 
 function setConn(up) {
@@ -744,8 +759,15 @@ $("btn-call").onclick = () => act("call");
 $("btn-raise").onclick = () => act("raise");
 $("btn-next").onclick = next;
 $("btn-leave").onclick = () => {
+  if (!table) {
+    // a hosted match still waiting to begin: cancelled, uncharged (no hand was played)
+    if (confirm("Leave the table? The match has not begun: it is cancelled, and nothing counts.")) {
+      send({ type: "leave" });
+    }
+    return;
+  }
   // the match ends there; what leaving costs (the hosted arena's abort rule) the table says after
-  if (table && !table.over && confirm("Leave the table? The match ends here.")) {
+  if (!table.over && confirm("Leave the table? The match ends here.")) {
     send({ type: "leave" });
   }
 };

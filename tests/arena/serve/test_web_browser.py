@@ -21,7 +21,8 @@ from poker.gamedef import game_names
 from tests.arena import test_play_browser
 from arena.serve.hosting import REVOKED, REVOKED_POLL_S
 from arena.serve.store import Store
-from arena.serve.tables import LEAVING
+from arena.serve.hosting import QUEUED
+from arena.serve.tables import LEAVING, LEFT_BEFORE
 from tests.arena.serve.service_process import TOURNAMENT, Service, add_user, served  # noqa: F401 (a fixture)
 from tests.arena.test_play_browser import browser, expect, page, your_turn  # noqa: F401 (fixtures)
 
@@ -38,6 +39,15 @@ def log_in(page: Page, served: Service, name: str, path: str = "/") -> None:
     # The login page moves on by script once the cookie is set: wait for it, or the caller's next
     # navigation races that one ("interrupted by another navigation").
     page.wait_for_url(lambda url: not url.startswith(served.url + "/login"))
+
+
+def sit_at_leduc(page: Page, served: Service, name: str) -> None:
+    """Log ``name`` in and open a 10-hand Leduc table against always-call from the lobby."""
+    log_in(page, served, name)
+    page.select_option("#game", "leduc")
+    page.select_option("#opponent", "always-call")
+    page.fill("#hands", "10")
+    page.click("#sit-button")
 
 
 def test_a_page_without_a_session_goes_to_the_login(served: Service, browser: BrowserContext, page: Page) -> None:
@@ -226,11 +236,7 @@ def test_leaving_a_table_frees_its_slot_at_once(browser: BrowserContext, page: P
     service.start()
     try:
         browser.clear_cookies()
-        log_in(page, service, "carol")
-        page.select_option("#game", "leduc")
-        page.select_option("#opponent", "always-call")
-        page.fill("#hands", "10")
-        page.click("#sit-button")
+        sit_at_leduc(page, service, "carol")
         your_turn(page)
         first = page.url.removeprefix(service.url + "/tables/").strip("/")
         page.once("dialog", lambda dialog: dialog.accept())
@@ -243,6 +249,37 @@ def test_leaving_a_table_frees_its_slot_at_once(browser: BrowserContext, page: P
         your_turn(page)
         assert page.url != f"{service.url}/tables/{first}/"
         expect(page.locator("#hand-number")).to_have_text("hand 1 of 10")
+    finally:
+        service.stop()
+
+
+def test_a_table_waiting_in_the_queue_can_be_left_uncharged(browser: BrowserContext, page: Page, tmp_path: Path) -> None:
+    """One match plays at once, and an agent's match holds that place: the
+    table's page says its match waits in the queue; "leave" cancels it (the
+    page says so within 2 s), aborted with nothing charged, and its slot is
+    free for another match."""
+    service = Service(tmp_path, max_matches=1, max_matches_per_user=2)
+    service.tokens = {"erin": add_user(service.data, "erin")}
+    service.start()
+    try:
+        token = service.tokens["erin"]
+        status, holding = service.api("POST", "/api/matches", token, b'{"game": "leduc", "opponent": "always-call", "hands": 10}')
+        assert status == 201, holding
+        browser.clear_cookies()
+        sit_at_leduc(page, service, "erin")
+        expect(page.locator("#status")).to_have_text(f"The match has not begun: {QUEUED}.")
+        waiting = page.url.removeprefix(service.url + "/tables/").strip("/")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#btn-leave")
+        expect(page.locator("#fatal")).to_have_text(LEFT_BEFORE, timeout=2000)
+        expect(page.locator("#btn-leave")).to_be_hidden()
+        match = service.wait_status(token, waiting, ("aborted",), timeout=10)
+        assert (match["status"], match["error"], match["result"]["hands"]) == ("aborted", LEFT_BEFORE, 0)
+        assert match["result"]["players"][0]["charged"] == 0
+        status, again = service.api("POST", "/api/matches", token, b'{"game": "leduc", "opponent": "always-call", "hands": 10}')
+        assert status == 201, again  # the slot is free: 2 matches a user, the first one and this one
+        board = service.api("GET", "/api/leaderboard?game=leduc", token)[1]
+        assert board["entries"] == []  # the cancelled match counts for nothing
     finally:
         service.stop()
 
