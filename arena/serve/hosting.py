@@ -430,6 +430,8 @@ class Host:
                             await stream.aclose()
                         else:
                             nursery.start_soon(self._turn_away, live, index, stream)
+        except OSError as problem:  # no file descriptor left, say: the port stays bound, unanswered, for its dealer
+            _log.warning("match %s: port %d answers no more early connections (%s)", live.row.id, live.row.ports[index], problem)
         finally:
             door.closed.set()
 
