@@ -28,16 +28,19 @@ def _ports(service: Service) -> range:
     return range(low, high + 1)
 
 
-def _scan(ports: range) -> int:
+def _scan(ports: range) -> dict[int, int]:
     """Connect to every port and send each probe (a connection each, closed
-    once the probe is sent); how many connections were accepted."""
-    accepted = 0
+    once the probe is sent); how many connections each port accepted, where
+    one did. (The range lies among the system's ephemeral ports, so a
+    listener of another program, say another test's service, may answer too:
+    the caller reads the match's ports.)"""
+    accepted: dict[int, int] = {}
     for port in ports:
         for probe in PROBES:
             try:
                 with socket.create_connection(("127.0.0.1", port), timeout=2) as probing:
                     probing.sendall(probe)
-                    accepted += 1
+                    accepted[port] = accepted.get(port, 0) + 1
             except OSError:  # refused: nothing listens there
                 break
     return accepted
@@ -52,8 +55,11 @@ def test_a_port_scan_by_another_local_user_neither_takes_nor_aborts_the_seat(tmp
         for seating, port in enumerate(match["ports"]):
             assert service.next_port(alice, match["id"]) == port  # the seating waits for alice's agent
             # the waiting port listens, and so does each port of a seating still to come (it answers where to
-            # connect and closes); each probe got in
-            assert _scan(_ports(service)) == len(PROBES) * (len(match["ports"]) - seating)
+            # connect and closes); each probe got in; a seating's port is closed once its seat is taken
+            accepted = _scan(_ports(service))
+            assert {port: accepted.get(port, 0) for port in match["ports"]} == {
+                other: len(PROBES) if index >= seating else 0 for index, other in enumerate(match["ports"])
+            }
             played = agent("127.0.0.1", port)
             assert played.returncode == 0, played.stderr
         shown = service.wait_status(alice, match["id"], ("finished", "aborted"))
