@@ -5,6 +5,7 @@ compiles inside the match's start timeout."""
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 
@@ -37,6 +38,10 @@ def test_a_bot_compiling_its_kernels_makes_the_first_match_wait_not_abort(
         shown = service.request("GET", f"/api/matches/{match['id']}", token)[2]
         assert shown["status"] == "waiting" and shown["next_port"] is None
         assert shown["starting"].startswith("the bot hulhe-ir50 is starting: it compiles its kernels once")
+        with socket.create_connection(("127.0.0.1", match["ports"][0]), timeout=10) as early:  # its port says so too
+            line = early.makefile("rb").readline().decode()
+        assert line.startswith(f"#REFUSED: port {match['ports'][0]} is the port of match {match['id']}, not open yet:"
+                               " the bot hulhe-ir50 is starting: it compiles its kernels once"), line
         while shown["starting"] is not None:
             asked = time.monotonic()
             shown = service.request("GET", f"/api/matches/{match['id']}", token)[2]
