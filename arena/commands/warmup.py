@@ -44,7 +44,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 import numpy as np
 
@@ -183,6 +183,17 @@ def _holdem_resolve(tmp: Path) -> None:
         make_strategy(spec, game, seed=0)
 
 
+def _preflop_table(tmp: Path) -> None:
+    # Hold'em AIVAT with hulhe-ir50's own values: its pre-flop equity table
+    # (data, not a kernel: about a minute to build, then read), which the first
+    # scoring of a hulhe-ir50 match would build otherwise. Into the user's cache
+    # (_KEPT), not the scratch one.
+    from analysis.policy_values import preflop_equities
+    from poker.gamedef import load_game
+
+    preflop_equities(load_game("hulhe"))
+
+
 #: The warm-up steps in order: (name, function of a scratch folder).
 STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
     ("hand evaluator", _evaluator),
@@ -193,32 +204,46 @@ STEPS: tuple[tuple[str, Callable[[Path], None]], ...] = (
     ("continual re-solving and value-net training", _resolve),
     ("hold'em re-solving (resolve and modicum in HUNL)", _holdem_resolve),
     ("match estimators in hold'em (all-in adjusted, AIVAT)", _estimators),
+    ("hulhe-ir50's own values for AIVAT (a pre-flop equity table, built once)", _preflop_table),
 )
+#: The steps whose result is kept in the user's cache (``$ACPC_ARENA_CACHE``), not the scratch one.
+_KEPT: Final = frozenset({_preflop_table})
+
+
+@contextlib.contextmanager
+def _cache_set(value: str | None) -> Iterator[None]:
+    """``$ACPC_ARENA_CACHE`` set to ``value`` (None: unset) meanwhile."""
+    saved = os.environ.get("ACPC_ARENA_CACHE")
+    try:
+        if value is None:
+            os.environ.pop("ACPC_ARENA_CACHE", None)
+        else:
+            os.environ["ACPC_ARENA_CACHE"] = value
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("ACPC_ARENA_CACHE", None)
+        else:
+            os.environ["ACPC_ARENA_CACHE"] = saved
 
 
 @contextlib.contextmanager
 def _scratch_cache() -> Iterator[Path]:
     """A scratch folder, also the abstraction cache (``$ACPC_ARENA_CACHE``) meanwhile:
     the Leduc abstraction built here is not left in the user's cache."""
-    saved = os.environ.get("ACPC_ARENA_CACHE")
-    with tempfile.TemporaryDirectory(prefix="acpc-arena-warmup-") as name:
-        os.environ["ACPC_ARENA_CACHE"] = str(Path(name) / "cache")
-        try:
-            yield Path(name)
-        finally:
-            if saved is None:
-                del os.environ["ACPC_ARENA_CACHE"]
-            else:
-                os.environ["ACPC_ARENA_CACHE"] = saved
+    with tempfile.TemporaryDirectory(prefix="acpc-arena-warmup-") as name, _cache_set(str(Path(name) / "cache")):
+        yield Path(name)
 
 
 def warm_up(stream: TextIO | None = None) -> list[StepResult]:
     """Run :data:`STEPS`, writing one line per step to ``stream`` (None: silent)."""
     results = []
+    users = os.environ.get("ACPC_ARENA_CACHE")
     with _scratch_cache() as tmp:
         for name, step in STEPS:
             started = time.perf_counter()
-            with compile_notice.recording() as compiled:
+            kept = _cache_set(users) if step in _KEPT else contextlib.nullcontext()
+            with compile_notice.recording() as compiled, kept:
                 step(tmp)
             seconds = time.perf_counter() - started
             result = StepResult(name, seconds, tuple(compiled))
