@@ -25,6 +25,8 @@ from poker.stats import mean_ci
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "hunl_lbr.py"
 KEPT = sorted((ROOT / "benchmarks" / "data" / "hunl_lbr").glob("hunl-modicum-s*"))
+#: The bot the older kept set measured, as its files name it: hunl-modicum before its blueprint changed.
+OLD_BOT = "hunl-modicum (3-bucket blueprint, shipped until 2026-11-29)"
 ESTIMATORS = ("raw", "all-in adjusted", "imaginary observations", "AIVAT, chance only", "AIVAT")
 
 
@@ -173,13 +175,13 @@ def test_the_kept_runs_pool() -> None:
     files = [path for path in KEPT if path.suffix == ".npz"]
     for path in files:
         with np.load(path, allow_pickle=False) as saved:
-            assert str(saved["bot"]) == "hunl-modicum" and path.name == f"hunl-modicum-s{int(saved['seed'])}.npz"
+            assert str(saved["bot"]) == OLD_BOT and path.name == f"hunl-modicum-s{int(saved['seed'])}.npz"
             assert saved["lbr"].shape == (300, 2, 5) and saved["betting"].shape == (300, 2)
     recorded = [path for path in KEPT if path.suffix == ".json"]
     assert [path.name for path in recorded] == ["hunl-modicum-s1-7.json"] and len(files) + len(recorded) == len(KEPT)
     done = _pool(*KEPT)
     assert done.returncode == 0, done.stderr
-    assert f"vs hunl-modicum (pooled: {len(files)} files, seeds 1-7 recorded)" in done.stdout.strip().splitlines()[-1]
+    assert f"vs {OLD_BOT} (pooled: {len(files)} files, seeds 1-7 recorded)" in done.stdout.strip().splitlines()[-1]
 
 
 def _paired(pool: list[Path], against: list[Path]) -> subprocess.CompletedProcess[str]:
