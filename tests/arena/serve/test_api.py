@@ -13,9 +13,8 @@ import msgpack
 from analysis.hands import concat
 from analysis.logs import read_log
 from analysis.phh import read_phh
-from arena.match.seats import Command, InProcess
 from arena.serve.config import ServeConfig
-from arena.serve.hosting import bot_seat
+from arena.serve.hosting import hosted_bot
 from tests.arena.serve.service_process import Service, add_user, agent, seat_key
 from tests.holdem_matches import assert_same_hands
 
@@ -126,8 +125,8 @@ def test_a_re_solving_bot_plays_in_a_process_of_its_own(tmp_path: Path) -> None:
     limits here (60 s to connect, 10 s a decision), not the other tests' short
     ones: the bot's process solves the pre-flop root before it connects, which
     on a loaded 2-core machine (a test run beside a benchmark) took over 10 s."""
-    assert isinstance(bot_seat("hunl", "hunl-modicum", 1), Command)
-    assert isinstance(bot_seat("hulhe", "hulhe-ir50", 1), InProcess) and isinstance(bot_seat("kuhn", "random", 1), InProcess)
+    assert hosted_bot("hunl-modicum", "hunl-modicum", 1).process  # our agent in a process of its own
+    assert not hosted_bot("hulhe-ir50", "hulhe-ir50", 1).process and not hosted_bot("random", "random", 1).process
     shipped = ServeConfig()
     service = Service(tmp_path, start_timeout_s=shipped.start_timeout_s, t_response_ms=shipped.t_response_ms).start()
     try:
