@@ -39,9 +39,9 @@ def _connect(service: Service, match_id: str, token: str) -> subprocess.Popen[st
 
 @pytest.mark.parametrize("allow", ["asker", "127.0.0.2"])  # 127.0.0.2: an asker elsewhere; the relay is the service's
 def test_example_player_plays_a_hosted_match_through_the_relay(tmp_path: Path, allow: str) -> None:
-    if not EXAMPLE_PLAYER.is_file():
-        missing("example_player", f"no reference example_player at {EXAMPLE_PLAYER} (make example_player in a clone of"
-                                  " github.com/dmorrill10/project_acpc_server there, or name its folder in $ACPC_SERVER)")
+    if not EXAMPLE_PLAYER.is_file():  # a skip even in CI, which reaches PyPI and Debian only: the reference is on GitHub
+        pytest.skip(f"no reference example_player at {EXAMPLE_PLAYER} (make example_player in a clone of"
+                    " github.com/dmorrill10/project_acpc_server there, or name its folder in $ACPC_SERVER)")
     service = Service(tmp_path, allow=allow).start()
     try:
         alice = add_user(service.data, "alice")
