@@ -20,7 +20,7 @@ from analysis.records import is_records, read_records
 from poker.excerpt import quote
 from poker.gamedef import Game
 
-__all__ = ["read_hands", "hand_files", "read_components", "HAND_FILE_PATTERNS", "COMPONENTS_SUFFIX"]
+__all__ = ["read_hands", "read_seatings", "hand_files", "read_components", "HAND_FILE_PATTERNS", "COMPONENTS_SUFFIX"]
 
 
 def read_hands(
@@ -41,6 +41,20 @@ def read_hands(
         hands = read_log(path, game, skip_damaged=skip_damaged, validate=validate)
     components = read_components(path)
     return hands.with_components(components) if components else hands
+
+
+def read_seatings(paths: Sequence[Path], game: Game) -> list[Hands | None]:
+    """The hands of each seating's log of a match that may still be playing
+    (:func:`analysis.match_score.score_match`'s ``tables``): None for a log not
+    there yet or whose dealer has not begun it, a line still being written
+    skipped."""
+    tables: list[Hands | None] = []
+    for path in paths:
+        try:
+            tables.append(read_hands(path, game, skip_damaged=True) if path.is_file() else None)
+        except HandsError:  # a log its dealer has not begun
+            tables.append(None)
+    return tables
 
 
 #: What :func:`hand_files` takes from a folder, in this order of preference.

@@ -61,8 +61,7 @@ from typing import Any, Final
 
 import trio
 
-from analysis.hand_files import read_hands
-from analysis.hands import Hands, HandsError
+from analysis.hand_files import read_seatings
 from analysis.match_score import ScoreError, score_match
 from arena.match import Bot, MatchPlan, SeatingRun, agent_seed, aborted_text, play_seating
 from arena.match.seats import Sandboxed
@@ -347,12 +346,7 @@ class Challenges:
         """The result as its logs stand: :func:`analysis.match_score.score_match`'s
         document, the forfeiter (``left``) charged the hands it left."""
         game = load_game(row.game)
-        tables: list[Hands | None] = []
-        for path in self._logs(row):
-            try:
-                tables.append(read_hands(path, game, skip_damaged=True) if path.is_file() else None)
-            except HandsError:  # a log its dealer had not begun
-                tables.append(None)
+        tables = read_seatings(self._logs(row), game)
         try:
             return score_match(tables, seats, game=game, hands=row.hands, estimators=(), left=left).to_json()
         except ScoreError as problem:

@@ -27,8 +27,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from analysis.hand_files import read_hands
-from analysis.hands import Hands, HandsError
+from analysis.hand_files import read_seatings
+from analysis.hands import Hands
 from analysis.match_score import DEFAULT_ESTIMATORS, Alternative, Estimator, MatchScore, Proposal, ScoreError, score_match
 from poker.gamedef import load_game
 
@@ -99,12 +99,7 @@ class Scoring:
         if over and row.id in self.over:
             return self.over[row.id]
         game = load_game(row.game)
-        tables: list[Hands | None] = []
-        for path in self.seating_paths(row):
-            try:
-                tables.append(read_hands(path, game, skip_damaged=True) if path.is_file() else None)
-            except HandsError:  # a log the dealer has not begun
-                tables.append(None)
+        tables = read_seatings(self.seating_paths(row), game)
         policies = {names[1]: row.opponent} if over else None
         directory = self.seating_paths(row)[0].parent
         estimators = tuple(kept_estimator(e, directory) for e in DEFAULT_ESTIMATORS) if over else ()
