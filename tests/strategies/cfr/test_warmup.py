@@ -246,3 +246,14 @@ def test_a_cold_three_player_solve_says_so_in_one_line(tmp_path: Path) -> None:
     notices = [line for line in done.stderr.splitlines() if line.startswith("numba:")]
     assert len(notices) == 1, done.stderr
     assert notices[0].startswith("numba: compiling the hand evaluator and multiplayer CFR kernels, once ("), done.stderr
+
+
+def test_warming_one_bot_names_it_and_a_bot_not_in_the_library_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """``arena warmup --bot NAME`` (what ``arena serve`` runs for each bot that
+    compiles kernels): one line when it is ready; a name not in the library is
+    refused with the names it takes, before anything runs."""
+    assert warmup.main(["--bot", "kuhn-cfr"]) == 0
+    assert re.fullmatch(r"kuhn-cfr: ready in \d+\.\d s \(cached\)\n", capsys.readouterr().err)
+    assert warmup.main(["--bot", "no-such-bot"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --bot: invalid choice: 'no-such-bot'" in err and "hunl-modicum" in err and "Traceback" not in err
