@@ -212,7 +212,10 @@ class _SeatSocket:
                     await self.send(event.response())
                 elif isinstance(event, CloseConnection):
                     if self.connection.state is ConnectionState.REMOTE_CLOSING:
-                        await self.send(event.response())
+                        try:
+                            await self.send(event.response())
+                        except (trio.BrokenResourceError, trio.ClosedResourceError):
+                            pass  # the service closed the connection behind its close: the close was all it had to say
                     return event.code, event.reason or ""
             data = await _receive(self.stream)
             if not data:
